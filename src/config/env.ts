@@ -1,0 +1,59 @@
+/** Environment variables, validated with zod. Every one is listed and explained in .env.example. */
+import { z } from 'zod';
+import { ConfigError, formatIssues } from './errors.js';
+
+const ingestTokens = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const byToken = new Map<string, string>();
+    for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const eq = pair.indexOf('=');
+      const cluster = pair.slice(0, eq);
+      const token = pair.slice(eq + 1);
+      if (eq <= 0 || token.length === 0) {
+        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 20)}…" is not cluster=token` });
+        continue;
+      }
+      if (token.length < 16) {
+        ctx.addIssue({ code: 'custom', message: `the token for cluster "${cluster}" is shorter than 16 characters` });
+        continue;
+      }
+      byToken.set(token, cluster);
+    }
+    return byToken;
+  });
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+export const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key; the braces make it a Redis Cluster hash tag. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^\{[A-Za-z0-9_.-]+\}$/, 'must be a hash tag such as {glidepath}')
+    .default('{glidepath}'),
+  GLIDEPATH_CONFIG: optionalString,
+  SLACK_BOT_TOKEN: optionalString,
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: optionalString,
+  SLACK_API_URL: optionalString.pipe(z.string().url().optional()),
+  INGEST_TOKENS: ingestTokens,
+  API_READ_TOKEN: optionalString,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** Largest accepted request body, in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) throw new ConfigError('environment', formatIssues(result.error));
+  return result.data;
+}

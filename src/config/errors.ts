@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+
+/** Formats a zod path as `pipelines[1].stages[0].rollouts.selector`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+export function formatIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+}
+
+/** A configuration problem found at start-up; the message lists every error by path. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`${source} is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The YAML config: clusters, pipelines, stages and permissions. Validated with zod so that a
+ * bad file stops start-up with every problem named by its path.
+ */
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { LabelSelectorError, parseLabelSelector } from '../kube/label-selector.js';
+import { ConfigError, formatIssues } from './errors.js';
+
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const name = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(63)
+    .regex(NAME, `${what} must be lowercase letters, digits and "-" (like a Kubernetes name)`);
+
+const labelSelector = z.string().superRefine((value, ctx) => {
+  try {
+    parseLabelSelector(value);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof LabelSelectorError ? err.message : String(err) });
+  }
+});
+
+const slackPrincipal = z
+  .string()
+  .regex(/^[USW][A-Z0-9]{2,}$/, 'must be a Slack user id (U…/W…) or user group id (S…)');
+
+const permissions = z
+  .object({
+    approve: z.array(slackPrincipal).default([]),
+    abort: z.array(slackPrincipal).default([]),
+    promote: z.array(slackPrincipal).default([]),
+    /** Approvals of this stage need two different people. */
+    requireTwoApprovers: z.boolean().default(false),
+  })
+  .strict();
+
+const rolloutsTarget = z.object({ namespace: name('namespace'), selector: labelSelector }).strict();
+const applicationsTarget = z
+  .object({ namespace: name('namespace').default('argocd'), selector: labelSelector })
+  .strict();
+const applicationSetTarget = z
+  .object({ namespace: name('namespace').default('argocd'), name: name('ApplicationSet name'), step: z.number().int().min(1).optional() })
+  .strict();
+const kargoTarget = z
+  .object({
+    project: name('Kargo project'),
+    stage: name('Kargo stage').optional(),
+    selector: labelSelector.optional(),
+  })
+  .strict()
+  .refine((k) => (k.stage === undefined) !== (k.selector === undefined), {
+    message: 'set exactly one of kargo.stage or kargo.selector',
+  });
+
+const stage = z
+  .object({
+    name: name('stage name'),
+    cluster: name('cluster name'),
+    rollouts: rolloutsTarget.optional(),
+    applications: applicationsTarget.optional(),
+    applicationSet: applicationSetTarget.optional(),
+    kargo: kargoTarget.optional(),
+    stallAfterMinutes: z.number().positive().optional(),
+    permissions: permissions.optional(),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const kinds = (['rollouts', 'applications', 'applicationSet', 'kargo'] as const).filter((k) => s[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a stage selects its targets with exactly one of rollouts, applications, applicationSet or kargo (found ${kinds.length === 0 ? 'none' : kinds.join(', ')})`,
+      });
+    }
+  });
+
+const cluster = z
+  .object({
+    name: name('cluster name'),
+    kubeconfigContext: z.string().min(1).optional(),
+    kubeconfigPath: z.string().min(1).optional(),
+    inCluster: z.boolean().optional(),
+    argocdNamespaces: z.array(name('namespace')).min(1).default(['argocd']),
+  })
+  .strict()
+  .refine((c) => !(c.inCluster && c.kubeconfigContext), {
+    message: 'set either inCluster or kubeconfigContext, not both',
+  });
+
+const pipeline = z
+  .object({
+    name: name('pipeline name'),
+    channel: z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD (not a #name)'),
+    releaseIdAnnotation: z.string().min(1).default('hangar.io/release-id'),
+    stallAfterMinutes: z.number().positive().optional(),
+    stages: z.array(stage).min(1),
+  })
+  .strict();
+
+const settings = z
+  .object({
+    stallAfterMinutes: z.number().positive().default(20),
+    /** How long a finished release stays readable. */
+    finishedReleaseTtlHours: z.number().positive().default(168),
+    /** Degraded or Unknown for longer than this after being healthy is reported. */
+    unhealthyGraceMinutes: z.number().nonnegative().default(2),
+  })
+  .strict();
+
+export const configFileSchema = z
+  .object({
+    settings: settings.default({ stallAfterMinutes: 20, finishedReleaseTtlHours: 168, unhealthyGraceMinutes: 2 }),
+    clusters: z.array(cluster).min(1),
+    pipelines: z.array(pipeline).default([]),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const clusterNames = new Set<string>();
+    cfg.clusters.forEach((c, i) => {
+      if (clusterNames.has(c.name)) {
+        ctx.addIssue({ code: 'custom', path: ['clusters', i, 'name'], message: `duplicate cluster "${c.name}"` });
+      }
+      clusterNames.add(c.name);
+    });
+    const pipelineNames = new Set<string>();
+    cfg.pipelines.forEach((p, i) => {
+      if (pipelineNames.has(p.name)) {
+        ctx.addIssue({ code: 'custom', path: ['pipelines', i, 'name'], message: `duplicate pipeline "${p.name}"` });
+      }
+      pipelineNames.add(p.name);
+      const stageNames = new Set<string>();
+      p.stages.forEach((s, j) => {
+        if (stageNames.has(s.name)) {
+          ctx.addIssue({ code: 'custom', path: ['pipelines', i, 'stages', j, 'name'], message: `duplicate stage "${s.name}"` });
+        }
+        stageNames.add(s.name);
+        if (!clusterNames.has(s.cluster)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['pipelines', i, 'stages', j, 'cluster'],
+            message: `unknown cluster "${s.cluster}" (clusters: ${[...clusterNames].join(', ') || 'none'})`,
+          });
+        }
+      });
+    });
+  });
+
+export type ConfigFile = z.infer<typeof configFileSchema>;
+export type PipelineConfig = ConfigFile['pipelines'][number];
+export type StageConfig = PipelineConfig['stages'][number];
+export type ClusterConfig = ConfigFile['clusters'][number];
+export type Permissions = z.infer<typeof permissions>;
+
+/** Parses YAML text; every YAML and schema problem is reported, with paths. */
+export function parseConfigFile(text: string, source = 'config'): ConfigFile {
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(source, doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`));
+  }
+  const result = configFileSchema.safeParse(doc.toJS() ?? {});
+  if (!result.success) throw new ConfigError(source, formatIssues(result.error));
+  return result.data;
+}
+
+export function loadConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(path, [`cannot read the file: ${(err as NodeJS.ErrnoException).code ?? String(err)}`]);
+  }
+  return parseConfigFile(text, path);
+}
+
+export function stallAfterMs(cfg: ConfigFile, p: PipelineConfig, s?: StageConfig): number {
+  return (s?.stallAfterMinutes ?? p.stallAfterMinutes ?? cfg.settings.stallAfterMinutes) * 60_000;
+}

@@ -1,0 +1,141 @@
+/**
+ * A Fact is one observation of one object at one moment, normalised from whatever carried it
+ * (a notification webhook today, a Kubernetes watch later). Everything downstream of the
+ * ingest boundary works on these types only.
+ */
+
+export type FactSource = 'rollouts-webhook' | 'argocd-webhook' | 'ci' | 'watch' | 'watchdog' | 'internal';
+
+export type TargetKind = 'Rollout' | 'Application';
+
+export interface TargetRef {
+  kind: TargetKind;
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+export function targetKey(ref: TargetRef): string {
+  return `${ref.cluster}/${ref.namespace}/${ref.kind === 'Rollout' ? '' : 'app:'}${ref.name}`;
+}
+
+/** Rollout phases as the controller computes them (Unknown when even the client-side rules cannot tell). */
+export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded' | 'Unknown';
+
+export interface RolloutObservation {
+  uid: string;
+  generation: number;
+  /** False when the controller had not yet observed `metadata.generation` (rule A: a stale fact). */
+  observed: boolean;
+  resourceVersion: string;
+  labels: Record<string, string>;
+  /** Annotations without `kubectl.kubernetes.io/last-applied-configuration` and `notified.*`. */
+  annotations: Record<string, string>;
+  /** Container images of the pod template, sorted. */
+  images: string[];
+  podHash?: string;
+  stableHash?: string;
+  phase: RolloutPhase;
+  message: string;
+  /** Present when the Rollout waits for a person (pauseConditions or spec.paused), judged from phase, never the Paused condition. */
+  pause?: { reason: string; since?: string };
+  aborted: boolean;
+  abortedAt?: string;
+  /** Canary step position: index is 0-based, count is the number of steps (index === count when done). */
+  step?: { index: number; count: number; label?: string };
+  /** Canary traffic weight in percent, when known. */
+  weight?: number;
+  replicas: { desired?: number; current?: number; updated?: number; ready?: number; available?: number };
+  restartedAt?: string;
+  /** Step analysis run, when one is current. */
+  analysis?: { name: string; status: string; message?: string };
+  /** Name of the Argo CD Application that manages this Rollout (from the tracking id), when known. */
+  managedBy?: string;
+}
+
+export interface RolloutFact {
+  kind: 'rollout';
+  source: FactSource;
+  /** Name of the trigger or event that sent the fact (`on-glidepath-rollout-paused`, `heartbeat`, `watch`). */
+  event: string;
+  sentAt?: number;
+  receivedAt: number;
+  target: TargetRef;
+  rollout: RolloutObservation;
+}
+
+export type SyncPhase = 'Running' | 'Terminating' | 'Failed' | 'Error' | 'Succeeded';
+
+export interface ApplicationObservation {
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** Name of the ApplicationSet that controls this Application, if any. */
+  appSet?: string;
+  destination?: { server?: string; name?: string; namespace?: string };
+  syncStatus?: string;
+  revisions: string[];
+  health?: { status: string; message?: string };
+  reconciledAt?: string;
+  operation?: {
+    phase: SyncPhase;
+    message?: string;
+    startedAt?: string;
+    finishedAt?: string;
+    retryCount?: number;
+    revision?: string;
+    initiatedBy?: string;
+    /** Hooks of the running operation still in progress, e.g. a PostSync Job waiting on a paused Rollout. */
+    runningHooks: string[];
+  };
+}
+
+export interface ApplicationFact {
+  kind: 'application';
+  source: FactSource;
+  event: string;
+  sentAt?: number;
+  receivedAt: number;
+  target: TargetRef;
+  application: ApplicationObservation;
+}
+
+/** CI announces a merged release before any cluster has seen it; this starts the stall clock. */
+export interface ReleaseAnnouncedFact {
+  kind: 'release';
+  source: 'ci';
+  receivedAt: number;
+  cluster?: string;
+  pipeline: string;
+  releaseId: string;
+  images: string[];
+  commit?: string;
+  pullRequestUrl?: string;
+  author?: string;
+}
+
+/** The stall watchdog fired: nothing was heard from the release since `silentSince`. */
+export interface WatchdogFact {
+  kind: 'watchdog';
+  source: 'watchdog';
+  receivedAt: number;
+  pipeline: string;
+  releaseId: string;
+  silentSince: number;
+}
+
+/** A target of this release moved on to another release (emitted by the reducer of the newer one). */
+export interface SupersededFact {
+  kind: 'superseded';
+  source: 'internal';
+  receivedAt: number;
+  pipeline: string;
+  releaseId: string;
+  target: TargetRef;
+  byReleaseId: string;
+}
+
+export type ClusterFact = RolloutFact | ApplicationFact;
+export type Fact = ClusterFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact;

@@ -1,0 +1,138 @@
+/**
+ * Kubernetes label selectors (the string form used by `kubectl -l` and `?labelSelector=`).
+ * Stages select their targets with these, so Rollouts and Applications can come and go
+ * without a config change.
+ */
+
+export type Requirement =
+  | { key: string; op: 'eq' | 'neq'; values: [string] }
+  | { key: string; op: 'in' | 'notin'; values: string[] }
+  | { key: string; op: 'exists' | 'doesnotexist'; values: [] };
+
+export interface LabelSelector {
+  readonly source: string;
+  readonly requirements: readonly Requirement[];
+}
+
+export class LabelSelectorError extends Error {
+  override readonly name = 'LabelSelectorError';
+  constructor(readonly selector: string, readonly reason: string) {
+    super(`invalid label selector "${selector}": ${reason}`);
+  }
+}
+
+const NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+export function isValidLabelKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash === -1) return NAME_PART.test(key);
+  const prefix = key.slice(0, slash);
+  const name = key.slice(slash + 1);
+  return prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix) && NAME_PART.test(name);
+}
+
+export function isValidLabelValue(value: string): boolean {
+  return value.length <= 63 && VALUE.test(value);
+}
+
+/** Splits on commas that are not inside parentheses. */
+function splitTerms(selector: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of selector) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      terms.push(current);
+      current = '';
+    } else {
+      current += ch;
+    }
+  }
+  terms.push(current);
+  return terms;
+}
+
+export interface ParseOptions {
+  /** Kubernetes accepts `key=` (empty value); in config it is almost always a typo, so it is refused unless allowed. */
+  allowEmptyValues?: boolean;
+}
+
+function parseTerm(selector: string, raw: string, options: ParseOptions): Requirement {
+  const term = raw.trim();
+  if (term === '') throw new LabelSelectorError(selector, 'empty requirement');
+  const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(term);
+  if (setMatch) {
+    const [, key, op, list] = setMatch as unknown as [string, string, 'in' | 'notin', string];
+    const values = list.split(',').map((v) => v.trim());
+    checkKey(selector, key);
+    if (values.length === 1 && values[0] === '') {
+      throw new LabelSelectorError(selector, `"${key} ${op} ()" needs at least one value`);
+    }
+    for (const v of values) checkValue(selector, v);
+    return { key, op, values };
+  }
+  const opMatch = /^([^=!\s]+)\s*(==|=|!=)\s*(.*)$/.exec(term);
+  if (opMatch) {
+    const [, key, op, value] = opMatch as unknown as [string, string, string, string];
+    checkKey(selector, key);
+    if (value.includes('=') || value.includes('!')) {
+      throw new LabelSelectorError(selector, `unexpected "${value}" after "${key}${op}"`);
+    }
+    if (value === '' && !options.allowEmptyValues) {
+      throw new LabelSelectorError(selector, `"${key}${op}" needs a value; to select on the label's presence write just "${key}"`);
+    }
+    checkValue(selector, value);
+    return { key, op: op === '!=' ? 'neq' : 'eq', values: [value] };
+  }
+  if (term.startsWith('!')) {
+    const key = term.slice(1).trim();
+    checkKey(selector, key);
+    return { key, op: 'doesnotexist', values: [] };
+  }
+  if (/[=!()\s]/.test(term)) throw new LabelSelectorError(selector, `cannot parse "${term}"`);
+  checkKey(selector, term);
+  return { key: term, op: 'exists', values: [] };
+}
+
+function checkKey(selector: string, key: string): void {
+  if (!isValidLabelKey(key)) throw new LabelSelectorError(selector, `"${key}" is not a valid label key`);
+}
+
+function checkValue(selector: string, value: string): void {
+  if (!isValidLabelValue(value)) {
+    throw new LabelSelectorError(selector, `"${value}" is not a valid label value`);
+  }
+}
+
+/** Parses a selector; the empty string selects everything, as in Kubernetes. */
+export function parseLabelSelector(selector: string, options: ParseOptions = {}): LabelSelector {
+  if (selector.trim() === '') return { source: selector, requirements: [] };
+  if (selector.length > 4096) throw new LabelSelectorError(selector.slice(0, 40) + '…', 'longer than 4096 characters');
+  return { source: selector, requirements: splitTerms(selector).map((t) => parseTerm(selector, t, options)) };
+}
+
+export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<string, string>> | undefined): boolean {
+  const l = labels ?? {};
+  return selector.requirements.every((r) => {
+    const has = Object.prototype.hasOwnProperty.call(l, r.key);
+    const value = l[r.key];
+    switch (r.op) {
+      case 'eq':
+        return has && value === r.values[0];
+      case 'neq':
+        return !has || value !== r.values[0];
+      case 'in':
+        return has && r.values.includes(value as string);
+      case 'notin':
+        return !has || !r.values.includes(value as string);
+      case 'exists':
+        return has;
+      case 'doesnotexist':
+        return !has;
+    }
+  });
+}

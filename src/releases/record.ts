@@ -1,0 +1,162 @@
+/**
+ * The release record: what Glidepath believes about one release of one pipeline. It is the
+ * only state the reducer reads and writes; the Slack renderer draws from it alone.
+ */
+import type { ApplicationObservation, RolloutPhase, TargetRef } from '../facts/fact.js';
+
+/** What a person sees per stage row. */
+export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
+
+export type ReleaseStatus = 'Announced' | 'InProgress' | 'Paused' | 'Complete' | 'Failed' | 'Aborted' | 'Superseded';
+
+export const FINISHED_RELEASE_STATUSES: readonly ReleaseStatus[] = ['Complete', 'Aborted', 'Superseded'];
+
+export interface SyncOperationState {
+  phase: NonNullable<ApplicationObservation['operation']>['phase'];
+  message?: string;
+  revision?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  retryCount?: number;
+  runningHooks: string[];
+}
+
+export interface TargetState {
+  ref: TargetRef;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  podHash?: string;
+  images: string[];
+  phase: RolloutPhase;
+  message: string;
+  pause?: { reason: string; since?: string };
+  aborted: boolean;
+  step?: { index: number; count: number; label?: string };
+  weight?: number;
+  replicas?: { desired?: number; updated?: number; ready?: number; available?: number };
+  restartedAt?: string;
+  analysis?: { name: string; status: string; message?: string };
+  /** Argo CD Application managing this target (Rollout targets) or the Application itself. */
+  application?: string;
+  sync?: SyncOperationState;
+  /** When the target was first seen in a non-Healthy phase, to judge the Degraded grace period. */
+  phaseSince: number;
+  lastHeardAt: number;
+  /** Set when the target moved on to another release. */
+  supersededBy?: string;
+}
+
+export interface StageState {
+  name: string;
+  cluster: string;
+  status: StageStatus;
+  /** Keyed by targetKey(ref). */
+  targets: Record<string, TargetState>;
+  /** The latch: all targets were Healthy at this release at least once. Never unset by Progressing. */
+  healthyAt?: number;
+  lastHeardAt?: number;
+}
+
+export type ReleaseEventKind =
+  | 'created'
+  | 'scale'
+  | 'restart'
+  | 'template-change'
+  | 'drift'
+  | 'superseded'
+  | 'stall'
+  | 'heard-again';
+
+export interface ReleaseEvent {
+  at: number;
+  kind: ReleaseEventKind;
+  target?: string;
+  detail: string;
+}
+
+export type ReplyKind =
+  | 'paused'
+  | 'degraded'
+  | 'analysis-failed'
+  | 'sync-failed'
+  | 'aborted'
+  | 'drift'
+  | 'stall'
+  | 'heard-again'
+  | 'hook-pinned'
+  | 'stage-healthy'
+  | 'release-complete';
+
+/** Replies that wait for a person go out before anything else. */
+export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
+  'paused',
+  'degraded',
+  'analysis-failed',
+  'sync-failed',
+  'aborted',
+  'drift',
+  'stall',
+  'hook-pinned',
+];
+
+export interface ReplyDetail {
+  /** Human text of what happened, already from the record (escaping is the renderer's job). */
+  message?: string;
+  generation?: number;
+  uid?: string;
+  podHash?: string;
+  stepIndex?: number;
+  stepCount?: number;
+  weight?: number;
+  revision?: string;
+  images?: string[];
+  expectedImages?: string[];
+  silentSince?: number;
+  retryCount?: number;
+  finishedAt?: string;
+}
+
+/** Effects are data: the worker turns them into queue jobs after the record is saved. */
+export type Effect =
+  | { id: string; type: 'thread.render' }
+  | {
+      id: string;
+      type: 'thread.reply';
+      kind: ReplyKind;
+      stage?: string;
+      target?: TargetRef;
+      needsPerson: boolean;
+      detail: ReplyDetail;
+    }
+  | { id: string; type: 'watchdog.arm'; dueAt: number }
+  | { id: string; type: 'release.supersede'; releaseId: string; target: TargetRef };
+
+export interface ReleaseRecord {
+  schema: 1;
+  /** Incremented by every save; the store's compare-and-set checks it. */
+  version: number;
+  pipeline: string;
+  releaseId: string;
+  /** Where the id came from: the release id annotation, the sorted image refs, or a CI announcement. */
+  idSource: 'annotation' | 'images' | 'announcement';
+  images: string[];
+  commit?: string;
+  pullRequestUrl?: string;
+  author?: string;
+  createdAt: number;
+  updatedAt: number;
+  lastHeardAt: number;
+  status: ReleaseStatus;
+  finishedAt?: number;
+  /** In pipeline order. */
+  stages: StageState[];
+  stall?: { alertedAt: number; silentSince: number };
+  /** Keys of replies already emitted, so a repeated or reordered fact never repeats a reply. */
+  notices: string[];
+  /** Newest last; bounded. */
+  events: ReleaseEvent[];
+  counters: { facts: number; stale: number; duplicate: number; outOfOrder: number };
+  /** Effects saved with the record and not yet handed to their queues (transactional outbox). */
+  outbox: Effect[];
+}
