@@ -2,7 +2,7 @@ import { PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
 import type { KubeObject } from '../../src/sandbox/kube/object.js';
-import { rejection, startTestCluster, statusOf, type TestCluster } from './support.js';
+import { rawRequest, rejection, startTestCluster, statusOf, type TestCluster } from './support.js';
 
 const ROLLOUTS = { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts' } as const;
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -30,20 +30,20 @@ describe('stand-in API server with client-node', () => {
   it('serves discovery and a kubeconfig that client-node loads', async () => {
     const kc = cluster.kubeConfig();
     expect(kc.getCurrentCluster()?.server).toBe(cluster.server.url);
-    const res = await fetch(`${cluster.server.url}/apis/argoproj.io/v1alpha1`, { headers: { Authorization: 'Bearer admin-token' } });
-    const doc = (await res.json()) as { resources: { name: string; namespaced: boolean }[] };
+    const res = await rawRequest(cluster.server, '/apis/argoproj.io/v1alpha1', 'admin-token');
+    const doc = JSON.parse(res.body) as { resources: { name: string; namespaced: boolean }[] };
     const names = doc.resources.map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining(['rollouts', 'rollouts/status', 'rollouts/scale', 'applications', 'applicationsets', 'applicationsets/status', 'analysisruns']));
     // The Application CRD has no status subresource, so neither does the stand-in.
     expect(names).not.toContain('applications/status');
-    const kargo = (await (await fetch(`${cluster.server.url}/apis/kargo.akuity.io/v1alpha1`, { headers: { Authorization: 'Bearer admin-token' } })).json()) as { resources: { name: string }[] };
+    const kargo = JSON.parse((await rawRequest(cluster.server, '/apis/kargo.akuity.io/v1alpha1', 'admin-token')).body) as { resources: { name: string }[] };
     expect(kargo.resources.map((r) => r.name)).toEqual(expect.arrayContaining(['stages', 'stages/status', 'promotions', 'freights', 'warehouses']));
   });
 
   it('refuses requests without a known bearer token', async () => {
-    const res = await fetch(`${cluster.server.url}/apis/argoproj.io/v1alpha1/rollouts`, { headers: { Authorization: 'Bearer nope' } });
+    const res = await rawRequest(cluster.server, '/apis/argoproj.io/v1alpha1/rollouts', 'nope');
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { reason: string }).reason).toBe('Unauthorized');
+    expect((JSON.parse(res.body) as { reason: string }).reason).toBe('Unauthorized');
   });
 
   it('creates with generateName, sets uid, generation 1 and a global resourceVersion', async () => {

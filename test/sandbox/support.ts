@@ -58,3 +58,30 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected the call to fail');
 }
+
+/** A plain HTTPS request to the stand-in, trusting its sandbox CA (for endpoints client-node has no method for). */
+export async function rawRequest(
+  server: KubeServer,
+  path: string,
+  token: string,
+  init: { method?: string; body?: string; contentType?: string } = {},
+): Promise<{ status: number; body: string }> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${server.url}${path}`,
+      {
+        method: init.method ?? 'GET',
+        ca: server.caPem,
+        headers: { Authorization: `Bearer ${token}`, ...(init.contentType ? { 'Content-Type': init.contentType } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}

@@ -6,6 +6,8 @@ export interface KubeconfigCluster {
   /** Cluster and default context name, e.g. `dev` or `prod`. */
   name: string;
   server: string;
+  /** CA of an https server; without it (plain http) TLS verification is declared off, which client-node requires for http. */
+  caPem?: string;
   users: { name: string; token: string }[];
   /** User of the context named after the cluster; other users get `<user>@<cluster>`. */
   defaultUser: string;
@@ -22,8 +24,12 @@ export function kubeconfigYaml(clusters: KubeconfigCluster[], currentContext?: s
     apiVersion: 'v1',
     kind: 'Config',
     preferences: {},
-    // client-node refuses plain http unless TLS verification is explicitly off.
-    clusters: clusters.map((c) => ({ name: c.name, cluster: { server: c.server, 'insecure-skip-tls-verify': true } })),
+    clusters: clusters.map((c) => ({
+      name: c.name,
+      cluster: c.caPem
+        ? { server: c.server, 'certificate-authority-data': Buffer.from(c.caPem).toString('base64') }
+        : { server: c.server, 'insecure-skip-tls-verify': true },
+    })),
     users: clusters.flatMap((c) => c.users.map((u) => ({ name: `${u.name}@${c.name}`, user: { token: u.token } }))),
     contexts,
     'current-context': currentContext ?? clusters[0]?.name ?? '',

@@ -3,7 +3,9 @@
  * bearer-token authentication and RBAC over an ObjectStore. Clients cannot tell it from a real
  * API server for the calls Glidepath makes (client-node, kubectl get/patch/watch).
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Authorizer, type SandboxUser } from './auth.js';
 import { coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
@@ -23,6 +25,17 @@ export interface KubeServerOptions {
   /** Interval of BOOKMARK events on watches that allow them (real time). */
   bookmarkIntervalMs?: number;
   maxBodyBytes?: number;
+  /**
+   * https by default: kubectl (client-go) does not send a bearer token over plain http. The
+   * certificate is a fixed self-signed one for 127.0.0.1, shipped for the sandbox only.
+   */
+  scheme?: 'https' | 'http';
+}
+
+const TLS_DIR = new URL('./tls/', import.meta.url);
+
+export function sandboxCertificate(): { cert: string; key: string } {
+  return { cert: readFileSync(new URL('sandbox-cert.pem', TLS_DIR), 'utf8'), key: readFileSync(new URL('sandbox-key.pem', TLS_DIR), 'utf8') };
 }
 
 interface ResourcePath {
@@ -136,17 +149,26 @@ export class KubeServer {
     this.registry = this.store.registry;
     this.authorizer = new Authorizer(options.users);
     this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
-    this.http = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err: unknown) => {
         const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
         if (!res.headersSent) sendError(res, apiErr);
         else res.end();
       });
-    });
+    };
+    this.scheme = options.scheme ?? 'https';
+    this.http = this.scheme === 'https' ? createTlsServer(sandboxCertificate(), handler) : createServer(handler);
   }
 
+  readonly scheme: 'https' | 'http';
+
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.scheme}://127.0.0.1:${this.port}`;
+  }
+
+  /** PEM of the CA that signs the server certificate (undefined over http). */
+  get caPem(): string | undefined {
+    return this.scheme === 'https' ? sandboxCertificate().cert : undefined;
   }
 
   async listen(): Promise<this> {
@@ -171,7 +193,7 @@ export class KubeServer {
   /** Kubeconfig with one context per user (the first user's context is named after the cluster). */
   writeKubeconfig(path: string, clusterName = 'sandbox', defaultUser?: string): void {
     const users = this.authorizer.users();
-    writeKubeconfig(path, [{ name: clusterName, server: this.url, users, defaultUser: defaultUser ?? users[0]?.name ?? '' }]);
+    writeKubeconfig(path, [{ name: clusterName, server: this.url, caPem: this.caPem, users, defaultUser: defaultUser ?? users[0]?.name ?? '' }]);
   }
 
   /** Sends a BOOKMARK with the current resourceVersion on every watch that asked for them. */
