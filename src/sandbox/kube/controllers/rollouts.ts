@@ -309,11 +309,10 @@ export class RolloutsController {
     else delete status.message;
 
     // Persist: the revision annotation on the main resource, then the status subresource.
-    let after = before;
     if (before.metadata.annotations?.[REVISION] !== annotations[REVISION]) {
-      after = store.mutate(this.rt, key.namespace, key.name, (o) => void (o.metadata.annotations = annotations));
+      store.mutate(this.rt, key.namespace, key.name, (o) => void (o.metadata.annotations = annotations));
     }
-    after = store.mutate(this.rt, key.namespace, key.name, (o) => void (o.status = status), { subresource: 'status' });
+    const after = store.mutate(this.rt, key.namespace, key.name, (o) => void (o.status = status), { subresource: 'status' });
     if (wakeAt !== Infinity) this.queue.requeueAt(key, wakeAt);
     for (const e of events) {
       if (this.options.recordKubeEvents !== false) this.recordKubeEvent(after, e);
