@@ -307,6 +307,11 @@ export class RolloutsController {
     status.phase = phase;
     if (message) status.message = message;
     else delete status.message;
+    // sendStateChangeEvents: a manual pause (spec.paused) and its end are events too.
+    const wasPaused = before.status?.phase === 'Paused';
+    const recorded = (reason: string): boolean => events.some((e) => e.reason === reason);
+    if (phase === 'Paused' && !wasPaused && !recorded('RolloutPaused')) record('RolloutPaused', `Rollout is paused (${message})`);
+    if (wasPaused && phase !== 'Paused' && !recorded('RolloutResumed') && !stillAborted) record('RolloutResumed', 'Rollout is resumed');
 
     // Persist: the revision annotation on the main resource, then the status subresource.
     if (before.metadata.annotations?.[REVISION] !== annotations[REVISION]) {
