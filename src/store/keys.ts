@@ -16,8 +16,8 @@ export interface Keys {
   releaseIndex(pipeline: string): string;
   /** Hash: target key → release id the target currently runs, per pipeline. */
   targetReleases(pipeline: string): string;
-  /** Hash: `cluster/namespace/app` → JSON list of {pipeline, stage, releaseId} whose targets that Application manages. */
-  applicationTargets(): string;
+  /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
+  applicationTargets(application: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -26,6 +26,6 @@ export function createKeys(prefix: string): Keys {
     release: (pipeline, releaseId) => `${prefix}:release:${part(pipeline)}:${part(releaseId)}`,
     releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
-    applicationTargets: () => `${prefix}:application-targets`,
+    applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
   };
 }
