@@ -3,7 +3,7 @@
  * Argo CD's Rollout resource actions (what its UI offers and what each one writes), so a button
  * in Slack appears exactly when the same button is live in Argo CD, and does the same thing.
  */
-import { luaToNumber } from './rollout-argo-health.js';
+import { luaLength, luaToNumber } from './rollout-argo-health.js';
 import { num, partsOf, record, type RolloutLike } from './rollout-like.js';
 
 export interface RolloutActions {
@@ -51,9 +51,7 @@ export function rolloutActions(rollout: RolloutLike): RolloutActions {
   // Argo CD's discovery fails on a Rollout without status, so it offers nothing.
   if (!status) return { ...NONE };
 
-  const paused = !absent(status.pauseConditions)
-    ? Array.isArray(status.pauseConditions) && status.pauseConditions.length > 0
-    : truthy(spec.paused);
+  const paused = !absent(status.pauseConditions) ? luaLength(status.pauseConditions) > 0 : truthy(spec.paused);
   // Deliberately status.stableRS only (no pre-v0.8 fallback), and two missing hashes are equal.
   const fullyPromoted = (status.currentPodHash ?? undefined) === (status.stableRS ?? undefined);
   const aborted = truthy(status.abort);
@@ -89,7 +87,7 @@ export function rolloutActionPatch(action: RolloutActionName, rollout: RolloutLi
   switch (action) {
     case 'resume': {
       const patches: RolloutActionPatches = {};
-      if (Array.isArray(status?.pauseConditions) && status.pauseConditions.length > 0) {
+      if (luaLength(status?.pauseConditions) > 0) {
         patches.status = { status: { pauseConditions: null } };
       }
       if (spec.paused === true) patches.spec = { spec: { paused: false } };

@@ -28,6 +28,14 @@ export function luaToNumber(value: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * `table.getn` of a JSON value as Argo CD hands it to Lua: JSON nulls are dropped from arrays
+ * when the object is converted, and an object has no array part.
+ */
+export function luaLength(value: unknown): number {
+  return Array.isArray(value) ? value.filter((item) => item !== null && item !== undefined).length : 0;
+}
+
 function truthy(value: unknown): boolean {
   return value !== undefined && value !== null && value !== false;
 }
@@ -53,7 +61,8 @@ function workloadGenerationObserved(spec: JsonRecord, metadata: JsonRecord, stat
 }
 
 function evaluate(rollout: RolloutLike): ArgoHealth {
-  const { metadata, spec, strategy, status, statusCanary, statusBlueGreen, pauseConditions } = partsOf(rollout);
+  const { metadata, spec, strategy, status, statusCanary, statusBlueGreen } = partsOf(rollout);
+  const pauseConditions = status?.pauseConditions;
   if (!status || !generationObserved(rollout, status) || !workloadGenerationObserved(spec, metadata, status)) {
     return { status: 'Progressing', message: 'Waiting for rollout spec update to be observed' };
   }
@@ -63,10 +72,9 @@ function evaluate(rollout: RolloutLike): ArgoHealth {
     return { status: phase as ArgoHealthStatus, message: str(status.message) ?? '' };
   }
 
-  if (!Array.isArray(status.conditions)) throw new ScriptError('status.conditions is not a list');
-  // ipairs stops at the first nil element.
-  for (const condition of status.conditions) {
-    if (nil(condition)) break;
+  const conditions = status.conditions;
+  if (!Array.isArray(conditions) && !record(conditions)) throw new ScriptError('bad argument #1 to ipairs (table expected)');
+  for (const condition of Array.isArray(conditions) ? conditions : []) {
     const c = record(condition) ?? {};
     const degraded =
       c.type === 'InvalidSpec' ||
@@ -74,7 +82,7 @@ function evaluate(rollout: RolloutLike): ArgoHealth {
     if (degraded) return { status: 'Degraded', message: str(c.message) ?? '' };
   }
 
-  if (pauseConditions.length > 0 || truthy(spec.paused)) return { status: 'Suspended', message: 'Rollout is paused' };
+  if (luaLength(pauseConditions) > 0 || truthy(spec.paused)) return { status: 'Suspended', message: 'Rollout is paused' };
 
   const currentPodHash = status.currentPodHash;
   if (nil(currentPodHash)) {
