@@ -386,6 +386,28 @@ describe('phase of Rollouts without status.phase (controller rules)', () => {
   });
 });
 
+describe("Argo CD's reading of odd objects", () => {
+  const base = (status: Json, spec: Json = {}): RolloutLike => ({
+    metadata: { generation: 1 },
+    spec: { replicas: 1, strategy: { canary: { steps: [{ pause: {} }] } }, ...spec },
+    status: { observedGeneration: '1', currentPodHash: 'new', stableRS: 'old', updatedReplicas: 1, availableReplicas: 1, ...status },
+  });
+
+  it('an empty pauseConditions list hides spec.paused from the resume action, not from health', () => {
+    const state = deriveRolloutState(base({ conditions: [], pauseConditions: [] }, { paused: true }));
+    expect(state.actions.resume).toBe(false);
+    expect(state.argoHealth).toEqual({ status: 'Suspended', message: 'Rollout is paused' });
+    expect(state.phase).toBe('Paused');
+    expect(state.pause).toEqual({ reason: 'manually paused' });
+  });
+
+  it('null entries of a list do not count (Argo CD drops them when it converts the object)', () => {
+    const state = deriveRolloutState(base({ conditions: [null, { type: 'InvalidSpec', message: 'bad' }], pauseConditions: [null] }));
+    expect(state.argoHealth).toEqual({ status: 'Degraded', message: 'bad' });
+    expect(state.actions.resume).toBe(false);
+  });
+});
+
 describe('step analysis and labels', () => {
   it('reports the current step analysis run', () => {
     const rollout = payload('paused');
