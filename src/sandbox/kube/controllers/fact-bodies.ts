@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../object.js';
 
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+const OMITTED = ['kubectl.kubernetes.io/last-applied-configuration', 'notified.notifications.argoproj.io'];
 
 function orNull<T>(value: T | undefined): T | null {
   return value === undefined ? null : value;
@@ -14,8 +14,7 @@ function orNull<T>(value: T | undefined): T | null {
 function annotationsWithoutLastApplied(obj: KubeObject): Record<string, string> | null {
   const a = obj.metadata.annotations;
   if (!a) return null;
-  const { [LAST_APPLIED]: _dropped, ...rest } = a;
-  return rest;
+  return Object.fromEntries(Object.entries(a).filter(([k]) => !OMITTED.includes(k)));
 }
 
 export interface RolloutFactBody {

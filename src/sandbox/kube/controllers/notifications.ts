@@ -1,121 +1,98 @@
 /**
- * Notifications engine simulator (the one inside the Rollouts controller, and Argo CD's
- * notifications controller): POSTs Glidepath's fact bodies to a webhook with a Bearer token.
+ * Notifications engine simulator, for the Rollouts controller and for Argo CD's notifications
+ * controller. It runs Glidepath's own config (deploy/notifications/): the subscriptions with their
+ * label selectors, and every trigger's `when`/`oncePer` (triggers.ts), evaluated on the fresh object
+ * at every change and at every resync, with notified-state like notifications-engine keeps it.
+ * Bodies are Glidepath's fact bodies (fact-bodies.ts), POSTed with the Bearer token.
  *
- * - Event path: every event the Rollouts controller records with a subscribed trigger is sent with
- *   the object as read at the start of that reconcile (stale: argo-rollouts#3535) unless the
- *   `stalePayloads` fault switch is turned off.
- * - Change path: a `when`-trigger evaluated on the fresh object at every Rollout change.
- * - Heartbeats: the current state of every subscribed Rollout every N (on the clock).
- * - Argo CD: an Application whose operation ends Failed/Error (once per operation).
- *
- * Delivery is at most once: a receiver that is down (or keeps answering 5xx after the retries)
- * loses the fact silently; the `duplicateDeliveries` switch sends copies, as two controller pods did.
+ * Fault switches (all off by default):
+ * - `staleFacts`: the controller's event path is also wired to our templates, so every event sends
+ *   the object as read before the reconcile: observedGeneration one behind, old pod hash and phase.
+ * - `receiverDown`: the fact is lost silently; it is never redelivered.
+ * - `duplicateDeliveries`: extra copies of every delivery, as two controller replicas sent.
+ * A receiver that answers 5xx or cannot be reached is retried (3 times, 1 s apart on the clock);
+ * after that the notified-state is reset, so the next change or resync may send it again, as upstream.
  */
-import type { Clock } from '../clock.js';
+import type { Clock, TimerHandle } from '../clock.js';
 import type { KubeObject } from '../object.js';
 import type { ResourceType } from '../resources.js';
-import { parseLabels, matchesSelectors } from '../selectors.js';
+import { matchesSelectors, parseLabels } from '../selectors.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
 import { applicationFactBody, rolloutFactBody } from './fact-bodies.js';
+import { ARGOCD_CONFIG_FILE, loadNotificationConfig, ROLLOUTS_CONFIG_FILE, type Subscription } from './notification-config.js';
 import type { RolloutEvent, RolloutsController } from './rollouts.js';
+import { APPLICATION_TRIGGERS, EVENT_PATH_TRIGGERS, ROLLOUT_TRIGGERS, type TriggerDefinition } from './triggers.js';
 
 export interface NotificationFaults {
-  /** Event-path facts carry the pre-reconcile object (true = upstream behaviour). */
-  stalePayloads: boolean;
-  /** The receiver is unreachable: facts are lost, with no redelivery. */
+  staleFacts: boolean;
   receiverDown: boolean;
-  /** Extra copies of every delivery. */
   duplicateDeliveries: number;
 }
 
-export interface NotificationTriggers {
-  /** Rollouts event reason → trigger name; reasons not listed are not subscribed. */
-  rolloutEvents: Record<string, string>;
-  /** Trigger fired with the fresh object on every Rollout status or generation change (null = off). */
-  rolloutChanged: string | null;
-  heartbeat: string;
-  /** Trigger for an Application operation that ended Failed or Error (null = off). */
-  applicationSyncFailed: string | null;
-  /** Trigger fired on every Application change (null = off). */
-  applicationChanged: string | null;
-}
-
-export const DEFAULT_TRIGGERS: NotificationTriggers = {
-  rolloutEvents: {
-    RolloutUpdated: 'on-glidepath-rollout-updated',
-    RolloutStepCompleted: 'on-glidepath-rollout-step-completed',
-    RolloutPaused: 'on-glidepath-rollout-paused',
-    RolloutResumed: 'on-glidepath-rollout-resumed',
-    RolloutAborted: 'on-glidepath-rollout-aborted',
-    RolloutCompleted: 'on-glidepath-rollout-completed',
-  },
-  rolloutChanged: 'on-glidepath-rollout-changed',
-  heartbeat: 'on-glidepath-heartbeat',
-  applicationSyncFailed: 'on-glidepath-sync-failed',
-  applicationChanged: null,
-};
+export type NotifiedKind = 'rollout' | 'application';
 
 export interface NotificationsEngineOptions {
+  kind: NotifiedKind;
   store: ObjectStore;
   clock: Clock;
   webhook: { url: string; token: string; retryMax?: number; retryWaitMs?: number };
-  /** Source of event-path notifications. */
+  /** Event-path source for the staleFacts fault (Rollouts only). */
   rollouts?: RolloutsController;
-  triggers?: Partial<NotificationTriggers>;
-  /** Label selector of the Rollouts subscribed (default: all). */
-  rolloutSelector?: string;
-  /** Namespaces whose Applications this Argo CD instance notifies about (default: all). */
-  applicationNamespaces?: string[];
-  /** 0 = no heartbeats. */
-  heartbeatEveryMs?: number;
+  /** Default: the subscriptions of Glidepath's ConfigMap for this kind. */
+  subscriptions?: Subscription[];
+  /** Namespaces this instance watches (Argo CD: its application namespaces; default all). */
+  namespaces?: string[];
+  /** Informer resync: every object is evaluated again (default 15 min); heartbeats ride on it. */
+  resyncEveryMs?: number;
   faults?: Partial<NotificationFaults>;
 }
 
 export interface DeliveryRecord {
   event: string;
-  kind: 'rollout' | 'application';
   namespace?: string;
   name: string;
-  outcome: 'delivered' | 'lost';
+  outcome: 'delivered' | 'failed' | 'lost' | 'pending';
   status?: number;
   body: unknown;
 }
 
 export class NotificationsEngine {
   readonly faults: NotificationFaults;
-  readonly triggers: NotificationTriggers;
   readonly deliveries: DeliveryRecord[] = [];
+  private readonly subscriptions: Subscription[];
+  private readonly definitions: Record<string, TriggerDefinition>;
+  private readonly rt: ResourceType;
+  private readonly notified = new Map<string, Set<string>>();
   private chain: Promise<void> = Promise.resolve();
   private readonly unsubscribers: (() => void)[] = [];
-  private heartbeatTimer?: { cancel(): void };
-  private readonly rolloutRt: ResourceType;
-  private readonly appRt: ResourceType;
-  private readonly notifiedOperations = new Set<string>();
+  private resyncTimer?: TimerHandle;
   private stopped = false;
 
   constructor(private readonly options: NotificationsEngineOptions) {
-    this.faults = { stalePayloads: true, receiverDown: false, duplicateDeliveries: 0, ...options.faults };
-    this.triggers = { ...DEFAULT_TRIGGERS, ...options.triggers };
-    this.rolloutRt = options.store.registry.byKind('Rollout', 'argoproj.io');
-    this.appRt = options.store.registry.byKind('Application', 'argoproj.io');
+    this.faults = { staleFacts: false, receiverDown: false, duplicateDeliveries: 0, ...options.faults };
+    const rollouts = options.kind === 'rollout';
+    this.definitions = rollouts ? ROLLOUT_TRIGGERS : APPLICATION_TRIGGERS;
+    this.subscriptions = options.subscriptions ?? loadNotificationConfig(rollouts ? ROLLOUTS_CONFIG_FILE : ARGOCD_CONFIG_FILE).subscriptions;
+    for (const s of this.subscriptions) {
+      for (const t of s.triggers) if (!this.definitions[t]) throw new Error(`notifications simulator has no definition for trigger "${t}"`);
+    }
+    this.rt = options.store.registry.byKind(rollouts ? 'Rollout' : 'Application', 'argoproj.io');
   }
 
   start(): this {
-    const { store, rollouts } = this.options;
-    if (rollouts) this.unsubscribers.push(rollouts.onEvent((e) => this.onRolloutEvent(e)));
-    this.unsubscribers.push(store.subscribe((e) => this.onStoreEvent(e)));
-    this.scheduleHeartbeat();
+    this.unsubscribers.push(this.options.store.subscribe((e) => this.onStoreEvent(e)));
+    if (this.options.rollouts) this.unsubscribers.push(this.options.rollouts.onEvent((e) => this.onControllerEvent(e)));
+    this.scheduleResync();
     return this;
   }
 
   stop(): void {
     this.stopped = true;
     for (const u of this.unsubscribers) u();
-    this.heartbeatTimer?.cancel();
+    this.resyncTimer?.cancel();
   }
 
-  /** Resolves when every queued delivery has been attempted. */
+  /** Resolves once every queued delivery has been attempted. */
   async idle(): Promise<void> {
     let current: Promise<void>;
     do {
@@ -124,87 +101,101 @@ export class NotificationsEngine {
     } while (current !== this.chain);
   }
 
-  private subscribed(rollout: KubeObject): boolean {
-    return matchesSelectors(rollout, parseLabels(this.options.rolloutSelector), []);
+  /** Evaluates every watched object now, as an informer resync does. */
+  resync(): void {
+    for (const obj of this.options.store.list(this.rt, undefined).items) this.evaluate(obj);
   }
 
-  private onRolloutEvent(e: RolloutEvent): void {
-    const trigger = this.triggers.rolloutEvents[e.reason];
-    if (!trigger || !this.subscribed(e.after)) return;
-    const obj = this.faults.stalePayloads ? e.before : e.after;
-    this.enqueue('rollout', trigger, obj, rolloutFactBody(trigger, this.options.clock.now(), obj));
+  private watched(obj: KubeObject): boolean {
+    const ns = this.options.namespaces;
+    return !ns || ns.includes(obj.metadata.namespace ?? '');
+  }
+
+  private triggersFor(obj: KubeObject): string[] {
+    return [...new Set(this.subscriptions.filter((s) => matchesSelectors(obj, parseLabels(s.selector), [])).flatMap((s) => s.triggers))];
   }
 
   private onStoreEvent(e: StoreEvent): void {
-    if (e.type === 'DELETED') return;
-    if (e.rt === this.rolloutRt && this.triggers.rolloutChanged && this.subscribed(e.object)) {
-      const changed =
-        !e.old ||
-        e.old.metadata.generation !== e.object.metadata.generation ||
-        JSON.stringify(e.old.status ?? null) !== JSON.stringify(e.object.status ?? null);
-      if (changed) this.enqueue('rollout', this.triggers.rolloutChanged, e.object, rolloutFactBody(this.triggers.rolloutChanged, this.options.clock.now(), e.object));
+    if (e.rt !== this.rt || !this.watched(e.object)) return;
+    if (e.type === 'DELETED') {
+      this.notified.delete(e.object.metadata.uid ?? '');
+      return;
     }
-    if (e.rt === this.appRt) {
-      const ns = this.options.applicationNamespaces;
-      if (ns && !ns.includes(e.object.metadata.namespace ?? '')) return;
-      const op = e.object.status?.operationState;
-      const failedTrigger = this.triggers.applicationSyncFailed;
-      if (failedTrigger && op && (op.phase === 'Failed' || op.phase === 'Error')) {
-        // oncePer: one notification per operation (its start time and revision).
-        const once = `${e.object.metadata.uid}:${op.startedAt}:${op.syncResult?.revision ?? ''}:${op.phase}`;
-        if (!this.notifiedOperations.has(once)) {
-          this.notifiedOperations.add(once);
-          this.enqueue('application', failedTrigger, e.object, applicationFactBody(failedTrigger, this.options.clock.now(), e.object));
-        }
+    this.evaluate(e.object);
+  }
+
+  private evaluate(obj: KubeObject): void {
+    const now = this.options.clock.now();
+    const uid = obj.metadata.uid ?? `${obj.metadata.namespace}/${obj.metadata.name}`;
+    const state = this.notified.get(uid) ?? new Set<string>();
+    this.notified.set(uid, state);
+    for (const trigger of this.triggersFor(obj)) {
+      const def = this.definitions[trigger]!;
+      if (!def.when(obj, now)) {
+        // oncePer keys stay forever; a plain condition re-arms when it turns false.
+        if (!def.oncePer) state.delete(trigger);
+        continue;
       }
-      if (this.triggers.applicationChanged) {
-        this.enqueue('application', this.triggers.applicationChanged, e.object, applicationFactBody(this.triggers.applicationChanged, this.options.clock.now(), e.object));
-      }
+      const key = def.oncePer ? `${def.oncePer(obj, now)}:${trigger}` : trigger;
+      if (state.has(key)) continue;
+      state.add(key);
+      this.send(trigger, obj, () => state.delete(key));
     }
   }
 
-  private scheduleHeartbeat(): void {
-    const every = this.options.heartbeatEveryMs ?? 0;
-    if (every <= 0 || this.stopped) return;
-    this.heartbeatTimer = this.options.clock.setTimer(every, () => {
-      for (const r of this.options.store.list(this.rolloutRt, undefined).items) {
-        if (this.subscribed(r)) this.enqueue('rollout', this.triggers.heartbeat, r, rolloutFactBody(this.triggers.heartbeat, this.options.clock.now(), r));
-      }
-      this.scheduleHeartbeat();
+  private onControllerEvent(e: RolloutEvent): void {
+    if (!this.faults.staleFacts || !this.watched(e.before)) return;
+    const trigger = EVENT_PATH_TRIGGERS[e.reason];
+    if (trigger && this.triggersFor(e.before).includes(trigger)) this.send(trigger, e.before, () => undefined);
+  }
+
+  private scheduleResync(): void {
+    if (this.stopped) return;
+    this.resyncTimer = this.options.clock.setTimer(this.options.resyncEveryMs ?? 15 * 60_000, () => {
+      this.resync();
+      this.scheduleResync();
     });
   }
 
-  private enqueue(kind: 'rollout' | 'application', event: string, obj: KubeObject, body: unknown): void {
+  private send(trigger: string, obj: KubeObject, onFailure: () => void): void {
     if (this.stopped) return;
+    const now = this.options.clock.now();
+    const body = this.options.kind === 'rollout' ? rolloutFactBody(trigger, now, obj) : applicationFactBody(trigger, now, obj);
     const copies = 1 + Math.max(0, this.faults.duplicateDeliveries);
     const receiverDown = this.faults.receiverDown;
     for (let i = 0; i < copies; i++) {
-      this.chain = this.chain.then(() => this.deliver(kind, event, obj, body, receiverDown));
+      const record: DeliveryRecord = { event: trigger, namespace: obj.metadata.namespace, name: obj.metadata.name, outcome: 'pending', body };
+      this.deliveries.push(record);
+      this.chain = this.chain.then(() => this.deliver(record, receiverDown, onFailure));
     }
   }
 
-  private async deliver(kind: 'rollout' | 'application', event: string, obj: KubeObject, body: unknown, receiverDown: boolean): Promise<void> {
-    const record: DeliveryRecord = { event, kind, namespace: obj.metadata.namespace, name: obj.metadata.name, outcome: 'lost', body };
-    this.deliveries.push(record);
-    if (receiverDown) return; // connection refused on every retry: the engine logs and moves on
+  private async deliver(record: DeliveryRecord, receiverDown: boolean, onFailure: () => void): Promise<void> {
+    if (receiverDown) {
+      record.outcome = 'lost';
+      return;
+    }
     const { url, token, retryMax = 3, retryWaitMs = 1000 } = this.options.webhook;
     for (let attempt = 0; attempt <= retryMax; attempt++) {
       try {
         const res = await fetch(url, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-          body: JSON.stringify(body),
+          body: JSON.stringify(record.body),
         });
         await res.arrayBuffer();
         record.status = res.status;
         if (res.status < 500) {
-          record.outcome = res.status < 300 ? 'delivered' : 'lost';
+          record.outcome = res.status < 300 ? 'delivered' : 'failed';
+          if (res.status >= 300) onFailure();
           return;
         }
       } catch {
-        // network error: retried like go-retryablehttp does
+        // connection refused or reset: retried like go-retryablehttp
       }
       if (attempt < retryMax) await new Promise<void>((resolve) => this.options.clock.setTimer(retryWaitMs, resolve));
     }
+    record.outcome = 'failed';
+    onFailure();
   }
 }
