@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 export interface Received {
   authorization?: string;
   contentType?: string;
-  body: { event: string; sentAt: number; rollout?: any; application?: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: { event: string; sentAt: number; rollout?: any; application?: any };
 }
 
 export class Receiver {
