@@ -57,8 +57,9 @@ describe('ingest', () => {
     expect(await ttlOf('rel-inflight')).toBe(-1);
     const done = rolloutBody({ generation: 50, rv: 5000, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy' });
     const staging = rolloutBody({ generation: 50, rv: 5001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-staging', uid: 'st-1', labels: { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' } });
-    await postJson(`${app.url}/v1/facts/rollouts`, done);
-    await postJson(`${app.url}/v1/facts/rollouts`, staging);
+    const other = rolloutBody({ generation: 61, rv: 6001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-other', uid: 'other-1' });
+    // Every Rollout the stages know of reaches the release: the release is complete.
+    for (const body of [done, staging, other]) expect((await postJson(`${app.url}/v1/facts/rollouts`, body)).status).toBe(202);
     const record = await waitFor(async () => {
       const r = await app.store.get('checkout', 'rel-done');
       return r?.status === 'Complete' ? r : undefined;
