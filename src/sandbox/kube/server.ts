@@ -50,6 +50,7 @@ interface OpenWatch {
   res: ServerResponse;
   bookmarks: boolean;
   table: boolean;
+  stop: () => void;
 }
 
 const JSON_TYPE = 'application/json';
@@ -184,8 +185,7 @@ export class KubeServer {
 
   async close(): Promise<void> {
     if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
-    for (const w of this.watches) w.res.end();
-    this.watches.clear();
+    this.dropWatches();
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
@@ -199,7 +199,7 @@ export class KubeServer {
   /** Sends a BOOKMARK with the current resourceVersion on every watch that asked for them. */
   sendBookmarks(): void {
     for (const w of this.watches) {
-      if (!w.bookmarks) continue;
+      if (!w.bookmarks || w.res.writableEnded) continue;
       const object = { kind: w.rt.kind, apiVersion: apiVersionOf(w.rt), metadata: { resourceVersion: this.store.resourceVersion() } };
       w.res.write(JSON.stringify({ type: 'BOOKMARK', object }) + '\n');
     }
@@ -207,7 +207,10 @@ export class KubeServer {
 
   /** Ends every open watch, as an API server restart would. */
   dropWatches(): void {
-    for (const w of this.watches) w.res.end();
+    for (const w of [...this.watches]) {
+      w.stop();
+      w.res.end();
+    }
     this.watches.clear();
   }
 
@@ -342,7 +345,7 @@ export class KubeServer {
     const { rt, namespace } = path;
     const now = (): number => this.store.clock.now();
     const write = (type: WatchEventType | 'ERROR', object: unknown): void => {
-      res.write(JSON.stringify({ type, object }) + '\n');
+      if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
     };
     res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
     res.flushHeaders();
@@ -367,7 +370,7 @@ export class KubeServer {
       }
       throw err;
     }
-    const open: OpenWatch = { rt, res, bookmarks: isTrue(url.searchParams.get('allowWatchBookmarks')), table };
+    const open: OpenWatch = { rt, res, bookmarks: isTrue(url.searchParams.get('allowWatchBookmarks')), table, stop: () => stop?.() };
     this.watches.add(open);
     const timeout = Number(url.searchParams.get('timeoutSeconds') ?? '0');
     let timer: NodeJS.Timeout | undefined;
