@@ -12,7 +12,8 @@ import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
 import { FakeClock } from '../../src/sandbox/kube/clock.js';
 import { NotificationsEngine } from '../../src/sandbox/kube/controllers/notifications.js';
 import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
-import { dropPrefix, getJson, INGEST_TOKEN, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
+import { startSampleWorld, type SampleWorld } from '../../src/sandbox/kube/world.js';
+import { DEV_TOKEN, dropPrefix, getJson, INGEST_TOKEN, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { waitFor } from '../helpers/wait.js';
 import { startTestCluster, type TestCluster } from './support.js';
@@ -102,3 +103,55 @@ describe('cluster change → notification → ingest → reducer → release rec
     expect(engine.deliveries.every((d) => d.outcome === 'delivered')).toBe(true);
   });
 });
+
+describe('sample world → Glidepath: a release through the RollingSync steps', () => {
+  const env = testEnv();
+  const clock = new FakeClock();
+  let app: Glidepath;
+  let world: SampleWorld;
+
+  beforeAll(async () => {
+    app = await startTestGlidepath(testConfig(), env);
+    world = await startSampleWorld({
+      clock,
+      webhooks: { rolloutsUrl: `${app.url}/v1/facts/rollouts`, argocdUrl: `${app.url}/v1/facts/argocd`, tokens: { prod: INGEST_TOKEN, dev: DEV_TOKEN } },
+    });
+    await clock.advance(30_000);
+    await idle(world);
+  });
+  afterAll(async () => {
+    await world.stop();
+    await app.close();
+    await dropPrefix(env.REDIS_PREFIX);
+  });
+
+  it('staging pauses at its canary step while prod has not started; promoting staging lets the AppSet move on', async () => {
+    const id = `rel-world-${randomBytes(4).toString('hex')}`;
+    world.releaseCheckout('1.29.0', id);
+    await clock.advance(15_000);
+    await idle(world);
+    const stageOf = (r: any, name: string) => r.stages.find((s: { name: string }) => s.name === name);
+    const paused = await waitFor(async () => {
+      const r = await getJson(`${app.url}/v1/releases/checkout/${id}`);
+      return r.status === 200 && stageOf(r.json, 'staging')?.status === 'Paused' ? r.json : undefined;
+    }, `release ${id} paused in staging`);
+    expect(Object.keys(stageOf(paused, 'staging').targets)).toEqual(['prod/shop/checkout-staging']);
+    expect(Object.keys(stageOf(paused, 'prod').targets)).toEqual([]);
+
+    // Approve staging's canary step: it completes, the app turns Healthy, and step 2 (prod-eu) starts.
+    const { store } = world.clusters.prod;
+    store.patch(store.registry.byKind('Rollout'), 'shop', 'checkout-staging', 'merge', { status: { promoteFull: true } }, { subresource: 'status' });
+    await clock.advance(15_000);
+    await idle(world);
+    const moving = await waitFor(async () => {
+      const r = await getJson(`${app.url}/v1/releases/checkout/${id}`);
+      return r.status === 200 && stageOf(r.json, 'prod')?.targets['prod/shop/checkout-eu'] ? r.json : undefined;
+    }, `release ${id} reaching prod-eu`);
+    expect(stageOf(moving, 'staging').status).toBe('Healthy');
+    expect(stageOf(moving, 'prod').targets['prod/shop/checkout-us']).toBeUndefined();
+  });
+});
+
+async function idle(world: SampleWorld): Promise<void> {
+  for (const c of Object.values(world.clusters)) for (const n of c.notifications) await n.idle();
+}
