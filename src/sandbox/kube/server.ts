@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Authorizer, type SandboxUser } from './auth.js';
-import { coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
+import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
 import { ApiError, badRequest, forbidden, notFound } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
@@ -43,6 +43,10 @@ interface ResourcePath {
   namespace?: string;
   name?: string;
   subresource?: string;
+}
+
+interface SelfSubjectAccessReview {
+  spec?: { resourceAttributes?: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string } };
 }
 
 interface OpenWatch {
@@ -237,9 +241,16 @@ export class KubeServer {
       const doc = group(this.registry, segments[1]!);
       return doc ? send(res, 200, doc) : sendError(res, notFound('', '', url.pathname));
     }
+    if (segments[0] === 'apis' && segments.length === 3 && segments[1] === 'authorization.k8s.io' && segments[2] === 'v1') return send(res, 200, AUTHORIZATION_RESOURCES);
     if (segments[0] === 'apis' && segments.length === 3) {
       const doc = groupResourceList(this.registry, segments[1]!, segments[2]!);
       return doc ? send(res, 200, doc) : sendError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
+    }
+    if ((req.headers['content-type'] ?? '').includes('protobuf')) {
+      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    }
+    if (method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
+      return send(res, 201, this.selfSubjectAccessReview(user.name, JSON.parse(await readBody(req, this.maxBodyBytes)) as SelfSubjectAccessReview));
     }
     const path = this.resolve(segments);
     if (!path) {
@@ -294,11 +305,12 @@ export class KubeServer {
       });
     }
     const subresource = sub === 'status' ? ('status' as const) : undefined;
-    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name }));
-    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource }));
+    const dryRun = url.searchParams.getAll('dryRun').includes('All');
+    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name, dryRun }));
+    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource, dryRun }));
     if (method === 'PATCH' && name) {
       const type = patchTypeOf(req.headers['content-type'], rt);
-      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource }));
+      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource, dryRun }));
     }
     if (method === 'DELETE' && name) {
       let precondition: string | undefined;
@@ -306,9 +318,30 @@ export class KubeServer {
         const opts = parse() as { preconditions?: { resourceVersion?: string } };
         precondition = opts.preconditions?.resourceVersion;
       }
-      return send(res, 200, this.store.delete(rt, namespace, name, { user: user.name, resourceVersion: precondition }));
+      return send(res, 200, this.store.delete(rt, namespace, name, { user: user.name, resourceVersion: precondition, dryRun }));
     }
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  /** `kubectl auth can-i` and clients that check before they act. */
+  private selfSubjectAccessReview(user: string, review: SelfSubjectAccessReview): unknown {
+    const a = review.spec?.resourceAttributes ?? {};
+    const allowed = this.authorizer.can({
+      user,
+      verb: a.verb ?? '',
+      group: a.group ?? '',
+      resource: a.resource ?? '',
+      ...(a.subresource ? { subresource: a.subresource } : {}),
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      ...(a.name ? { name: a.name } : {}),
+    });
+    return {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: review.spec ?? {},
+      status: { allowed, ...(allowed ? { reason: 'allowed by sandbox RBAC' } : {}) },
+    };
   }
 
   private handleScale(method: string, path: ResourcePath, parse: () => unknown, user: string, res: ServerResponse): void {
