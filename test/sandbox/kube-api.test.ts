@@ -79,6 +79,11 @@ describe('stand-in API server with client-node', () => {
     expect(await names(undefined, 'metadata.name=cart')).toEqual(['cart']);
     const all = (await api.listClusterCustomObject({ ...ROLLOUTS, fieldSelector: 'metadata.namespace=payments' })) as { items: KubeObject[] };
     expect(all.items.map((i) => i.metadata.name)).toEqual(['ledger']);
+    const events = cluster.store.registry.byKind('Event');
+    cluster.store.create(events, 'shop', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Rollout', name: 'cart' }, reason: 'RolloutPaused' });
+    cluster.store.create(events, 'shop', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e2' }, involvedObject: { kind: 'Rollout', name: 'checkout' }, reason: 'RolloutPaused' });
+    const ev = JSON.parse((await rawRequest(cluster.server, '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dcheckout', 'admin-token')).body) as { items: KubeObject[] };
+    expect(ev.items.map((e) => e.metadata.name)).toEqual(['e2']);
     const bad = statusOf(await rejection(api.listClusterCustomObject({ ...ROLLOUTS, fieldSelector: 'spec.replicas=3' })));
     expect(bad).toMatchObject({ code: 400, message: 'field label not supported: spec.replicas' });
 

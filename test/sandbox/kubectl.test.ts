@@ -58,6 +58,20 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
     expect(denied.stderr).toContain('Error from server (Forbidden): rollouts.argoproj.io "checkout-eu" is forbidden: User "viewer" cannot patch resource "rollouts" in API group "argoproj.io" in the namespace "shop"');
   });
 
+  it('kubectl describe shows the Rollout with its Events; kubectl apply updates it', async () => {
+    const described = await kubectl(['describe', 'rollout', 'checkout-eu', '-n', 'shop']);
+    expect(described.stderr).toBe('');
+    expect(described.stdout).toMatch(/Events:[\s\S]*RolloutCompleted\s+\S+\s+rollouts-controller\s+Rollout completed update to revision 1/);
+    const current = await kubectl(['get', 'rollout', 'checkout-eu', '-n', 'shop', '-o', 'json']);
+    const obj = JSON.parse(current.stdout) as { spec: { replicas: number } };
+    obj.spec.replicas = 6;
+    const applied = await kubectl(['apply', '--validate=false', '-f', '-'], JSON.stringify(obj));
+    expect(applied.stdout.trim()).toBe('rollout.argoproj.io/checkout-eu configured');
+    await clock.advance(0);
+    const after = await kubectl(['get', 'rollout', 'checkout-eu', '-n', 'shop', '-o', 'jsonpath={.spec.replicas} {.status.replicas}']);
+    expect(after.stdout).toBe('6 6');
+  });
+
   it('kubectl get --watch streams changes', async () => {
     const child = spawn('kubectl', args(['get', 'rollout', 'checkout-us', '-n', 'shop', '--watch', '-o', 'jsonpath={.metadata.name} {.spec.paused}{"\\n"}']));
     let out = '';

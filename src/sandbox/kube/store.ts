@@ -12,7 +12,7 @@ import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound,
 import type { KubeObject, ObjectMeta } from './object.js';
 import { canonical, jsonPatch, mergePatch } from './patch.js';
 import { apiVersionOf, typeKey, type ResourceRegistry, type ResourceType } from './resources.js';
-import { matchesSelectors, parseFields, parseLabels, type FieldRequirement } from './selectors.js';
+import { EXTRA_FIELDS, matchesSelectors, parseFields, parseLabels, type FieldRequirement } from './selectors.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -198,7 +198,7 @@ export class ObjectStore {
 
   list(rt: ResourceType, namespace: string | undefined, options: ListOptions = {}): ListResult {
     const labels = parseLabels(options.labelSelector);
-    const fields = parseFields(options.fieldSelector);
+    const fields = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     let start = '';
     if (options.continue) {
       const token = decodeContinue(options.continue);
@@ -439,7 +439,7 @@ export class ObjectStore {
     deliver: (type: WatchEventType, object: KubeObject) => void,
   ): () => void {
     const labels: LabelSelector | undefined = parseLabels(options.labelSelector);
-    const fields: FieldRequirement[] = parseFields(options.fieldSelector);
+    const fields: FieldRequirement[] = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     const ns = this.scopeNamespace(rt, namespace);
     const key = typeKey(rt);
     const wanted = (e: StoreEvent): boolean =>
