@@ -72,6 +72,13 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
     expect(after.stdout).toBe('6 6');
   });
 
+  it('kubectl auth can-i answers from the sandbox RBAC, including the custom verb promote', async () => {
+    expect((await kubectl(['auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['--context', 'viewer@prod', 'auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('no');
+    expect((await kubectl(['auth', 'can-i', 'patch', 'rollouts', '--subresource=status', '-n', 'shop'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('no');
+  });
+
   it('kubectl get --watch streams changes', async () => {
     const child = spawn('kubectl', args(['get', 'rollout', 'checkout-us', '-n', 'shop', '--watch', '-o', 'jsonpath={.metadata.name} {.spec.paused}{"\\n"}']));
     let out = '';

@@ -13,6 +13,7 @@ import { ApiError, badRequest, forbidden, notFound } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
 import { mergePatch } from './patch.js';
+import { decodeSelfSubjectAccessReview, isKubernetesProtobuf } from './protobuf.js';
 import { ResourceRegistry, apiVersionOf, type ResourceType } from './resources.js';
 import { ObjectStore, type PatchType, type WatchEventType } from './store.js';
 import { toTable, wantsTable } from './table.js';
@@ -69,7 +70,11 @@ function sendError(res: ServerResponse, err: ApiError): void {
   send(res, err.code, err.toStatus());
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBuffer(req, limit)).toString('utf8');
+}
+
+function readBuffer(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -82,7 +87,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -246,11 +251,16 @@ export class KubeServer {
       const doc = groupResourceList(this.registry, segments[1]!, segments[2]!);
       return doc ? send(res, 200, doc) : sendError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
     }
-    if ((req.headers['content-type'] ?? '').includes('protobuf')) {
-      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    }
+    const protobuf = (req.headers['content-type'] ?? '').includes('protobuf');
     if (method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
-      return send(res, 201, this.selfSubjectAccessReview(user.name, JSON.parse(await readBody(req, this.maxBodyBytes)) as SelfSubjectAccessReview));
+      const raw = await readBuffer(req, this.maxBodyBytes);
+      const review: SelfSubjectAccessReview = protobuf && isKubernetesProtobuf(raw)
+        ? { spec: { resourceAttributes: decodeSelfSubjectAccessReview(raw) } }
+        : (JSON.parse(raw.toString('utf8')) as SelfSubjectAccessReview);
+      return send(res, 201, this.selfSubjectAccessReview(user.name, review));
+    }
+    if (protobuf) {
+      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/json-patch+json');
     }
     const path = this.resolve(segments);
     if (!path) {
