@@ -282,3 +282,23 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!condition()) throw new Error('condition not met');
 }
+
+describe('field validation', () => {
+  it('warns about unknown fields by default, refuses them with fieldValidation=Strict', async () => {
+    const c = await startTestCluster();
+    try {
+      const body = JSON.stringify({ ...rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'img:1' }), extra: true });
+      const warned = await rawRequest(c.server, '/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts', 'admin-token', { method: 'POST', body, contentType: 'application/json' });
+      expect(warned.status).toBe(201);
+      const strict = await rawRequest(c.server, '/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts?fieldValidation=Strict', 'admin-token', {
+        method: 'POST',
+        body: body.replace('"checkout"', '"cart"'),
+        contentType: 'application/json',
+      });
+      expect(strict.status).toBe(400);
+      expect(JSON.parse(strict.body).message).toBe('Rollout in version "v1alpha1" cannot be handled as a Rollout: strict decoding error: unknown field "extra"');
+    } finally {
+      await c.server.close();
+    }
+  });
+});

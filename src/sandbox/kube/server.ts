@@ -12,10 +12,11 @@ import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupLi
 import { ApiError, badRequest, forbidden, notFound } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
+import { OpenApiDocuments } from './openapi.js';
 import { mergePatch } from './patch.js';
 import { decodeSelfSubjectAccessReview, isKubernetesProtobuf } from './protobuf.js';
 import { ResourceRegistry, apiVersionOf, type ResourceType } from './resources.js';
-import { ObjectStore, type PatchType, type WatchEventType } from './store.js';
+import { ObjectStore, type PatchType, type WatchEventType, type WriteOptions } from './store.js';
 import { toTable, wantsTable } from './table.js';
 
 export interface KubeServerOptions {
@@ -152,6 +153,7 @@ export class KubeServer {
   private readonly watches = new Set<OpenWatch>();
   private bookmarkTimer?: NodeJS.Timeout;
   private readonly maxBodyBytes: number;
+  private readonly openapi: OpenApiDocuments;
   port = 0;
 
   constructor(private readonly options: KubeServerOptions) {
@@ -159,6 +161,7 @@ export class KubeServer {
     this.registry = this.store.registry;
     this.authorizer = new Authorizer(options.users);
     this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
+    this.openapi = new OpenApiDocuments(this.registry);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err: unknown) => {
         const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
@@ -239,6 +242,15 @@ export class KubeServer {
       return;
     }
     if (segments[0] === 'version' && segments.length === 1) return send(res, 200, VERSION_INFO);
+    if (segments[0] === 'openapi' && segments[1] === 'v3') {
+      if (segments.length === 2) return send(res, 200, this.openapi.root());
+      const [kind, a, b] = segments.slice(2);
+      const text = kind === 'api' ? this.openapi.document('', a ?? '') : kind === 'apis' ? this.openapi.document(a ?? '', b ?? '') : undefined;
+      if (!text) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     if (segments[0] === 'api' && segments.length === 1) return send(res, 200, coreVersions(`127.0.0.1:${this.port}`));
     if (segments[0] === 'api' && segments.length === 2 && segments[1] === 'v1') return send(res, 200, coreResourceList(this.registry));
     if (segments[0] === 'apis' && segments.length === 1) return send(res, 200, groupList(this.registry));
@@ -316,11 +328,25 @@ export class KubeServer {
     }
     const subresource = sub === 'status' ? ('status' as const) : undefined;
     const dryRun = url.searchParams.getAll('dryRun').includes('All');
-    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name, dryRun }));
-    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource, dryRun }));
+    const validation = url.searchParams.get('fieldValidation');
+    const warnings: string[] = [];
+    const write: WriteOptions = {
+      user: user.name,
+      subresource,
+      dryRun,
+      warnings,
+      fieldValidation: validation === 'Strict' || validation === 'Ignore' ? validation : ('Warn' as const),
+    };
+    const sendWritten = (code: number, obj: KubeObject): void => {
+      // Warnings travel in the standard Warning header (code 299), as kubectl prints them.
+      if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+      send(res, code, obj);
+    };
+    if (method === 'POST' && !name) return sendWritten(201, this.store.create(rt, namespace, parse() as KubeObject, write));
+    if (method === 'PUT' && name) return sendWritten(200, this.store.update(rt, namespace, name, parse() as KubeObject, write));
     if (method === 'PATCH' && name) {
       const type = patchTypeOf(req.headers['content-type'], rt);
-      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource, dryRun }));
+      return sendWritten(200, this.store.patch(rt, namespace, name, type, parse(), write));
     }
     if (method === 'DELETE' && name) {
       let precondition: string | undefined;
