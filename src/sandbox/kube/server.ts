@@ -3,7 +3,9 @@
  * bearer-token authentication and RBAC over an ObjectStore. Clients cannot tell it from a real
  * API server for the calls Glidepath makes (client-node, kubectl get/patch/watch).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -34,10 +36,20 @@ export interface KubeServerOptions {
   scheme?: 'https' | 'http';
 }
 
-const TLS_DIR = new URL('./tls/', import.meta.url);
+/** src/sandbox/kube/tls next to this module, or found from the repository root when running from dist/. */
+function tlsDirectory(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  if (existsSync(join(dir, 'tls'))) return join(dir, 'tls');
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    const candidate = join(dir, 'src', 'sandbox', 'kube', 'tls');
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error('sandbox TLS certificate (src/sandbox/kube/tls) not found');
+}
 
 export function sandboxCertificate(): { cert: string; key: string } {
-  return { cert: readFileSync(new URL('sandbox-cert.pem', TLS_DIR), 'utf8'), key: readFileSync(new URL('sandbox-key.pem', TLS_DIR), 'utf8') };
+  const dir = tlsDirectory();
+  return { cert: readFileSync(join(dir, 'sandbox-cert.pem'), 'utf8'), key: readFileSync(join(dir, 'sandbox-key.pem'), 'utf8') };
 }
 
 interface ResourcePath {
