@@ -79,4 +79,18 @@ describe('sample world', () => {
     expect((await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!.status.phase).toBe('Paused');
     expect(staging.metadata.annotations?.['hangar.io/release-id']).toBe('rel-1.29.0');
   });
+
+  it('a release with a PostSync hook pins prod-eu\'s sync Running while its canary is paused', async () => {
+    world.releaseCheckout('1.30.0', 'rel-1.30.0', { postSyncHook: true });
+    await clock.advance(15_000);
+    const { store } = world.clusters.prod;
+    const rollouts = store.registry.byKind('Rollout');
+    store.patch(rollouts, 'shop', 'checkout-staging', 'merge', { status: { promoteFull: true } }, { subresource: 'status' });
+    await clock.advance(30_000);
+    const eu = store.get(rollouts, 'shop', 'checkout-eu');
+    expect(eu.spec.template.spec.containers[0].image).toBe('registry.example.com/shop/checkout:1.30.0');
+    expect(eu.status.phase).toBe('Paused');
+    const app = store.get(store.registry.byKind('Application'), 'argocd', 'checkout-prod-eu');
+    expect(app.status.operationState).toMatchObject({ phase: 'Running', message: 'waiting for completion of hook batch/Job/checkout-prod-eu-postsync' });
+  });
 });
