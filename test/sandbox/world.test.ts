@@ -94,3 +94,27 @@ describe('sample world', () => {
     expect(app.status.operationState).toMatchObject({ phase: 'Running', message: 'waiting for completion of hook batch/Job/checkout-prod-eu-postsync' });
   });
 });
+
+describe('sample world config for Glidepath', () => {
+  it('parses with Glidepath\'s config schema, and every Rollouts stage selects at least one Rollout of the world', async () => {
+    const { parseConfigFile } = await import('../../src/config/file.js');
+    const { sampleWorldConfig } = await import('../../src/sandbox/kube/world-config.js');
+    const worldClock = new FakeClock();
+    const w = await startSampleWorld({ clock: worldClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+    try {
+      await worldClock.advance(30_000);
+      const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath: w.kubeconfigPath! }));
+      expect(config.pipelines.map((p) => p.name)).toEqual(['checkout', 'checkout-appset', 'ledger', 'checkout-kargo']);
+      for (const p of config.pipelines) {
+        for (const s of p.stages) {
+          if (!s.rollouts) continue;
+          const store = w.clusters[s.cluster as 'dev' | 'prod'].store;
+          const found = store.list(store.registry.byKind('Rollout'), s.rollouts.namespace, { labelSelector: s.rollouts.selector }).items;
+          expect(found.length, `${p.name}/${s.name}`).toBeGreaterThan(0);
+        }
+      }
+    } finally {
+      await w.stop();
+    }
+  });
+});
