@@ -135,6 +135,8 @@ export interface SupersededFact {
   releaseId: string;
   target: TargetRef;
   byReleaseId: string;
+  /** The observation of the target under the newer release. */
+  at: { generation?: number; resourceVersion?: string };
 }
 
 export type ClusterFact = RolloutFact | ApplicationFact;

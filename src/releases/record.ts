@@ -43,8 +43,10 @@ export interface TargetState {
   /** When the target was first seen in a non-Healthy phase, to judge the Degraded grace period. */
   phaseSince: number;
   lastHeardAt: number;
-  /** Set when the target moved on to another release. */
+  /** Set when the target moved on to another release, */
   supersededBy?: string;
+  /** …at this observation: anything not newer than it belongs to the past of this release. */
+  supersededAt?: { generation?: number; resourceVersion?: string };
 }
 
 export interface StageState {
@@ -53,6 +55,11 @@ export interface StageState {
   status: StageStatus;
   /** Keyed by targetKey(ref). */
   targets: Record<string, TargetState>;
+  /**
+   * Targets known to belong to this stage (heard recently) that have not reported this release
+   * yet. They keep the stage from looking done, and give the "3/5 Healthy" denominator.
+   */
+  pending: string[];
   /** The latch: all targets were Healthy at this release at least once. Never unset by Progressing. */
   healthyAt?: number;
   lastHeardAt?: number;
@@ -130,7 +137,13 @@ export type Effect =
       detail: ReplyDetail;
     }
   | { id: string; type: 'watchdog.arm'; dueAt: number }
-  | { id: string; type: 'release.supersede'; releaseId: string; target: TargetRef };
+  | {
+      id: string;
+      type: 'release.supersede';
+      releaseId: string;
+      target: TargetRef;
+      at: { generation?: number; resourceVersion?: string };
+    };
 
 export interface ReleaseRecord {
   schema: 1;

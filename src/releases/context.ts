@@ -1,0 +1,24 @@
+import type { PipelineConfig } from '../config/file.js';
+
+/** What the pure reducer needs to know beyond the record and the fact. */
+export interface ReduceContext {
+  pipeline: PipelineConfig;
+  /** The release the fact was routed to. */
+  releaseId: string;
+  /** Stage the fact was matched to (cluster facts only). */
+  stage?: string;
+  /** How the release id of a cluster fact was found. */
+  idSource?: 'annotation' | 'images';
+  /** Release the fact's target ran before this fact, from the target index (undefined when unknown). */
+  previousReleaseOfTarget?: string;
+  /** Targets known to belong to each stage (recently heard), from the target index. */
+  knownTargets?: Record<string, string[]>;
+  stallAfterMs: number;
+  /** Degraded or Unknown after the stage was healthy is reported only when it lasts this long. */
+  unhealthyGraceMs: number;
+  /** An Argo CD operation Running this long while its Rollout is paused is reported as hook-pinned. */
+  hookPinnedAfterMs: number;
+}
+
+export const MAX_EVENTS = 50;
+export const MAX_NOTICES = 500;

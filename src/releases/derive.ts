@@ -1,0 +1,156 @@
+/**
+ * Derived state: stage rows, the "ever healthy" latch, the release status, and the replies a
+ * person needs. Replies are keyed notices, so however often or in whatever order facts arrive,
+ * each condition is announced once.
+ */
+import type { TargetRef } from '../facts/fact.js';
+import { MAX_NOTICES, type ReduceContext } from './context.js';
+import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
+import { REPLIES_NEEDING_A_PERSON } from './record.js';
+
+export function activeTargets(stage: StageState): TargetState[] {
+  return Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
+}
+
+function stageStatus(stage: StageState): StageStatus {
+  const targets = activeTargets(stage);
+  if (targets.length === 0) return 'Waiting';
+  if (targets.some((t) => t.aborted)) return 'Aborted';
+  if (targets.some((t) => t.phase === 'Degraded')) return 'Degraded';
+  if (targets.some((t) => t.phase === 'Paused')) return 'Paused';
+  if (stage.pending.length === 0 && targets.every((t) => t.phase === 'Healthy')) return 'Healthy';
+  return 'Progressing';
+}
+
+/** Stall eligibility: the release is expected to make progress on its own. */
+export function expectsProgress(status: ReleaseStatus): boolean {
+  return status === 'Announced' || status === 'InProgress' || status === 'Paused';
+}
+
+function releaseStatus(record: ReleaseRecord): ReleaseStatus {
+  const all = record.stages.flatMap((s) => Object.values(s.targets));
+  if (record.stages.every((s) => s.healthyAt !== undefined)) return 'Complete';
+  if (all.length > 0 && all.every((t) => t.supersededBy !== undefined)) return 'Superseded';
+  const statuses = record.stages.map((s) => s.status);
+  if (statuses.includes('Aborted')) return 'Aborted';
+  if (statuses.includes('Degraded')) return 'Failed';
+  if (statuses.includes('Paused')) return 'Paused';
+  if (all.length === 0) return 'Announced';
+  return 'InProgress';
+}
+
+export class Notices {
+  readonly effects: Effect[] = [];
+  constructor(private readonly record: ReleaseRecord) {}
+
+  reply(key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): void {
+    if (this.record.notices.includes(key)) return;
+    this.record.notices.push(key);
+    if (this.record.notices.length > MAX_NOTICES) this.record.notices.splice(0, this.record.notices.length - MAX_NOTICES);
+    this.effects.push({
+      id: key,
+      type: 'thread.reply',
+      kind,
+      stage,
+      target,
+      needsPerson: REPLIES_NEEDING_A_PERSON.includes(kind),
+      detail,
+    });
+  }
+}
+
+function refKey(ref: TargetRef): string {
+  return `${ref.cluster}/${ref.namespace}/${ref.name}`;
+}
+
+function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext): void {
+  const where = refKey(t.ref);
+  const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
+  if (t.supersededBy !== undefined) return;
+  if (t.aborted) {
+    notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', base, stage.name, t.ref);
+  } else if (t.phase === 'Paused' && t.pause) {
+    notices.reply(
+      `paused:${where}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`,
+      'paused',
+      { ...base, message: t.pause.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
+      stage.name,
+      t.ref,
+    );
+  } else if (t.phase === 'Degraded' || t.phase === 'Unknown') {
+    // Before the stage was healthy a failure needs a person at once; afterwards a short blip
+    // (a pod restarting under autoscaling) is only reported if it lasts.
+    const lasting = stage.healthyAt === undefined ? t.phase === 'Degraded' : now - t.phaseSince >= ctx.unhealthyGraceMs;
+    if (lasting) notices.reply(`degraded:${where}:${t.podHash ?? ''}:${t.phaseSince}`, 'degraded', base, stage.name, t.ref);
+  }
+  if (t.analysis && (t.analysis.status === 'Failed' || t.analysis.status === 'Error')) {
+    notices.reply(
+      `analysis-failed:${where}:${t.analysis.name}`,
+      'analysis-failed',
+      { ...base, message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}` },
+      stage.name,
+      t.ref,
+    );
+  }
+  const sync = t.sync;
+  if (sync && (sync.phase === 'Failed' || sync.phase === 'Error')) {
+    notices.reply(
+      `sync-failed:${t.application ?? where}:${sync.finishedAt ?? sync.startedAt ?? ''}`,
+      'sync-failed',
+      { message: sync.message, revision: sync.revision, retryCount: sync.retryCount, finishedAt: sync.finishedAt },
+      stage.name,
+      t.ref,
+    );
+  }
+  if (sync && sync.phase === 'Running' && sync.startedAt) {
+    const runningFor = now - Date.parse(sync.startedAt);
+    const rolloutPaused = activeTargets(stage).some((o) => o.ref.kind === 'Rollout' && o.phase === 'Paused');
+    if (runningFor >= ctx.hookPinnedAfterMs && rolloutPaused && sync.runningHooks.length > 0) {
+      notices.reply(
+        `hook-pinned:${t.application ?? where}:${sync.startedAt}`,
+        'hook-pinned',
+        { message: `waiting on ${sync.runningHooks.join(', ')}`, revision: sync.revision },
+        stage.name,
+        t.ref,
+      );
+    }
+  }
+}
+
+/** Recomputes everything derived and returns the replies that became due. */
+export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext): Effect[] {
+  const notices = new Notices(record);
+  for (const stage of record.stages) {
+    const known = ctx.knownTargets?.[stage.name];
+    const present = new Set(Object.keys(stage.targets));
+    stage.pending = (known ?? stage.pending).filter((k) => !present.has(k)).sort();
+    stage.status = stageStatus(stage);
+    if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
+      stage.healthyAt = now;
+      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', {}, stage.name);
+    }
+    for (const t of Object.values(stage.targets)) targetNotices(notices, stage, t, now, ctx);
+  }
+  record.status = releaseStatus(record);
+  if (record.status === 'Complete' || record.status === 'Superseded') {
+    record.finishedAt ??= now;
+    if (record.status === 'Complete') notices.reply('release-complete', 'release-complete', {});
+  } else {
+    delete record.finishedAt;
+  }
+  if (record.stall) markStalled(record);
+  return notices.effects;
+}
+
+/** The stages that were expected to move show Stalled; the first stage does when nothing started yet. */
+function markStalled(record: ReleaseRecord): void {
+  let marked = false;
+  for (const stage of record.stages) {
+    if (stage.healthyAt === undefined && (stage.status === 'Progressing' || stage.status === 'Paused')) {
+      stage.status = 'Stalled';
+      marked = true;
+    }
+  }
+  const first = record.stages[0];
+  if (!marked && first && first.status === 'Waiting') first.status = 'Stalled';
+}

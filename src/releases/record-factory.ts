@@ -1,0 +1,38 @@
+import type { PipelineConfig } from '../config/file.js';
+import type { ReleaseRecord, StageState } from './record.js';
+
+export function emptyStage(name: string, cluster: string): StageState {
+  return { name, cluster, status: 'Waiting', targets: {}, pending: [] };
+}
+
+export function newRecord(
+  pipeline: PipelineConfig,
+  releaseId: string,
+  idSource: ReleaseRecord['idSource'],
+  images: string[],
+  now: number,
+): ReleaseRecord {
+  return {
+    schema: 1,
+    version: 0,
+    pipeline: pipeline.name,
+    releaseId,
+    idSource,
+    images: [...images].sort(),
+    createdAt: now,
+    updatedAt: now,
+    lastHeardAt: now,
+    status: 'Announced',
+    stages: pipeline.stages.map((s) => emptyStage(s.name, s.cluster)),
+    notices: [],
+    events: [],
+    counters: { facts: 0, stale: 0, duplicate: 0, outOfOrder: 0 },
+    outbox: [],
+  };
+}
+
+/** Stages follow the config: new stages appear as Waiting, removed ones disappear. */
+export function alignStages(record: ReleaseRecord, pipeline: PipelineConfig): void {
+  const byName = new Map(record.stages.map((s) => [s.name, s]));
+  record.stages = pipeline.stages.map((s) => byName.get(s.name) ?? emptyStage(s.name, s.cluster));
+}

@@ -1,0 +1,374 @@
+/**
+ * The reducer: reduce(record, fact) → { record, effects }. Pure: time comes from the fact, and
+ * everything else it needs from the context. It is right whatever the delivery does: stale
+ * facts change nothing, older facts are ignored, repeated ones only refresh "last heard".
+ */
+import type {
+  ApplicationFact,
+  Fact,
+  ReleaseAnnouncedFact,
+  RolloutFact,
+  SupersededFact,
+  TargetRef,
+  WatchdogFact,
+} from '../facts/fact.js';
+import { targetKey } from '../facts/fact.js';
+import { MAX_EVENTS, type ReduceContext } from './context.js';
+import { evaluate, expectsProgress } from './derive.js';
+import { imageDrift, withNewRepositories } from './images.js';
+import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState } from './record.js';
+import { alignStages, newRecord } from './record-factory.js';
+import { compareObservations } from './versions.js';
+
+export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
+
+export interface Reduction {
+  /** The next record, or undefined when the fact changes nothing. */
+  record?: ReleaseRecord;
+  effects: Effect[];
+  outcome: ReduceOutcome;
+  /** Why a fact was ignored, for logs. */
+  reason?: string;
+}
+
+const unchanged = (outcome: ReduceOutcome, reason?: string): Reduction => ({ effects: [], outcome, reason });
+
+export function reduce(current: ReleaseRecord | undefined, fact: Fact, ctx: ReduceContext): Reduction {
+  switch (fact.kind) {
+    case 'rollout':
+      return reduceRollout(current, fact, ctx);
+    case 'application':
+      return reduceApplication(current, fact, ctx);
+    case 'release':
+      return reduceAnnouncement(current, fact, ctx);
+    case 'watchdog':
+      return reduceWatchdog(current, fact, ctx);
+    case 'superseded':
+      return reduceSuperseded(current, fact, ctx);
+  }
+}
+
+function addEvent(record: ReleaseRecord, at: number, kind: ReleaseEventKind, detail: string, target?: string): void {
+  record.events.push({ at, kind, detail, target });
+  if (record.events.length > MAX_EVENTS) record.events.splice(0, record.events.length - MAX_EVENTS);
+}
+
+function findStage(record: ReleaseRecord, name: string | undefined): StageState | undefined {
+  return record.stages.find((s) => s.name === name);
+}
+
+/** Marks the record as heard from at `now`, clearing a stall alert with a "heard again" reply. */
+function hear(record: ReleaseRecord, now: number, effects: Effect[]): void {
+  record.lastHeardAt = Math.max(record.lastHeardAt, now);
+  if (record.stall) {
+    const { alertedAt, silentSince } = record.stall;
+    delete record.stall;
+    addEvent(record, now, 'heard-again', `heard again after ${Math.round((now - silentSince) / 60_000)} min`);
+    const key = `heard-again:${alertedAt}`;
+    if (!record.notices.includes(key)) {
+      record.notices.push(key);
+      effects.push({ id: key, type: 'thread.reply', kind: 'heard-again', needsPerson: false, detail: { silentSince } });
+    }
+  }
+}
+
+/** Common tail: derive, collect replies, render, (re)arm the watchdog when progress is expected again. */
+function finish(
+  before: ReleaseRecord | undefined,
+  record: ReleaseRecord,
+  now: number,
+  ctx: ReduceContext,
+  outcome: ReduceOutcome,
+  extra: Effect[] = [],
+): Reduction {
+  const replies = evaluate(record, now, ctx);
+  record.updatedAt = Math.max(record.updatedAt, now);
+  const effects: Effect[] = [...extra, ...replies, { id: 'render', type: 'thread.render' }];
+  const wasExpecting = before !== undefined && expectsProgress(before.status) && before.stall === undefined;
+  if (expectsProgress(record.status) && record.stall === undefined && !wasExpecting) {
+    effects.push({ id: `watchdog:${record.lastHeardAt}`, type: 'watchdog.arm', dueAt: record.lastHeardAt + ctx.stallAfterMs });
+  }
+  return { record, effects, outcome };
+}
+
+function openRecord(
+  current: ReleaseRecord | undefined,
+  ctx: ReduceContext,
+  releaseId: string,
+  idSource: ReleaseRecord['idSource'],
+  images: string[],
+  now: number,
+): ReleaseRecord {
+  if (!current) return newRecord(ctx.pipeline, releaseId, idSource, images, now);
+  const record = structuredClone(current);
+  alignStages(record, ctx.pipeline);
+  return record;
+}
+
+function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ctx: ReduceContext): Reduction {
+  const obs = fact.rollout;
+  // Rule A: before the controller observed this generation, phase and pod hash describe the past.
+  if (!obs.observed) return unchanged('stale', `observedGeneration behind generation ${obs.generation}`);
+  const now = fact.receivedAt;
+  const record = openRecord(current, ctx, ctx.releaseId, ctx.idSource ?? 'images', obs.images, now);
+  const stage = findStage(record, ctx.stage);
+  if (!stage) return unchanged('ignored', `stage ${ctx.stage ?? '(none)'} is not in pipeline ${ctx.pipeline.name}`);
+  const key = targetKey(fact.target);
+  const prev = stage.targets[key];
+  const sameObject = prev !== undefined && (prev.uid === undefined || prev.uid === obs.uid);
+  const order = prev && sameObject ? compareObservations(obs, prev) : 1;
+  const effects: Effect[] = [];
+  if (prev?.supersededAt && sameObject && compareObservations(obs, prev.supersededAt) <= 0) {
+    return unchanged('out-of-order', `target moved on to release ${prev.supersededBy ?? '?'} after this observation`);
+  }
+
+  if (order < 0) return unchanged('out-of-order', `generation ${obs.generation} rv ${obs.resourceVersion} is older than what was seen`);
+  record.counters.facts += 1;
+  if (order === 0 && prev) {
+    // Heartbeat or repeated delivery: the same state again. Level-triggered: only "last heard" moves.
+    record.counters.duplicate += 1;
+    prev.lastHeardAt = Math.max(prev.lastHeardAt, now);
+    stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+    hear(record, now, effects);
+    return finish(current, record, now, ctx, 'heartbeat', effects);
+  }
+
+  const next: TargetState = {
+    ref: fact.target,
+    uid: obs.uid,
+    generation: obs.generation,
+    resourceVersion: obs.resourceVersion,
+    podHash: obs.podHash,
+    images: obs.images,
+    phase: obs.phase,
+    message: obs.message,
+    pause: obs.pause,
+    aborted: obs.aborted,
+    step: obs.step,
+    weight: obs.weight,
+    replicas: obs.replicas,
+    restartedAt: obs.restartedAt,
+    analysis: obs.analysis,
+    application: obs.managedBy ?? prev?.application,
+    sync: prev?.sync,
+    phaseSince: prev && prev.phase === obs.phase && sameObject ? prev.phaseSince : now,
+    lastHeardAt: now,
+  };
+
+  if (prev && sameObject) describeChange(record, prev, next, now, key);
+  else if (!current) addEvent(record, now, 'created', `first seen on ${key}`, key);
+
+  // Drift: the release id says one thing, the pod template runs another image (a manual patch,
+  // an `undo` that selfHeal will revert). With no release id the images are the identity.
+  if (record.idSource !== 'images') {
+    const drift = imageDrift(record.images, obs.images);
+    const driftKey = `drift:${key}:${obs.images.join(',')}`;
+    if (drift.length > 0 && !record.notices.includes(driftKey)) {
+      record.notices.push(driftKey);
+      const text = drift.map((d) => `${d.observed} instead of ${d.expected}`).join('; ');
+      addEvent(record, now, 'drift', text, key);
+      effects.push({
+        id: driftKey,
+        type: 'thread.reply',
+        kind: 'drift',
+        stage: stage.name,
+        target: fact.target,
+        needsPerson: true,
+        detail: { message: text, images: obs.images, expectedImages: drift.map((d) => d.expected), generation: obs.generation },
+      });
+    }
+  }
+  record.images = withNewRepositories(record.images, obs.images);
+
+  stage.targets[key] = next;
+  stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+  hear(record, now, effects);
+  if (ctx.previousReleaseOfTarget !== undefined && ctx.previousReleaseOfTarget !== record.releaseId) {
+    effects.push({ id: `supersede:${key}:${ctx.previousReleaseOfTarget}`, type: 'release.supersede', releaseId: ctx.previousReleaseOfTarget, target: fact.target, at: { generation: obs.generation, resourceVersion: obs.resourceVersion } });
+  }
+  return finish(current, record, now, ctx, 'applied', effects);
+}
+
+/** Rule B: a new pod hash under the same release id is not a new release; say what it was. */
+function describeChange(record: ReleaseRecord, prev: TargetState, next: TargetState, now: number, key: string): void {
+  if (prev.podHash !== next.podHash && prev.podHash !== undefined && next.podHash !== undefined) {
+    if (prev.images.join(',') === next.images.join(',')) {
+      addEvent(record, now, 'template-change', `pod template changed (${prev.podHash} → ${next.podHash}) with the same images`, key);
+    }
+    return;
+  }
+  if (prev.generation === next.generation) return;
+  if (next.restartedAt !== prev.restartedAt || next.message === 'rollout is restarting') {
+    addEvent(record, now, 'restart', 'pods restarted', key);
+  } else if (next.replicas?.desired !== prev.replicas?.desired) {
+    addEvent(record, now, 'scale', `scaled from ${prev.replicas?.desired ?? '?'} to ${next.replicas?.desired ?? '?'} replicas`, key);
+  }
+}
+
+function applicationPhase(fact: ApplicationFact): { phase: TargetState['phase']; message: string } {
+  const app = fact.application;
+  const health = app.health?.status;
+  if (app.operation && (app.operation.phase === 'Failed' || app.operation.phase === 'Error')) {
+    return { phase: 'Degraded', message: app.operation.message ?? `sync ${app.operation.phase}` };
+  }
+  if (health === 'Degraded' || health === 'Missing') return { phase: 'Degraded', message: app.health?.message ?? health };
+  if (health === 'Suspended') return { phase: 'Paused', message: app.health?.message ?? 'suspended' };
+  if (health === 'Healthy' && app.syncStatus === 'Synced') return { phase: 'Healthy', message: '' };
+  if (health === 'Unknown') return { phase: 'Unknown', message: app.health?.message ?? 'health unknown' };
+  return { phase: 'Progressing', message: app.health?.message ?? `sync ${app.syncStatus ?? 'Unknown'}` };
+}
+
+function reduceApplication(current: ReleaseRecord | undefined, fact: ApplicationFact, ctx: ReduceContext): Reduction {
+  const app = fact.application;
+  const now = fact.receivedAt;
+  const sync = app.operation
+    ? {
+        phase: app.operation.phase,
+        message: app.operation.message,
+        revision: app.operation.revision,
+        startedAt: app.operation.startedAt,
+        finishedAt: app.operation.finishedAt,
+        retryCount: app.operation.retryCount,
+        runningHooks: app.operation.runningHooks,
+      }
+    : undefined;
+  const stageConfig = ctx.pipeline.stages.find((s) => s.name === ctx.stage);
+  if (!stageConfig) return unchanged('ignored', `stage ${ctx.stage ?? '(none)'} is not in pipeline ${ctx.pipeline.name}`);
+  const record = openRecord(current, ctx, ctx.releaseId, ctx.idSource ?? 'images', [], now);
+  const stage = findStage(record, ctx.stage) as StageState;
+  const effects: Effect[] = [];
+
+  if (stageConfig.rollouts) {
+    // A Rollout stage: the Application only tells how its sync went (failures, hook-pinned syncs).
+    const managed = Object.values(stage.targets).filter((t) => t.application === fact.target.name);
+    if (managed.length === 0) return unchanged('ignored', `no target of ${stage.name} is managed by ${fact.target.name}`);
+    const newer = managed.some((t) => t.sync === undefined || compareSync(sync, t.sync) > 0 || sync === undefined);
+    if (!newer) {
+      hear(record, now, effects);
+      return finish(current, record, now, ctx, 'heartbeat', effects);
+    }
+    for (const t of managed) t.sync = sync;
+    record.counters.facts += 1;
+    hear(record, now, effects);
+    return finish(current, record, now, ctx, 'applied', effects);
+  }
+
+  const key = targetKey(fact.target);
+  const prev = stage.targets[key];
+  const order = prev ? compareObservations(app, prev) : 1;
+  if (prev?.supersededAt && compareObservations(app, prev.supersededAt) <= 0) {
+    return unchanged('out-of-order', `target moved on to release ${prev.supersededBy ?? '?'} after this observation`);
+  }
+  if (order < 0) return unchanged('out-of-order', `resourceVersion ${app.resourceVersion ?? '?'} is older than what was seen`);
+  record.counters.facts += 1;
+  if (order === 0 && prev) {
+    record.counters.duplicate += 1;
+    prev.lastHeardAt = Math.max(prev.lastHeardAt, now);
+    stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+    hear(record, now, effects);
+    return finish(current, record, now, ctx, 'heartbeat', effects);
+  }
+  const { phase, message } = applicationPhase(fact);
+  stage.targets[key] = {
+    ref: fact.target,
+    uid: app.uid,
+    generation: app.generation,
+    resourceVersion: app.resourceVersion,
+    images: prev?.images ?? [],
+    phase,
+    message,
+    aborted: false,
+    application: fact.target.name,
+    sync,
+    phaseSince: prev && prev.phase === phase ? prev.phaseSince : now,
+    lastHeardAt: now,
+  };
+  stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+  hear(record, now, effects);
+  if (ctx.previousReleaseOfTarget !== undefined && ctx.previousReleaseOfTarget !== record.releaseId) {
+    effects.push({ id: `supersede:${key}:${ctx.previousReleaseOfTarget}`, type: 'release.supersede', releaseId: ctx.previousReleaseOfTarget, target: fact.target, at: { generation: app.generation, resourceVersion: app.resourceVersion } });
+  }
+  return finish(current, record, now, ctx, 'applied', effects);
+}
+
+/** Operations are ordered by start time; the same operation by its progress to a final phase. */
+function compareSync(next: TargetState['sync'], prev: NonNullable<TargetState['sync']>): number {
+  if (!next) return -1;
+  const byStart = Date.parse(next.startedAt ?? '') - Date.parse(prev.startedAt ?? '');
+  if (!Number.isNaN(byStart) && byStart !== 0) return byStart;
+  if (next.phase !== prev.phase) return next.phase === 'Running' ? -1 : 1;
+  return (next.retryCount ?? 0) - (prev.retryCount ?? 0) || (next.finishedAt ?? '').localeCompare(prev.finishedAt ?? '');
+}
+
+function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnnouncedFact, ctx: ReduceContext): Reduction {
+  const now = fact.receivedAt;
+  const record = openRecord(current, ctx, fact.releaseId, 'announcement', fact.images, now);
+  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author]);
+  // CI is the authority on what the release should run.
+  if (fact.images.length > 0) record.images = [...fact.images].sort();
+  if (record.idSource === 'images') record.idSource = 'announcement';
+  record.commit = fact.commit ?? record.commit;
+  record.pullRequestUrl = fact.pullRequestUrl ?? record.pullRequestUrl;
+  record.author = fact.author ?? record.author;
+  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author]);
+  if (current && before === after) return unchanged('ignored', 'release already announced with the same details');
+  return finish(current, record, now, ctx, 'applied');
+}
+
+function reduceWatchdog(current: ReleaseRecord | undefined, fact: WatchdogFact, ctx: ReduceContext): Reduction {
+  if (!current) return unchanged('ignored', 'release no longer exists');
+  if (!expectsProgress(current.status)) return unchanged('ignored', `release is ${current.status}`);
+  if (current.stall) return unchanged('ignored', 'stall already reported');
+  if (current.lastHeardAt > fact.silentSince) return unchanged('ignored', 'heard from since the watchdog was armed');
+  if (fact.receivedAt - current.lastHeardAt < ctx.stallAfterMs) return unchanged('ignored', 'not silent long enough');
+  const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
+  record.stall = { alertedAt: fact.receivedAt, silentSince: current.lastHeardAt };
+  addEvent(record, fact.receivedAt, 'stall', `nothing heard for ${Math.round((fact.receivedAt - current.lastHeardAt) / 60_000)} min`);
+  const key = `stall:${current.lastHeardAt}`;
+  const effects: Effect[] = [];
+  if (!record.notices.includes(key)) {
+    record.notices.push(key);
+    const quiet = quietestTarget(record);
+    effects.push({
+      id: key,
+      type: 'thread.reply',
+      kind: 'stall',
+      stage: quiet?.stage,
+      target: quiet?.ref,
+      needsPerson: true,
+      detail: { silentSince: current.lastHeardAt },
+    });
+  }
+  const replies = evaluate(record, fact.receivedAt, ctx);
+  record.updatedAt = Math.max(record.updatedAt, fact.receivedAt);
+  return { record, effects: [...effects, ...replies, { id: 'render', type: 'thread.render' }], outcome: 'applied' };
+}
+
+/** The target (still in progress) heard from least recently: the most likely victim of a lost notification. */
+function quietestTarget(record: ReleaseRecord): { stage: string; ref: TargetRef } | undefined {
+  let best: { stage: string; ref: TargetRef; at: number } | undefined;
+  for (const stage of record.stages) {
+    if (stage.healthyAt !== undefined) continue;
+    for (const t of Object.values(stage.targets)) {
+      if (t.supersededBy === undefined && (!best || t.lastHeardAt < best.at)) best = { stage: stage.name, ref: t.ref, at: t.lastHeardAt };
+    }
+  }
+  return best;
+}
+
+function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFact, ctx: ReduceContext): Reduction {
+  if (!current) return unchanged('ignored', 'release no longer exists');
+  const key = targetKey(fact.target);
+  const stage = current.stages.find((s) => s.targets[key] !== undefined);
+  if (!stage) return unchanged('ignored', `target ${key} is not part of this release`);
+  const existing = stage.targets[key] as TargetState;
+  if (existing.supersededBy === fact.byReleaseId) return unchanged('ignored', 'already superseded');
+  // The target came back to this release after the newer one took it: the newer observation wins.
+  if (existing.uid !== undefined && compareObservations(existing, fact.at) > 0) return unchanged('out-of-order', 'target is newer here');
+  const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
+  const target = findStage(record, stage.name)?.targets[key] as TargetState;
+  target.supersededBy = fact.byReleaseId;
+  target.supersededAt = fact.at;
+  addEvent(record, fact.receivedAt, 'superseded', `moved on to release ${fact.byReleaseId}`, key);
+  return finish(current, record, fact.receivedAt, ctx, 'applied');
+}

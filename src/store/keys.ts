@@ -1,0 +1,31 @@
+/**
+ * Every Redis key Glidepath uses is built here. All keys share one hash tag (the prefix, e.g.
+ * `{glidepath}`), so multi-key scripts and BullMQ work unchanged on Redis Cluster.
+ */
+
+/** Release ids and pipeline names can hold `:` or spaces; keys stay unambiguous. */
+function part(value: string): string {
+  return encodeURIComponent(value);
+}
+
+export interface Keys {
+  readonly prefix: string;
+  /** Hash: `v` (version), `data` (record JSON), `outbox` (undispatched effects JSON). */
+  release(pipeline: string, releaseId: string): string;
+  /** Sorted set of release ids of a pipeline, scored by last update time (ms). */
+  releaseIndex(pipeline: string): string;
+  /** Hash: target key → release id the target currently runs, per pipeline. */
+  targetReleases(pipeline: string): string;
+  /** Hash: `cluster/namespace/app` → JSON list of {pipeline, stage, releaseId} whose targets that Application manages. */
+  applicationTargets(): string;
+}
+
+export function createKeys(prefix: string): Keys {
+  return {
+    prefix,
+    release: (pipeline, releaseId) => `${prefix}:release:${part(pipeline)}:${part(releaseId)}`,
+    releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
+    targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
+    applicationTargets: () => `${prefix}:application-targets`,
+  };
+}
