@@ -45,11 +45,11 @@ export function releaseFields(record: ReleaseRecord): string {
 export function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
   const targets = sortedTargets(stage);
   const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
-  for (const part of [stepText(targets), weightText(targets), countsText(targets)]) if (part) head.push(part);
+  for (const part of [stepText(targets), weightText(targets), countsText(targets, stage.pending ?? [])]) if (part) head.push(part);
   const lines = [head.join(' · ')];
 
   const tail: string[] = [];
-  if (targets.length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);
+  if (targets.length === 0 && (stage.pending ?? []).length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);
   if (stage.lastHeardAt !== undefined) tail.push(`last heard ${slackDate(stage.lastHeardAt)}`);
   if (stage.healthyAt !== undefined && stage.status !== 'Healthy') tail.push('was healthy for this release');
   if (tail.length > 0) lines.push(tail.join(' · '));

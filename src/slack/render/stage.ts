@@ -44,21 +44,26 @@ export function weightText(targets: readonly TargetState[]): string | undefined 
 
 const PHASE_ORDER: RolloutPhase[] = ['Healthy', 'Progressing', 'Paused', 'Degraded', 'Unknown'];
 
-/** "3/5 Healthy · 1 Paused · 1 Degraded", only when a stage has several targets. */
-export function countsText(targets: readonly TargetState[]): string | undefined {
-  if (targets.length < 2) return undefined;
+/**
+ * "3/5 Healthy · 1 Paused · 1 not started", only when a stage has several targets. Pending
+ * targets (known to the stage, not yet at this release) count in the denominator.
+ */
+export function countsText(targets: readonly TargetState[], pending: readonly string[] = []): string | undefined {
+  const total = targets.length + pending.length;
+  if (total < 2) return undefined;
   const byPhase = new Map<string, number>();
   let aborted = 0;
   for (const t of targets) {
     if (t.aborted) aborted += 1;
     else byPhase.set(t.phase, (byPhase.get(t.phase) ?? 0) + 1);
   }
-  const parts = [`${byPhase.get('Healthy') ?? 0}/${targets.length} Healthy`];
+  const parts = [`${byPhase.get('Healthy') ?? 0}/${total} Healthy`];
   for (const phase of PHASE_ORDER.slice(1)) {
     const n = byPhase.get(phase);
     if (n) parts.push(`${n} ${phase}`);
   }
   if (aborted) parts.push(`${aborted} Aborted`);
+  if (pending.length > 0) parts.push(`${pending.length} not started`);
   return parts.join(' · ');
 }
 

@@ -73,6 +73,14 @@ describe('renderParent', () => {
     expect(text.split('\n')[0]).toBe(':double_vertical_bar: *prod* — Paused · steps 2–4/4 · 3/5 Healthy · 1 Progressing · 1 Paused');
   });
 
+  it('counts targets that have not started this release in the denominator', () => {
+    const text = stageText(
+      renderParent(record({ stages: [stage('prod', 'Progressing', [target('a', { phase: 'Healthy' }), target('b')], { pending: ['prod/shop/c', 'prod/shop/d'] })] }), pipeline).blocks,
+      'prod',
+    );
+    expect(text.split('\n')[0]).toContain('1/4 Healthy · 1 Progressing · 2 not started');
+  });
+
   it('says a stage was healthy for this release once the latch is set, even while Progressing again', () => {
     const text = stageText(
       renderParent(record({ stages: [stage('prod', 'Progressing', [target('checkout')], { healthyAt: T0 })] }), pipeline).blocks,

@@ -42,6 +42,7 @@ export function stage(name: string, status: StageState['status'], targets: Targe
     cluster: 'prod',
     status,
     targets: Object.fromEntries(targets.map((t) => [targetKey(t.ref), t])),
+    pending: [],
     ...(targets.length > 0 ? { lastHeardAt: T0 + 60_000 } : {}),
     ...extra,
   };
