@@ -18,6 +18,14 @@ export interface Keys {
   targetReleases(pipeline: string): string;
   /** Hash: `cluster/namespace/app` → JSON list of {pipeline, stage, releaseId} whose targets that Application manages. */
   applicationTargets(): string;
+  /** Hash of the Slack thread of a release: `channel`, `ts`, `rendered` (digest of the parent last sent), `version`. */
+  slackThread(pipeline: string, releaseId: string): string;
+  /** String lock held while a worker posts the parent message of a thread (exactly one parent). */
+  slackThreadLock(pipeline: string, releaseId: string): string;
+  /** Set of thread.reply effect ids already posted in the thread. */
+  slackReplies(pipeline: string, releaseId: string): string;
+  /** Hash of a Slack rate budget (token bucket): `tokens`, `at`, `blockedUntil`. */
+  slackBudget(name: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -27,5 +35,9 @@ export function createKeys(prefix: string): Keys {
     releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
     applicationTargets: () => `${prefix}:application-targets`,
+    slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${part(pipeline)}:${part(releaseId)}`,
+    slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
+    slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,
+    slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
   };
 }

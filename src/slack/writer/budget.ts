@@ -1,0 +1,75 @@
+/**
+ * Slack rate budgets shared by every replica: token buckets in Redis, refilled continuously.
+ * `take` either spends a token or says how long to wait; a 429 blocks a bucket until its
+ * Retry-After has passed, so every worker backs off, not just the one that was told.
+ */
+import type { Redis } from 'ioredis';
+import type { Keys } from '../../store/keys.js';
+
+export interface BudgetSpec {
+  /** Calls allowed at once after a quiet period. */
+  burst: number;
+  /** Sustained calls per minute. */
+  perMinute: number;
+}
+
+/*
+ * KEYS[1] bucket hash
+ * ARGV[1] now (ms), ARGV[2] burst, ARGV[3] tokens per ms, ARGV[4] tokens to keep back (reserve)
+ * Output: 0 when a token was taken, otherwise the ms to wait.
+ */
+const TAKE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local rate = tonumber(ARGV[3])
+local reserve = tonumber(ARGV[4])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'blockedUntil')
+local blocked = tonumber(state[3] or '0')
+if blocked > now then return blocked - now end
+local tokens = tonumber(state[1] or tostring(burst))
+local at = tonumber(state[2] or ARGV[1])
+if now > at then tokens = math.min(burst, tokens + (now - at) * rate) end
+local wait = 0
+if tokens < 1 + reserve then
+  wait = math.ceil((1 + reserve - tokens) / rate)
+else
+  tokens = tokens - 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(math.max(now, at)))
+redis.call('PEXPIRE', KEYS[1], 3600000)
+return wait
+`;
+
+type RedisWithTake = Redis & { glidepathSlackTake(key: string, ...args: string[]): Promise<number> };
+
+export class SlackBudgets {
+  private readonly redis: RedisWithTake;
+
+  constructor(
+    redis: Redis,
+    private readonly keys: Keys,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (!('glidepathSlackTake' in redis)) redis.defineCommand('glidepathSlackTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    this.redis = redis as RedisWithTake;
+  }
+
+  /** 0 when a call may go now (and its token is spent), otherwise the ms to wait. */
+  async take(name: string, spec: BudgetSpec, options: { reserve?: number } = {}): Promise<number> {
+    return this.redis.glidepathSlackTake(
+      this.keys.slackBudget(name),
+      String(this.now()),
+      String(spec.burst),
+      String(spec.perMinute / 60_000),
+      String(options.reserve ?? 0),
+    );
+  }
+
+  /** After a 429: nobody spends from this bucket until Slack's Retry-After has passed. */
+  async block(name: string, ms: number): Promise<void> {
+    const key = this.keys.slackBudget(name);
+    const until = this.now() + ms;
+    const current = Number((await this.redis.hget(key, 'blockedUntil')) ?? 0);
+    if (until > current) await this.redis.hset(key, 'blockedUntil', String(until), 'tokens', '1', 'at', String(until));
+  }
+}

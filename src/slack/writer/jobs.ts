@@ -1,0 +1,42 @@
+/** The "slack" queue's jobs: what they carry, how they are named, in which order they run. */
+import { createHash } from 'node:crypto';
+import { REPLIES_NEEDING_A_PERSON } from '../../releases/record.js';
+import type { ThreadReplyEffect } from '../render/types.js';
+
+export const SLACK_QUEUE = 'slack';
+
+/** Re-render the parent from the latest stored record (so whatever runs last sends the latest state). */
+export interface ParentJob {
+  type: 'parent';
+  pipeline: string;
+  releaseId: string;
+}
+
+export interface ReplyJob {
+  type: 'reply';
+  pipeline: string;
+  releaseId: string;
+  effect: ThreadReplyEffect;
+}
+
+export type SlackJob = ParentJob | ReplyJob;
+
+/** BullMQ priorities: lower runs first. */
+export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3 } as const;
+
+export function needsPerson(effect: ThreadReplyEffect): boolean {
+  return effect.needsPerson || REPLIES_NEEDING_A_PERSON.includes(effect.kind);
+}
+
+/** BullMQ ids may not contain ':' nor be all digits; a digest is neither. */
+function digest(...parts: string[]): string {
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+}
+
+export function replyJobId(pipeline: string, releaseId: string, effectId: string): string {
+  return `reply-${digest(pipeline, releaseId, effectId)}`;
+}
+
+export function parentDeduplicationId(pipeline: string, releaseId: string): string {
+  return `parent-${digest(pipeline, releaseId)}`;
+}

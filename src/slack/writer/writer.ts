@@ -1,0 +1,226 @@
+/**
+ * The writer: consumes the "slack" queue and keeps each release's thread true to its record.
+ * Parent first and exactly once (a Redis lock around chat.postMessage, the ts saved before the
+ * lock is released), parent edits only when the render changed, replies once per effect id,
+ * every call inside a shared Slack budget, and a job that must wait is moved to BullMQ's delayed
+ * set instead of holding a worker.
+ */
+import { createHash } from 'node:crypto';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PipelineConfig } from '../../config/file.js';
+import type { ReleaseReader } from '../../releases/ports.js';
+import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/record.js';
+import type { Keys } from '../../store/keys.js';
+import type { RenderedMessage } from '../render/blocks.js';
+import { renderParent } from '../render/parent.js';
+import { renderReply } from '../render/reply.js';
+import type { ThreadReplyEffect } from '../render/types.js';
+import { SlackBudgets, type BudgetSpec } from './budget.js';
+import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
+import type { SlackWriterMetrics } from './metrics.js';
+import { classifySlackError } from './slack-errors.js';
+import { ThreadStore, type ThreadRef } from './threads.js';
+
+export interface WriterBudgets {
+  /** chat.postMessage per channel (Slack: about 1/s, short bursts allowed). */
+  postPerChannel: BudgetSpec;
+  /** chat.update across the workspace (Slack Tier 3: 50+/min). */
+  update: BudgetSpec;
+}
+
+export const DEFAULT_BUDGETS: WriterBudgets = {
+  postPerChannel: { burst: 3, perMinute: 60 },
+  update: { burst: 10, perMinute: 50 },
+};
+
+export interface SlackWriterOptions {
+  /** BullMQ worker connection (maxRetriesPerRequest: null). */
+  connection: Redis;
+  /** For thread state and budgets; may be the same connection. */
+  redis: Redis;
+  keys: Keys;
+  client: WebClient;
+  releases: ReleaseReader;
+  pipeline(name: string): PipelineConfig | undefined;
+  logger: Logger;
+  metrics: SlackWriterMetrics;
+  finishedTtlMs: number;
+  budgets?: WriterBudgets;
+  concurrency?: number;
+  /** Clock of the budgets (tests). */
+  now?: () => number;
+}
+
+/** How long a worker may hold the parent lock: one chat.postMessage and a Redis write. */
+const PARENT_LOCK_MS = 15_000;
+const LOCK_BUSY_RETRY_MS = 200;
+
+interface JobContext {
+  job: Job<SlackJob>;
+  token: string | undefined;
+  record: ReleaseRecord;
+}
+
+export function messageDigest(message: RenderedMessage): string {
+  return createHash('sha256').update(JSON.stringify(message)).digest('base64url');
+}
+
+export class SlackWriter {
+  private readonly threads: ThreadStore;
+  private readonly budgets: SlackBudgets;
+  private readonly spec: WriterBudgets;
+  private readonly log: Logger;
+  private worker: Worker<SlackJob> | undefined;
+
+  constructor(private readonly options: SlackWriterOptions) {
+    this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs);
+    this.budgets = new SlackBudgets(options.redis, options.keys, options.now);
+    this.spec = options.budgets ?? DEFAULT_BUDGETS;
+    this.log = options.logger.child({ component: 'slack-writer' });
+  }
+
+  start(): Worker<SlackJob> {
+    const worker = new Worker<SlackJob>(SLACK_QUEUE, (job, token) => this.process(job, token), {
+      connection: this.options.connection,
+      prefix: this.options.keys.prefix,
+      concurrency: this.options.concurrency ?? 8,
+    });
+    worker.on('failed', (job, err) => {
+      if (err instanceof DelayedError || err.name === 'DelayedError') return;
+      const final = err instanceof UnrecoverableError || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1));
+      const fields = { jobId: job?.id, job: job?.data.type, pipeline: job?.data.pipeline, release: job?.data.releaseId, attempts: job?.attemptsMade, err: err.message };
+      if (final) this.log.error(fields, 'Slack job gave up');
+      else this.log.warn(fields, 'Slack job failed; BullMQ retries it with backoff');
+    });
+    worker.on('error', (err) => this.log.error({ err: err.message }, 'Slack writer worker error'));
+    this.worker = worker;
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+  }
+
+  async process(job: Job<SlackJob>, token: string | undefined): Promise<void> {
+    const { pipeline: pipelineName, releaseId } = job.data;
+    const record = await this.options.releases.get(pipelineName, releaseId);
+    if (!record) {
+      this.log.warn({ pipeline: pipelineName, release: releaseId, job: job.data.type }, 'release record is gone (expired?); nothing to send');
+      return;
+    }
+    const pipeline = this.options.pipeline(pipelineName);
+    if (!pipeline) {
+      this.log.warn({ pipeline: pipelineName, release: releaseId }, 'pipeline is no longer configured; nothing to send');
+      return;
+    }
+    const ctx: JobContext = { job, token, record };
+    if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
+    else await this.sendReply(ctx, pipeline, job.data.effect);
+  }
+
+  private async sendParent(ctx: JobContext, pipeline: PipelineConfig): Promise<void> {
+    const { record } = ctx;
+    const { thread, created } = await this.ensureParent(ctx, pipeline);
+    if (created) return;
+    const message = renderParent(record, pipeline);
+    const digest = messageDigest(message);
+    if (thread.rendered === digest || (thread.version ?? -1) > record.version) {
+      this.options.metrics.unchangedSkipped.inc();
+      return;
+    }
+    await this.spend(ctx, 'update', this.spec.update);
+    await this.call(ctx, 'chat.update', 'update', () =>
+      this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+    );
+    await this.threads.markRendered(record.pipeline, record.releaseId, digest, record.version);
+    await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
+  }
+
+  private async sendReply(ctx: JobContext, pipeline: PipelineConfig, effect: ThreadReplyEffect): Promise<void> {
+    const { record } = ctx;
+    if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
+    const { thread } = await this.ensureParent(ctx, pipeline);
+    const urgent = needsPerson(effect);
+    const budget = `post:${thread.channel}`;
+    // Routine replies leave one message of the channel's burst to replies a person waits on.
+    await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? 0 : Math.min(1, this.spec.postPerChannel.burst - 1));
+    const message = renderReply(effect, record);
+    await this.call(ctx, 'chat.postMessage', budget, () =>
+      this.options.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+    );
+    await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
+    this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
+  }
+
+  /** The thread's parent, posting it first if this release has none yet (exactly once across replicas). */
+  private async ensureParent(ctx: JobContext, pipeline: PipelineConfig): Promise<{ thread: ThreadRef; created: boolean }> {
+    const { record } = ctx;
+    const existing = await this.threads.get(record.pipeline, record.releaseId);
+    if (existing) return { thread: existing, created: false };
+    const lock = await this.threads.lock(record.pipeline, record.releaseId, PARENT_LOCK_MS);
+    if (!lock) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    try {
+      const raced = await this.threads.get(record.pipeline, record.releaseId);
+      if (raced) return { thread: raced, created: false };
+      const channel = pipeline.channel;
+      const budget = `post:${channel}`;
+      await this.spend(ctx, budget, this.spec.postPerChannel);
+      const message = renderParent(record, pipeline);
+      const posted = await this.call(ctx, 'chat.postMessage', budget, () =>
+        this.options.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never }),
+      );
+      if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
+      const thread = { channel: posted.channel ?? channel, ts: posted.ts, rendered: messageDigest(message), version: record.version };
+      await this.threads.saveParent(record.pipeline, record.releaseId, thread);
+      this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
+      return { thread, created: true };
+    } finally {
+      await this.threads.unlock(record.pipeline, record.releaseId, lock);
+    }
+  }
+
+  /** Spends one call from a budget, or moves the job to the delayed set until the budget allows it. */
+  private async spend(ctx: JobContext, budget: string, spec: BudgetSpec, reserve = 0): Promise<void> {
+    const waitMs = await this.budgets.take(budget, spec, { reserve });
+    if (waitMs > 0) {
+      this.options.metrics.budgetDelays.inc({ budget: budget.startsWith('post:') ? 'post' : budget });
+      await this.reschedule(ctx, waitMs);
+    }
+  }
+
+  private async reschedule(ctx: JobContext, waitMs: number): Promise<never> {
+    await ctx.job.moveToDelayed(Date.now() + waitMs, ctx.token);
+    throw new DelayedError();
+  }
+
+  private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>): Promise<T> {
+    const { metrics } = this.options;
+    try {
+      const result = await send();
+      metrics.calls.inc({ method, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      const failure = classifySlackError(err);
+      const where = { pipeline: ctx.record.pipeline, release: ctx.record.releaseId, method };
+      switch (failure.kind) {
+        case 'rate-limited':
+          metrics.calls.inc({ method, outcome: 'rate_limited' });
+          metrics.rateLimited.inc({ method });
+          await this.budgets.block(budget, failure.retryAfterMs);
+          this.log.warn({ ...where, retryAfterMs: failure.retryAfterMs }, 'Slack answered 429; the job waits for Retry-After');
+          return this.reschedule(ctx, failure.retryAfterMs);
+        case 'permanent':
+          metrics.calls.inc({ method, outcome: 'permanent_error' });
+          metrics.permanentErrors.inc({ error: failure.error, method });
+          this.log.error({ ...where, error: failure.error }, `Slack ${method} failed with ${failure.error}: ${failure.hint}. Not retried.`);
+          throw new UnrecoverableError(`${failure.error}: ${failure.hint}`);
+        case 'transient':
+          metrics.calls.inc({ method, outcome: 'error' });
+          throw err;
+      }
+    }
+  }
+}
