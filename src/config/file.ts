@@ -108,12 +108,16 @@ const settings = z
     finishedReleaseTtlHours: z.number().positive().default(168),
     /** Degraded or Unknown for longer than this after being healthy is reported. */
     unhealthyGraceMinutes: z.number().nonnegative().default(2),
+    /** An Argo CD sync Running this long with a paused Rollout and a running hook is reported as hook-pinned. */
+    hookPinnedAfterMinutes: z.number().positive().default(10),
+    /** A target not heard from for this long no longer counts as part of its stage. */
+    forgetTargetAfterMinutes: z.number().positive().default(60),
   })
   .strict();
 
 export const configFileSchema = z
   .object({
-    settings: settings.default({ stallAfterMinutes: 20, finishedReleaseTtlHours: 168, unhealthyGraceMinutes: 2 }),
+    settings: settings.prefault({}),
     clusters: z.array(cluster).min(1),
     pipelines: z.array(pipeline).default([]),
   })

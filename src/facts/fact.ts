@@ -42,7 +42,7 @@ export interface RolloutObservation {
   aborted: boolean;
   abortedAt?: string;
   /** Canary step position: index is 0-based, count is the number of steps (index === count when done). */
-  step?: { index: number; count: number; label?: string };
+  step?: { index: number; count?: number; label?: string };
   /** Canary traffic weight in percent, when known. */
   weight?: number;
   replicas: { desired?: number; current?: number; updated?: number; ready?: number; available?: number };

@@ -32,7 +32,7 @@ export interface TargetState {
   message: string;
   pause?: { reason: string; since?: string };
   aborted: boolean;
-  step?: { index: number; count: number; label?: string };
+  step?: { index: number; count?: number; label?: string };
   weight?: number;
   replicas?: { desired?: number; updated?: number; ready?: number; available?: number };
   restartedAt?: string;

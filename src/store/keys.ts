@@ -16,8 +16,8 @@ export interface Keys {
   releaseIndex(pipeline: string): string;
   /** Hash: target key → release id the target currently runs, per pipeline. */
   targetReleases(pipeline: string): string;
-  /** Hash: `cluster/namespace/app` → JSON list of {pipeline, stage, releaseId} whose targets that Application manages. */
-  applicationTargets(): string;
+  /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
+  applicationTargets(application: string): string;
   /** Hash of the Slack thread of a release: `channel`, `ts`, `rendered` (digest of the parent last sent), `version`. */
   slackThread(pipeline: string, releaseId: string): string;
   /** String lock held while a worker posts the parent message of a thread (exactly one parent). */
@@ -34,7 +34,7 @@ export function createKeys(prefix: string): Keys {
     release: (pipeline, releaseId) => `${prefix}:release:${part(pipeline)}:${part(releaseId)}`,
     releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
-    applicationTargets: () => `${prefix}:application-targets`,
+    applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
     slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${part(pipeline)}:${part(releaseId)}`,
     slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
     slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,

@@ -20,18 +20,18 @@ export function sortedTargets(stage: StageState): TargetState[] {
     .filter((t): t is TargetState => t !== undefined);
 }
 
-/** "step 3/8", or "steps 2–3/8" when the targets of a stage are at different steps. */
+/** "step 3/8", or "steps 2–3/8" when the targets of a stage are at different steps ("step 3" when N is unknown). */
 export function stepText(targets: readonly TargetState[]): string | undefined {
   const steps = targets
     .map((t) => t.step)
-    .filter((s): s is NonNullable<TargetState['step']> => s !== undefined && s.count > 0);
+    .filter((s): s is NonNullable<TargetState['step']> => s !== undefined && (s.count === undefined || s.count > 0));
   if (steps.length === 0) return undefined;
-  const human = (s: { index: number; count: number }) => Math.min(s.index + 1, s.count);
+  const human = (s: { index: number; count?: number }) => (s.count === undefined ? s.index + 1 : Math.min(s.index + 1, s.count));
   const lo = Math.min(...steps.map(human));
   const hi = Math.max(...steps.map(human));
-  const counts = [...new Set(steps.map((s) => s.count))].sort((a, b) => a - b);
-  const of = counts.length === 1 ? String(counts[0]) : `${counts[0]}–${counts[counts.length - 1]}`;
-  return lo === hi ? `step ${lo}/${of}` : `steps ${lo}–${hi}/${of}`;
+  const counts = [...new Set(steps.map((s) => s.count).filter((c): c is number => c !== undefined))].sort((a, b) => a - b);
+  const of = counts.length === 0 ? '' : counts.length === 1 ? `/${counts[0]}` : `/${counts[0]}–${counts[counts.length - 1]}`;
+  return lo === hi ? `step ${lo}${of}` : `steps ${lo}–${hi}${of}`;
 }
 
 export function weightText(targets: readonly TargetState[]): string | undefined {

@@ -61,6 +61,11 @@ describe('renderParent', () => {
     expect(text).toContain('• shop/checkout — Paused: CanaryPauseStep');
   });
 
+  it('shows the step without N when the Rollout does not say how many steps it has', () => {
+    const text = stageText(renderParent(record({ stages: [stage('prod', 'Progressing', [target('checkout', { step: { index: 1 } })])] }), pipeline).blocks, 'prod');
+    expect(text.split('\n')[0]).toBe(':arrows_counterclockwise: *prod* — Progressing · step 2');
+  });
+
   it('counts targets per phase when a stage has several ("3/5 Healthy")', () => {
     const targets = [
       target('a', { phase: 'Healthy' }),

@@ -1,0 +1,32 @@
+/** `npm start`: run Glidepath from the environment (see .env.example). */
+import { startGlidepath } from './app.js';
+import { parseEnv } from './config/env.js';
+import { ConfigError } from './config/errors.js';
+import { loadConfigFile } from './config/file.js';
+import { createLogger } from './obs/logger.js';
+
+async function main(): Promise<void> {
+  const env = parseEnv();
+  if (!env.GLIDEPATH_CONFIG) {
+    throw new ConfigError('environment', ['GLIDEPATH_CONFIG: set it to the path of the YAML config (see deploy/config.example.yaml)']);
+  }
+  const config = loadConfigFile(env.GLIDEPATH_CONFIG);
+  const logger = createLogger(env.LOG_LEVEL);
+  const app = await startGlidepath({ env, config, logger });
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(`glidepath: ${err.message}`);
+  } else {
+    console.error(`glidepath: cannot start: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  process.exit(1);
+});

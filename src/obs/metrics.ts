@@ -1,0 +1,30 @@
+/** Prometheus metrics, on a registry of our own (never prom-client's global one). */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  factsReceived: Counter<'source'>;
+  factsAccepted: Counter<'source'>;
+  factsRejected: Counter<'source' | 'reason'>;
+  factsReduced: Counter<'source' | 'outcome'>;
+  factsUnmatched: Counter<'source'>;
+  reducerSeconds: Histogram<'kind'>;
+  queueDepth: Gauge<'queue' | 'state'>;
+  stallAlerts: Counter<'pipeline'>;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'glidepath_' });
+  return {
+    registry,
+    factsReceived: new Counter({ name: 'glidepath_facts_received_total', help: 'Fact requests received, by source', labelNames: ['source'], registers: [registry] }),
+    factsAccepted: new Counter({ name: 'glidepath_facts_accepted_total', help: 'Facts queued (202), by source', labelNames: ['source'], registers: [registry] }),
+    factsRejected: new Counter({ name: 'glidepath_facts_rejected_total', help: 'Fact requests refused, by source and reason', labelNames: ['source', 'reason'], registers: [registry] }),
+    factsReduced: new Counter({ name: 'glidepath_facts_reduced_total', help: 'Facts reduced, by outcome (applied, heartbeat, stale, out-of-order, ignored)', labelNames: ['source', 'outcome'], registers: [registry] }),
+    factsUnmatched: new Counter({ name: 'glidepath_facts_unmatched_total', help: 'Facts that matched no pipeline stage', labelNames: ['source'], registers: [registry] }),
+    reducerSeconds: new Histogram({ name: 'glidepath_reducer_seconds', help: 'Time to reduce one fact, store and dispatch included', labelNames: ['kind'], buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1], registers: [registry] }),
+    queueDepth: new Gauge({ name: 'glidepath_queue_jobs', help: 'Jobs per queue and state, read at scrape time', labelNames: ['queue', 'state'], registers: [registry] }),
+    stallAlerts: new Counter({ name: 'glidepath_stall_alerts_total', help: 'Stall alerts raised', labelNames: ['pipeline'], registers: [registry] }),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Which pipeline stages a fact belongs to, and under which release id. Stages select their
+ * targets by cluster, namespace and label selector, so targets can come and go freely.
+ */
+import { createHash } from 'node:crypto';
+import type { ConfigFile, PipelineConfig, StageConfig } from '../config/file.js';
+import type { ApplicationFact, ClusterFact, RolloutFact } from '../facts/fact.js';
+import { releaseIdSchema } from '../facts/schemas.js';
+import { matchesLabels, parseLabelSelector, type LabelSelector } from '../kube/label-selector.js';
+
+export interface Route {
+  pipeline: PipelineConfig;
+  stage: StageConfig;
+  releaseId: string;
+  idSource: 'annotation' | 'images';
+}
+
+const selectorCache = new Map<string, LabelSelector>();
+function selector(source: string): LabelSelector {
+  let parsed = selectorCache.get(source);
+  if (!parsed) {
+    parsed = parseLabelSelector(source);
+    selectorCache.set(source, parsed);
+  }
+  return parsed;
+}
+
+/** With no release id annotation, the sorted image refs are the release's identity. */
+export function imagesReleaseId(images: readonly string[]): string {
+  return `images-${createHash('sha256').update([...images].sort().join('\n')).digest('hex').slice(0, 12)}`;
+}
+
+function releaseIdOf(
+  pipeline: PipelineConfig,
+  annotations: Record<string, string>,
+  fallback: () => string | undefined,
+): { releaseId: string; idSource: Route['idSource'] } | undefined {
+  const annotated = annotations[pipeline.releaseIdAnnotation];
+  if (annotated !== undefined && releaseIdSchema.safeParse(annotated).success) return { releaseId: annotated, idSource: 'annotation' };
+  const id = fallback();
+  return id === undefined ? undefined : { releaseId: id, idSource: 'images' };
+}
+
+function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
+  const routes: Route[] = [];
+  for (const pipeline of config.pipelines) {
+    for (const stage of pipeline.stages) {
+      const sel = stage.rollouts;
+      if (!sel || stage.cluster !== fact.target.cluster || sel.namespace !== fact.target.namespace) continue;
+      if (!matchesLabels(selector(sel.selector), fact.rollout.labels)) continue;
+      const id = releaseIdOf(pipeline, fact.rollout.annotations, () =>
+        fact.rollout.images.length > 0 ? imagesReleaseId(fact.rollout.images) : undefined,
+      );
+      if (id) routes.push({ pipeline, stage, ...id });
+    }
+  }
+  return routes;
+}
+
+function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
+  const routes: Route[] = [];
+  const app = fact.application;
+  for (const pipeline of config.pipelines) {
+    for (const stage of pipeline.stages) {
+      if (stage.cluster !== fact.target.cluster) continue;
+      const byLabels = stage.applications && stage.applications.namespace === fact.target.namespace && matchesLabels(selector(stage.applications.selector), app.labels);
+      const byAppSet = stage.applicationSet && stage.applicationSet.namespace === fact.target.namespace && stage.applicationSet.name === app.appSet;
+      if (!byLabels && !byAppSet) continue;
+      const id = releaseIdOf(pipeline, app.annotations, () => {
+        const revision = app.revisions[0];
+        return revision ? `revision-${revision.slice(0, 12)}` : undefined;
+      });
+      if (id) routes.push({ pipeline, stage, ...id });
+    }
+  }
+  return routes;
+}
+
+/**
+ * Routes found from the fact alone. Application facts about Applications that manage the
+ * Rollouts of a stage are routed through the store's index instead (see the reducer worker).
+ */
+export function routeFact(config: ConfigFile, fact: ClusterFact): Route[] {
+  return fact.kind === 'rollout' ? routeRollout(config, fact) : routeApplication(config, fact);
+}

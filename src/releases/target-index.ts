@@ -1,0 +1,80 @@
+/**
+ * Which release each target currently runs, and which targets a stage has (heard recently).
+ * The reducer uses it to tell "a new release on this target" from "the same one again", and to
+ * know a stage is not done while one of its targets has not reported the release yet.
+ */
+import type { Redis } from 'ioredis';
+import type { Keys } from '../store/keys.js';
+
+interface Entry {
+  stage: string;
+  releaseId: string;
+  heardAt: number;
+}
+
+export interface TargetIndexOptions {
+  /** A target not heard from for this long no longer counts as part of its stage (it was deleted). */
+  forgetAfterMs: number;
+  /** How long a read of a pipeline's targets may be reused. */
+  cacheMs?: number;
+}
+
+export class TargetIndex {
+  private readonly cache = new Map<string, { at: number; entries: Map<string, Entry> }>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly options: TargetIndexOptions,
+  ) {}
+
+  private async entries(pipeline: string, now: number): Promise<Map<string, Entry>> {
+    const cached = this.cache.get(pipeline);
+    if (cached && now - cached.at < (this.options.cacheMs ?? 1_000)) return cached.entries;
+    const raw = await this.redis.hgetall(this.keys.targetReleases(pipeline));
+    const entries = new Map<string, Entry>();
+    for (const [target, json] of Object.entries(raw)) {
+      try {
+        entries.set(target, JSON.parse(json) as Entry);
+      } catch {
+        // An unreadable entry is rewritten by the next fact of that target.
+      }
+    }
+    this.cache.set(pipeline, { at: now, entries });
+    return entries;
+  }
+
+  async releaseOf(pipeline: string, target: string): Promise<string | undefined> {
+    const json = await this.redis.hget(this.keys.targetReleases(pipeline), target);
+    return json ? (JSON.parse(json) as Entry).releaseId : undefined;
+  }
+
+  /** Targets per stage heard within the forget window. */
+  async knownTargets(pipeline: string, now: number): Promise<Record<string, string[]>> {
+    const byStage: Record<string, string[]> = {};
+    for (const [target, entry] of await this.entries(pipeline, now)) {
+      if (now - entry.heardAt > this.options.forgetAfterMs) continue;
+      (byStage[entry.stage] ??= []).push(target);
+    }
+    return byStage;
+  }
+
+  async record(pipeline: string, target: string, entry: Entry): Promise<void> {
+    await this.redis.hset(this.keys.targetReleases(pipeline), target, JSON.stringify(entry));
+    const cached = this.cache.get(pipeline);
+    if (cached) cached.entries.set(target, entry);
+  }
+
+  /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */
+  async recordApplication(application: string, route: { pipeline: string; stage: string; releaseId: string }): Promise<void> {
+    await this.redis.hset(this.keys.applicationTargets(application), `${route.pipeline}/${route.stage}`, route.releaseId);
+  }
+
+  async routesOfApplication(application: string): Promise<{ pipeline: string; stage: string; releaseId: string }[]> {
+    const raw = await this.redis.hgetall(this.keys.applicationTargets(application));
+    return Object.entries(raw).map(([where, releaseId]) => {
+      const slash = where.lastIndexOf('/');
+      return { pipeline: where.slice(0, slash), stage: where.slice(slash + 1), releaseId };
+    });
+  }
+}
