@@ -12,11 +12,16 @@ export interface ParentJob {
   releaseId: string;
 }
 
+/**
+ * Replies to post in this order. A reply a person waits on travels alone at the highest
+ * priority; routine replies of one saved record travel together, so they read in the order the
+ * reducer emitted them ("prod is Healthy" before "release complete").
+ */
 export interface ReplyJob {
   type: 'reply';
   pipeline: string;
   releaseId: string;
-  effect: ThreadReplyEffect;
+  effects: ThreadReplyEffect[];
 }
 
 export type SlackJob = ParentJob | ReplyJob;
@@ -33,8 +38,8 @@ function digest(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 }
 
-export function replyJobId(pipeline: string, releaseId: string, effectId: string): string {
-  return `reply-${digest(pipeline, releaseId, effectId)}`;
+export function replyJobId(pipeline: string, releaseId: string, effectIds: readonly string[]): string {
+  return `reply-${digest(pipeline, releaseId, ...effectIds)}`;
 }
 
 export function parentDeduplicationId(pipeline: string, releaseId: string): string {

@@ -6,6 +6,7 @@
 import type { Queue } from 'bullmq';
 import type { ThreadEffect, ThreadEffectSink } from '../../releases/ports.js';
 import type { ReleaseRecord } from '../../releases/record.js';
+import type { ThreadReplyEffect } from '../render/types.js';
 import { PRIORITY, needsPerson, parentDeduplicationId, replyJobId, type SlackJob } from './jobs.js';
 
 export class SlackOutbox implements ThreadEffectSink {
@@ -13,23 +14,21 @@ export class SlackOutbox implements ThreadEffectSink {
 
   async send(record: ReleaseRecord, effects: ThreadEffect[]): Promise<void> {
     const { pipeline, releaseId } = record;
-    let render = false;
-    const adds: Promise<unknown>[] = [];
-    for (const effect of effects) {
-      if (effect.type === 'thread.render') {
-        render = true;
-        continue;
-      }
-      adds.push(
-        this.queue.add(
-          'reply',
-          { type: 'reply', pipeline, releaseId, effect },
-          { jobId: replyJobId(pipeline, releaseId, effect.id), priority: needsPerson(effect) ? PRIORITY.replyNeedingPerson : PRIORITY.reply },
-        ),
-      );
-    }
-    if (render) adds.push(this.requestRender(pipeline, releaseId));
+    const replies = effects.filter((e): e is ThreadReplyEffect => e.type === 'thread.reply');
+    const urgent = replies.filter(needsPerson);
+    const routine = replies.filter((e) => !needsPerson(e));
+    const adds: Promise<unknown>[] = urgent.map((effect) => this.addReplies(pipeline, releaseId, [effect], PRIORITY.replyNeedingPerson));
+    if (routine.length > 0) adds.push(this.addReplies(pipeline, releaseId, routine, PRIORITY.reply));
+    if (effects.some((e) => e.type === 'thread.render')) adds.push(this.requestRender(pipeline, releaseId));
     await Promise.all(adds);
+  }
+
+  private addReplies(pipeline: string, releaseId: string, effects: ThreadReplyEffect[], priority: number): Promise<unknown> {
+    return this.queue.add(
+      'reply',
+      { type: 'reply', pipeline, releaseId, effects },
+      { jobId: replyJobId(pipeline, releaseId, effects.map((e) => e.id)), priority },
+    );
   }
 
   /**

@@ -118,7 +118,7 @@ export class SlackWriter {
     }
     const ctx: JobContext = { job, token, record };
     if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
-    else await this.sendReply(ctx, pipeline, job.data.effect);
+    else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect);
   }
 
   private async sendParent(ctx: JobContext, pipeline: PipelineConfig): Promise<void> {
