@@ -87,7 +87,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
 
   const workers: Worker[] = [];
   if (options.workers ?? true) {
-    workers.push(startReducerWorker(reducer, { connection: workerRedis, prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY, logger }));
+    workers.push(startReducerWorker(reducer, { connection: workerRedis, prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY, logger, lockDurationMs: env.JOB_LOCK_MS }));
     workers.push(
       startWatchdogWorker({
         connection: workerRedis,

@@ -25,6 +25,8 @@ export class FactQueue {
         removeOnFail: { age: 7 * 24 * 3600 },
       },
     });
+    // Failures surface through add(); the event would otherwise crash or spam the process.
+    this.queue.on('error', () => undefined);
   }
 
   /** Resolves once the job is in Redis; a repeated identity is absorbed by BullMQ. */

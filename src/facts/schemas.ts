@@ -28,12 +28,15 @@ const ownerReference = z.looseObject({
   controller: z.boolean().nullish(),
 });
 
+/** Templates render a missing field as null (`toJson` of nil). */
+const absent = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
+
 const metadata = z.looseObject({
   namespace: name,
   name: name,
-  uid: text(128).optional(),
-  resourceVersion: z.union([text(64), z.number().transform(String)]).optional(),
-  generation: integer.optional(),
+  uid: text(128).nullish().transform(absent),
+  resourceVersion: z.union([text(64), z.number().transform(String)]).nullish().transform(absent),
+  generation: integer.nullish().transform(absent),
   labels: stringMap,
   annotations: stringMap,
   ownerReferences: z.array(ownerReference).max(64).nullish(),
@@ -143,7 +146,7 @@ export const applicationFactBody = z.looseObject({
     metadata,
     spec: z
       .looseObject({
-        project: text(253).optional(),
+        project: text(253).nullish(),
         destination: z.looseObject({ server: text(1024).optional(), name: text(253).optional(), namespace: text(253).optional() }).nullish(),
       })
       .nullish(),

@@ -26,7 +26,7 @@ export function newRecord(
     stages: pipeline.stages.map((s) => emptyStage(s.name, s.cluster)),
     notices: [],
     events: [],
-    counters: { facts: 0, stale: 0, duplicate: 0, outOfOrder: 0 },
+    counters: { facts: 0, duplicate: 0 },
     outbox: [],
   };
 }

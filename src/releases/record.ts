@@ -169,7 +169,8 @@ export interface ReleaseRecord {
   notices: string[];
   /** Newest last; bounded. */
   events: ReleaseEvent[];
-  counters: { facts: number; stale: number; duplicate: number; outOfOrder: number };
+  /** facts: distinct observations applied; duplicate: the same observation again (heartbeats, redeliveries). Stale and out-of-order facts change no record: they are metrics. */
+  counters: { facts: number; duplicate: number };
   /** Effects saved with the record and not yet handed to their queues (transactional outbox). */
   outbox: Effect[];
 }

@@ -123,7 +123,6 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
   }
 
   if (order < 0) return unchanged('out-of-order', `generation ${obs.generation} rv ${obs.resourceVersion} is older than what was seen`);
-  record.counters.facts += 1;
   if (order === 0 && prev) {
     // Heartbeat or repeated delivery: the same state again. Level-triggered: only "last heard" moves.
     record.counters.duplicate += 1;
@@ -155,6 +154,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
     lastHeardAt: now,
   };
 
+  record.counters.facts += 1;
   if (prev && sameObject) describeChange(record, prev, next, now, key);
   else if (!current) addEvent(record, now, 'created', `first seen on ${key}`, key);
 
@@ -260,7 +260,6 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     return unchanged('out-of-order', `target moved on to release ${prev.supersededBy ?? '?'} after this observation`);
   }
   if (order < 0) return unchanged('out-of-order', `resourceVersion ${app.resourceVersion ?? '?'} is older than what was seen`);
-  record.counters.facts += 1;
   if (order === 0 && prev) {
     record.counters.duplicate += 1;
     prev.lastHeardAt = Math.max(prev.lastHeardAt, now);
@@ -269,6 +268,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     return finish(current, record, now, ctx, 'heartbeat', effects);
   }
   const { phase, message } = applicationPhase(fact);
+  record.counters.facts += 1;
   stage.targets[key] = {
     ref: fact.target,
     uid: app.uid,

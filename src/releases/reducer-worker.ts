@@ -171,12 +171,16 @@ export class FactReducer {
 
 export function startReducerWorker(
   reducer: FactReducer,
-  options: { connection: Redis; prefix: string; concurrency: number; logger: Logger },
+  options: { connection: Redis; prefix: string; concurrency: number; logger: Logger; lockDurationMs?: number },
 ): Worker<Fact> {
   const worker = new Worker<Fact>(FACTS_QUEUE, async (job: Job<Fact>) => reducer.process(job.data), {
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.lockDurationMs ?? 30_000,
+    // A fact whose worker died twice is still retried: the reducer is idempotent.
+    maxStalledCount: 3,
   });
   worker.on('failed', (job, err) => options.logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'fact failed; BullMQ retries it'));
   worker.on('error', (err) => options.logger.error({ err }, 'reducer worker error'));

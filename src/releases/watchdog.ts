@@ -34,6 +34,7 @@ export class Watchdog {
       prefix,
       defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 24 * 3600 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
     });
+    this.queue.on('error', () => undefined);
   }
 
   /** Due times are deterministic, so arming twice for the same moment is one job. */

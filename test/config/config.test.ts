@@ -1,0 +1,119 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseEnv } from '../../src/config/env.js';
+import { ConfigError } from '../../src/config/errors.js';
+import { parseConfigFile } from '../../src/config/file.js';
+
+const bad = `
+clusters:
+  - name: prod
+    kubeconfigContext: prod
+pipelines:
+  - name: checkout
+    channel: C0123CHECKOUT
+    stages:
+      - name: staging
+        cluster: prod
+        rollouts: { namespace: shop, selector: "app=checkout" }
+  - name: payments
+    channel: "#payments"
+    stages:
+      - name: prod
+        cluster: prdo
+        rollouts: { namespace: shop, selector: "app==" }
+        permissions: { approve: [alice] }
+      - name: prod
+        cluster: prod
+`;
+
+function problems(text: string): string[] {
+  try {
+    parseConfigFile(text);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('config file', () => {
+  it('lists every problem by its path', () => {
+    const p = problems(bad);
+    expect(p).toEqual(
+      expect.arrayContaining([
+        'pipelines[1].channel: must be a Slack channel id such as C0123ABCD (not a #name)',
+        'pipelines[1].stages[0].rollouts.selector: invalid label selector "app==": "app==" needs a value; to select on the label\'s presence write just "app"',
+        'pipelines[1].stages[0].permissions.approve[0]: must be a Slack user id (U…/W…) or user group id (S…)',
+        'pipelines[1].stages[1]: a stage selects its targets with exactly one of rollouts, applications, applicationSet or kargo (found none)',
+      ]),
+    );
+    expect(p.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('checks references between sections too, in the same run', () => {
+    const p = problems(`
+clusters: [{ name: prod, inCluster: true }]
+pipelines:
+  - name: checkout
+    channel: C1
+    stages:
+      - { name: prod, cluster: prdo, rollouts: { namespace: shop, selector: "app=x" } }
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app=x" } }
+`);
+    expect(p).toEqual([
+      'pipelines[0].channel: must be a Slack channel id such as C0123ABCD (not a #name)',
+      'pipelines[0].stages[0].cluster: unknown cluster "prdo" (clusters: prod)',
+      'pipelines[0].stages[1].name: duplicate stage "prod"',
+    ]);
+    const q = problems(`
+clusters: [{ name: prod, inCluster: true }]
+pipelines:
+  - name: checkout
+    channel: C0123
+    stages:
+      - { name: prod, cluster: prdo, rollouts: { namespace: shop, selector: "app=x" } }
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app=x" } }
+`);
+    expect(q).toEqual(['pipelines[0].stages[0].cluster: unknown cluster "prdo" (clusters: prod)', 'pipelines[0].stages[1].name: duplicate stage "prod"']);
+  });
+
+  it('reports YAML syntax errors without a stack trace', () => {
+    expect(problems('clusters: [\n  - name: prod')[0]).toMatch(/^YAML: /);
+  });
+
+  it('fills defaults', () => {
+    const cfg = parseConfigFile('clusters: [{ name: prod, inCluster: true }]');
+    expect(cfg.settings).toMatchObject({ stallAfterMinutes: 20, unhealthyGraceMinutes: 2, hookPinnedAfterMinutes: 10 });
+    expect(cfg.clusters[0]!.argocdNamespaces).toEqual(['argocd']);
+  });
+});
+
+describe('environment', () => {
+  it('maps ingest tokens to clusters and refuses short ones', () => {
+    const env = parseEnv({ INGEST_TOKENS: 'prod=aaaaaaaaaaaaaaaaaaaa, dev=bbbbbbbbbbbbbbbbbbbb' });
+    expect([...env.INGEST_TOKENS.entries()]).toEqual([
+      ['aaaaaaaaaaaaaaaaaaaa', 'prod'],
+      ['bbbbbbbbbbbbbbbbbbbb', 'dev'],
+    ]);
+    expect(() => parseEnv({ INGEST_TOKENS: 'prod=short' })).toThrow(/INGEST_TOKENS: the token for cluster "prod" is shorter than 16 characters/);
+    expect(() => parseEnv({ PORT: 'eighty' })).toThrow(/PORT: /);
+  });
+});
+
+describe('start-up with a bad config', () => {
+  it('exits 1 and prints every problem, not a stack trace', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gp-config-'));
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, bad);
+    const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+    const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, GLIDEPATH_CONFIG: file } }).catch((e) => e);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('pipelines[1].stages[0].rollouts.selector: invalid label selector "app=="');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
