@@ -15,14 +15,17 @@ export interface BudgetSpec {
 
 /*
  * KEYS[1] bucket hash
- * ARGV[1] now (ms), ARGV[2] burst, ARGV[3] tokens per ms, ARGV[4] tokens to keep back (reserve)
- * Output: 0 when a token was taken, otherwise the ms to wait.
+ * ARGV[1] now (ms), ARGV[2] burst, ARGV[3] tokens per ms, ARGV[4] tokens to keep back,
+ * ARGV[5] "book" to take a token even if that means going into debt (a booked slot), or "try"
+ * Output: 0 when a token is available now; otherwise the ms to wait. After "book" the token is
+ * taken either way and the caller owns the slot at now + wait; after "try" nothing is taken.
  */
 const TAKE_SCRIPT = `
 local now = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
 local reserve = tonumber(ARGV[4])
+local book = ARGV[5] == 'book'
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'blockedUntil')
 local blocked = tonumber(state[3] or '0')
 if blocked > now then return blocked - now end
@@ -30,7 +33,10 @@ local tokens = tonumber(state[1] or tostring(burst))
 local at = tonumber(state[2] or ARGV[1])
 if now > at then tokens = math.min(burst, tokens + (now - at) * rate) end
 local wait = 0
-if tokens < 1 + reserve then
+if book then
+  tokens = tokens - 1
+  if tokens < 0 then wait = math.ceil(-tokens / rate) end
+elseif tokens < 1 + reserve then
   wait = math.ceil((1 + reserve - tokens) / rate)
 else
   tokens = tokens - 1
@@ -54,14 +60,20 @@ export class SlackBudgets {
     this.redis = redis as RedisWithTake;
   }
 
-  /** 0 when a call may go now (and its token is spent), otherwise the ms to wait. */
-  async take(name: string, spec: BudgetSpec, options: { reserve?: number } = {}): Promise<number> {
+  /**
+   * 0 when a call may go now (and its token is spent), otherwise the ms to wait. With `book`,
+   * the token is spent even when the wait is not 0: the caller owns the slot at now + wait, so
+   * callers are served first come, first served instead of racing at every refill. Without it,
+   * nothing is spent unless `reserve` tokens remain for booked callers.
+   */
+  async take(name: string, spec: BudgetSpec, options: { reserve?: number; book?: boolean } = {}): Promise<number> {
     return this.redis.glidepathSlackTake(
       this.keys.slackBudget(name),
       String(this.now()),
       String(spec.burst),
       String(spec.perMinute / 60_000),
       String(options.reserve ?? 0),
+      options.book ? 'book' : 'try',
     );
   }
 

@@ -5,11 +5,18 @@ import type { ThreadReplyEffect } from '../render/types.js';
 
 export const SLACK_QUEUE = 'slack';
 
+/** A budget slot the job booked before it was delayed: on waking it sends without booking again. */
+export interface BookedSlot {
+  budget: string;
+  at: number;
+}
+
 /** Re-render the parent from the latest stored record (so whatever runs last sends the latest state). */
 export interface ParentJob {
   type: 'parent';
   pipeline: string;
   releaseId: string;
+  slot?: BookedSlot;
 }
 
 /**
@@ -22,6 +29,7 @@ export interface ReplyJob {
   pipeline: string;
   releaseId: string;
   effects: ThreadReplyEffect[];
+  slot?: BookedSlot;
 }
 
 export type SlackJob = ParentJob | ReplyJob;

@@ -131,7 +131,7 @@ export class SlackWriter {
       this.options.metrics.unchangedSkipped.inc();
       return;
     }
-    await this.spend(ctx, 'update', this.spec.update);
+    await this.spend(ctx, 'update', this.spec.update, { book: true });
     await this.call(ctx, 'chat.update', 'update', () =>
       this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
     );
@@ -146,7 +146,7 @@ export class SlackWriter {
     const urgent = needsPerson(effect);
     const budget = `post:${thread.channel}`;
     // Routine replies leave one message of the channel's burst to replies a person waits on.
-    await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? 0 : Math.min(1, this.spec.postPerChannel.burst - 1));
+    await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? { book: true } : { book: false, reserve: Math.min(1, this.spec.postPerChannel.burst - 1) });
     const message = renderReply(effect, record);
     await this.call(ctx, 'chat.postMessage', budget, () =>
       this.options.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never }),
@@ -167,7 +167,7 @@ export class SlackWriter {
       if (raced) return { thread: raced, created: false };
       const channel = pipeline.channel;
       const budget = `post:${channel}`;
-      await this.spend(ctx, budget, this.spec.postPerChannel);
+      await this.spend(ctx, budget, this.spec.postPerChannel, { book: true });
       const message = renderParent(record, pipeline);
       const posted = await this.call(ctx, 'chat.postMessage', budget, () =>
         this.options.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never }),
@@ -182,11 +182,24 @@ export class SlackWriter {
     }
   }
 
-  /** Spends one call from a budget, or moves the job to the delayed set until the budget allows it. */
-  private async spend(ctx: JobContext, budget: string, spec: BudgetSpec, reserve = 0): Promise<void> {
-    const waitMs = await this.budgets.take(budget, spec, { reserve });
+  /**
+   * Spends one call from a budget, or moves the job to the delayed set until the budget allows
+   * it. Booked callers (parents, replies a person waits on) get a slot in arrival order; routine
+   * replies only take what is left over `reserve`.
+   */
+  private async spend(ctx: JobContext, budget: string, spec: BudgetSpec, options: { book: boolean; reserve?: number }): Promise<void> {
+    const { job } = ctx;
+    const slot = job.data.slot;
+    if (slot?.budget === budget) {
+      // Woken a little early: wait for the slot already booked rather than booking another.
+      if (Date.now() < slot.at - 20) await this.reschedule(ctx, slot.at - Date.now());
+      await job.updateData({ ...job.data, slot: undefined });
+      return;
+    }
+    const waitMs = await this.budgets.take(budget, spec, options);
     if (waitMs > 0) {
       this.options.metrics.budgetDelays.inc({ budget: budget.startsWith('post:') ? 'post' : budget });
+      if (options.book) await job.updateData({ ...job.data, slot: { budget, at: Date.now() + waitMs } });
       await this.reschedule(ctx, waitMs);
     }
   }

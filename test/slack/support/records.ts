@@ -66,7 +66,7 @@ export function record(overrides: Partial<ReleaseRecord> = {}): ReleaseRecord {
     stages: [stage('staging', 'Healthy', [target('checkout-staging', { phase: 'Healthy' })], { healthyAt: T0 }), stage('prod', 'Waiting')],
     notices: [],
     events: [],
-    counters: { facts: 1, stale: 0, duplicate: 0, outOfOrder: 0 },
+    counters: { facts: 1, duplicate: 0 },
     outbox: [],
     ...overrides,
   };
