@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- fixtures are free-form JSON patched in place */
 /**
  * Rollout fact bodies shaped exactly like the reference payloads (the template's output), with
  * the fields a scenario changes. Starting from the real fixture keeps every other field real.
