@@ -24,7 +24,7 @@ export interface Keys {
   slackThreadLock(pipeline: string, releaseId: string): string;
   /** Set of thread.reply effect ids already posted in the thread. */
   slackReplies(pipeline: string, releaseId: string): string;
-  /** Hash of a Slack rate budget (token bucket): `tokens`, `at`, `blockedUntil`. */
+  /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
 }
 

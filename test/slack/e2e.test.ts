@@ -81,7 +81,7 @@ describe('release thread, end to end (facts → reducer → writer → Slack sta
     expect(parent.ts).toBe(before[0]!.ts);
   });
 
-  it('loses no update in a 429 storm from Slack', async () => {
+  it('loses no update in a 429 storm from Slack', { timeout: 120_000 }, async () => {
     rig = await startPipelineRig({ config: testConfig() });
     for (const method of ['chat.update', 'chat.postMessage']) rig.slack.injectFaults(method, 6, { kind: 'rate-limited', retryAfterSeconds: 1 });
     await rig.startBot();

@@ -26,27 +26,50 @@ local burst = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
 local reserve = tonumber(ARGV[4])
 local book = ARGV[5] == 'book'
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at', 'blockedUntil')
-local blocked = tonumber(state[3] or '0')
-if blocked > now then return blocked - now end
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1] or tostring(burst))
 local at = tonumber(state[2] or ARGV[1])
-if now > at then tokens = math.min(burst, tokens + (now - at) * rate) end
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) * rate)
+  at = now
+end
+-- After a 429, 'at' lies in the future: nothing is spendable before it.
+local lead = at - now
 local wait = 0
 if book then
   tokens = tokens - 1
-  if tokens < 0 then wait = math.ceil(-tokens / rate) end
-elseif tokens < 1 + reserve then
-  wait = math.ceil((1 + reserve - tokens) / rate)
+  if tokens < 0 then wait = lead + math.ceil(-tokens / rate) else wait = lead end
 else
+  if lead > 0 then return lead end
+  if tokens < 1 + reserve then return math.ceil((1 + reserve - tokens) / rate) end
   tokens = tokens - 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(math.max(now, at)))
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
 redis.call('PEXPIRE', KEYS[1], 3600000)
 return wait
 `;
 
-type RedisWithTake = Redis & { glidepathSlackTake(key: string, ...args: string[]): Promise<number> };
+/*
+ * KEYS[1] bucket hash; ARGV[1] the time (ms) Slack said to wait until.
+ * Moves the bucket's clock to then (if later), gives back the token of the refused call (its
+ * job books again when it retries) and keeps at most one, so other booked slots keep their order.
+ */
+const BLOCK_SCRIPT = `
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1] or '0') + 1
+local at = tonumber(state[2] or '0')
+local untilMs = tonumber(ARGV[1])
+if untilMs > at then at = untilMs end
+if tokens > 1 then tokens = 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(at))
+redis.call('PEXPIRE', KEYS[1], 3600000)
+return 1
+`;
+
+type RedisWithTake = Redis & {
+  glidepathSlackTake(key: string, ...args: string[]): Promise<number>;
+  glidepathSlackBlock(key: string, untilMs: string): Promise<number>;
+};
 
 export class SlackBudgets {
   private readonly redis: RedisWithTake;
@@ -56,7 +79,10 @@ export class SlackBudgets {
     private readonly keys: Keys,
     private readonly now: () => number = Date.now,
   ) {
-    if (!('glidepathSlackTake' in redis)) redis.defineCommand('glidepathSlackTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    if (!('glidepathSlackTake' in redis)) {
+      redis.defineCommand('glidepathSlackTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+      redis.defineCommand('glidepathSlackBlock', { numberOfKeys: 1, lua: BLOCK_SCRIPT });
+    }
     this.redis = redis as RedisWithTake;
   }
 
@@ -77,11 +103,12 @@ export class SlackBudgets {
     );
   }
 
-  /** After a 429: nobody spends from this bucket until Slack's Retry-After has passed. */
+  /**
+   * After a 429: nothing is spent from this bucket until Slack's Retry-After has passed, then
+   * one call may go. Slots already booked keep their order behind it.
+   */
   async block(name: string, ms: number): Promise<void> {
-    const key = this.keys.slackBudget(name);
-    const until = this.now() + ms;
-    const current = Number((await this.redis.hget(key, 'blockedUntil')) ?? 0);
-    if (until > current) await this.redis.hset(key, 'blockedUntil', String(until), 'tokens', '1', 'at', String(until));
+    await this.redis.glidepathSlackBlock(this.keys.slackBudget(name), String(this.now() + ms));
   }
+
 }

@@ -205,6 +205,7 @@ export class SlackWriter {
   }
 
   private async reschedule(ctx: JobContext, waitMs: number): Promise<never> {
+    this.log.debug({ jobId: ctx.job.id, job: ctx.job.data.type, waitMs }, 'job waits');
     await ctx.job.moveToDelayed(Date.now() + waitMs, ctx.token);
     throw new DelayedError();
   }
