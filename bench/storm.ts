@@ -9,6 +9,7 @@
  * the HTTP edge itself is not in the measured path.
  */
 import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   const watchdog = new Watchdog(redis, prefix);
   const slackQueue = createSlackQueue(redis, prefix);
   const registry = new Registry();
+  const writerMetrics = createSlackWriterMetrics(registry);
   const client = createSlackClient('xoxb-bench', slack.apiUrl);
   await client.auth.test();
 
@@ -127,7 +129,7 @@ async function main(): Promise<void> {
     releases: store,
     pipeline: (name) => config.pipelines.find((p) => p.name === name),
     logger,
-    metrics: createSlackWriterMetrics(registry),
+    metrics: writerMetrics,
     finishedTtlMs: 3_600_000,
     concurrency: 16,
   });
@@ -137,6 +139,13 @@ async function main(): Promise<void> {
   const approvalAddedAt = new Map<string, number>();
   console.log(`storm: ${RELEASES} releases × ${STAGES} stages × ${ROLLOUTS_PER_STAGE} Rollouts, ${plan.length} facts over ${DURATION_MS / 1000} s`);
   const t0 = Date.now();
+  // How far the reducer falls behind: facts added but not yet reduced, sampled while the storm runs.
+  let maxFactBacklog = 0;
+  const sampler = setInterval(() => {
+    void facts.queue.getJobCounts('waiting', 'prioritized', 'active').then((c) => {
+      maxFactBacklog = Math.max(maxFactBacklog, Object.values(c).reduce((n, x) => n + x, 0));
+    });
+  }, 250);
   let next = 0;
   let maxLagMs = 0;
   while (next < plan.length) {
@@ -158,7 +167,8 @@ async function main(): Promise<void> {
     }
   }
   const lastFactAt = Date.now();
-  console.log(`facts added in ${round((lastFactAt - t0) / 1000)} s (worst lag behind schedule ${round(maxLagMs / 1000)} s)`);
+  clearInterval(sampler);
+  console.log(`facts added in ${round((lastFactAt - t0) / 1000)} s (worst lag behind schedule ${round(maxLagMs / 1000)} s); largest backlog of unreduced facts: ${maxFactBacklog}; load average ${loadavg().map((l) => round(l, 1)).join(' ')}`);
 
   // Converged when no job is pending and every parent shows what its final record renders.
   const states = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -206,6 +216,12 @@ async function main(): Promise<void> {
   console.log(`Slack calls: ${slackCalls} (${JSON.stringify(byMethod)}); a naive sender: ${plan.length} (one per fact)`);
   console.log(`calls per fact: ${round(slackCalls / plan.length, 3)}; 429s surfaced by Slack: ${surfaced429}`);
   console.log(`approval reply after the paused fact: p50 ${round(percentile(latencies, 50))} s, p99 ${round(percentile(latencies, 99))} s (target p99 ≤ 5 s)`);
+  const queued = (await writerMetrics.replyLatency.get()).values
+    .filter((v) => v.metricName === 'glidepath_slack_reply_seconds_bucket' && v.labels.needs_person === 'true')
+    .map((v) => ({ le: String((v.labels as Record<string, unknown>).le), count: v.value }));
+  const total = queued.find((v) => v.le === '+Inf')?.count ?? 0;
+  const upTo = (p: number) => queued.find((v) => v.le !== '+Inf' && v.count >= total * p)?.le ?? '+Inf';
+  console.log(`  of which in the Slack queue (reply job added → Slack accepted, bucket bounds): p50 ≤ ${upTo(0.5)} s, p99 ≤ ${upTo(0.99)} s`);
   console.log(
     convergedAt === undefined
       ? `NOT converged ${CONVERGE_TIMEOUT_MS / 1000} s after the last fact: ${notConverged} parents differ from their final state`

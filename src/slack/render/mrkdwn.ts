@@ -40,11 +40,12 @@ export function code(text: string, max = 200): string {
 }
 
 /**
- * A Slack date token: each reader sees their own time zone, and the output depends only on the
- * timestamp, so an unchanged record renders identical text.
+ * A Slack date token: each reader sees their own time zone. It shows minutes, so it is floored
+ * to the minute: a heartbeat fact a few seconds later renders identical text, and the writer
+ * sends nothing.
  */
 export function slackDate(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
+  const seconds = Math.floor(ms / 60_000) * 60;
   const iso = new Date(seconds * 1000).toISOString();
   const fallback = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
   return `<!date^${seconds}^{date_short_pretty} {time}|${fallback}>`;

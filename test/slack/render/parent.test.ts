@@ -117,6 +117,13 @@ describe('renderParent', () => {
     expect(renderParent(again, pipeline)).toEqual(renderParent(r, pipeline));
   });
 
+  it('renders a heartbeat seconds later identically (dates show minutes), so nothing is sent for it', () => {
+    const a = record({ lastHeardAt: T0 + 5_000 });
+    const b = record({ lastHeardAt: T0 + 42_000 });
+    expect(renderParent(b, pipeline)).toEqual(renderParent(a, pipeline));
+    expect(renderParent(record({ lastHeardAt: T0 + 61_000 }), pipeline)).not.toEqual(renderParent(a, pipeline));
+  });
+
   it('matches the reviewed layout', () => {
     const paused = target('checkout', { phase: 'Paused', step: { index: 2, count: 8 }, weight: 20, message: 'CanaryPauseStep' });
     expect(renderParent(record({ stages: [stage('staging', 'Healthy', [target('s', { phase: 'Healthy' })], { healthyAt: T0 }), stage('prod', 'Paused', [paused])] }), pipeline)).toMatchSnapshot();
