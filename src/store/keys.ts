@@ -24,6 +24,8 @@ export interface Keys {
   slackThreadLock(pipeline: string, releaseId: string): string;
   /** Set of thread.reply effect ids already posted in the thread. */
   slackReplies(pipeline: string, releaseId: string): string;
+  /** String held while one worker posts one reply (two dispatches of the same effect post it once). */
+  slackReplyClaim(pipeline: string, releaseId: string, effectId: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
 }
@@ -38,6 +40,7 @@ export function createKeys(prefix: string): Keys {
     slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${part(pipeline)}:${part(releaseId)}`,
     slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
     slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,
+    slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
   };
 }

@@ -62,6 +62,24 @@ describe('Slack writer', () => {
     expect(rig.slack.transcript.messages(CHANNEL)[0]?.replies).toHaveLength(1);
   });
 
+  it('posts a reply once when the outbox hands it over twice in different batches', async () => {
+    rig = await startWriterRig({ pipelines: [pipeline], budgets: { postPerChannel: { burst: 20, perMinute: 600 }, update: { burst: 10, perMinute: 50 } } });
+    const healthy = (i: number) => reply('stage-healthy', {}, { id: `healthy-${i}`, stage: `s${i}` });
+    const saved = await rig.save(paused(), [render]);
+    // An outbox that grew between two dispatches: the same effects arrive in two jobs.
+    await rig.outbox.send(saved, [healthy(1), healthy(2)]);
+    await rig.outbox.send(saved, [healthy(1), healthy(2), healthy(3)]);
+    rig.startWriter({ concurrency: 8 });
+    rig.startWriter({ concurrency: 8 });
+    await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0]?.replies.length === 3 || undefined, 'three replies');
+    await settled(rig, 'both jobs to finish');
+    expect(rig.slack.transcript.messages(CHANNEL)[0]?.replies.map((r) => r.text).sort()).toEqual([
+      ':white_check_mark: *s1* — `prod/shop/checkout` is Healthy for this release.',
+      ':white_check_mark: *s2* — `prod/shop/checkout` is Healthy for this release.',
+      ':white_check_mark: *s3* — `prod/shop/checkout` is Healthy for this release.',
+    ]);
+  });
+
   it('continues the same thread after a restart', async () => {
     rig = await startWriterRig({ pipelines: [pipeline] });
     const first = rig.startWriter();

@@ -99,7 +99,24 @@ export class ThreadStore {
     return (await this.redis.sismember(this.keys.slackReplies(pipeline, releaseId), effectId)) === 1;
   }
 
+  /**
+   * Marks the reply posted and drops the claim. A worker that dies between posting and this
+   * leaves the claim to expire, and the retry posts again: a rare duplicate, never a lost reply.
+   */
   async markReplied(pipeline: string, releaseId: string, effectId: string): Promise<void> {
-    await this.redis.sadd(this.keys.slackReplies(pipeline, releaseId), effectId);
+    await this.redis
+      .multi()
+      .sadd(this.keys.slackReplies(pipeline, releaseId), effectId)
+      .del(this.keys.slackReplyClaim(pipeline, releaseId, effectId))
+      .exec();
+  }
+
+  /** True when this worker may post the reply now; false while another one is posting it. */
+  async claimReply(pipeline: string, releaseId: string, effectId: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.slackReplyClaim(pipeline, releaseId, effectId), '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  async releaseReply(pipeline: string, releaseId: string, effectId: string): Promise<void> {
+    await this.redis.del(this.keys.slackReplyClaim(pipeline, releaseId, effectId));
   }
 }

@@ -147,10 +147,23 @@ export class SlackWriter {
     const budget = `post:${thread.channel}`;
     // Routine replies leave one message of the channel's burst to replies a person waits on.
     await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? { book: true } : { book: false, reserve: Math.min(1, this.spec.postPerChannel.burst - 1) });
+    // The same effect can reach the queue twice (the reducer's outbox is at-least-once).
+    if (!(await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, PARENT_LOCK_MS))) {
+      return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    }
+    if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) {
+      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
+      return;
+    }
     const message = renderReply(effect, record);
-    await this.call(ctx, 'chat.postMessage', budget, () =>
-      this.options.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never }),
-    );
+    try {
+      await this.call(ctx, 'chat.postMessage', budget, () =>
+        this.options.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+      );
+    } catch (err) {
+      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
+      throw err;
+    }
     await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
     this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
   }
