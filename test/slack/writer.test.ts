@@ -134,6 +134,18 @@ describe('Slack writer', () => {
     expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
   });
 
+  it('starts a new thread when someone deleted the parent in Slack', async () => {
+    rig = await startWriterRig({ pipelines: [pipeline] });
+    rig.startWriter();
+    await rig.save(record(), [render]);
+    await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the first parent');
+    await settled(rig, 'the first parent job');
+    rig.slack.injectFaults('chat.update', 1, { kind: 'error', error: 'message_not_found' });
+    await rig.save(paused(), [render]);
+    const second = await eventually(() => rig!.slack.transcript.messages(CHANNEL)[1], 'a new parent');
+    expect(blocksText(second)).toContain('prod* — Paused');
+  });
+
   for (const error of ['channel_not_found', 'not_in_channel', 'invalid_auth']) {
     it(`stops on ${error} with a clear log line and a metric, without retrying`, async () => {
       rig = await startWriterRig({ pipelines: [pipeline] });

@@ -69,6 +69,11 @@ export class ThreadStore {
     });
   }
 
+  /** The parent was deleted in Slack: the next render starts a new thread. */
+  async forget(pipeline: string, releaseId: string): Promise<void> {
+    await this.redis.del(this.keys.slackThread(pipeline, releaseId));
+  }
+
   async markRendered(pipeline: string, releaseId: string, digest: string, version: number): Promise<void> {
     await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), digest, String(version));
   }

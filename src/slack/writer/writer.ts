@@ -132,9 +132,18 @@ export class SlackWriter {
       return;
     }
     await this.spend(ctx, 'update', this.spec.update, { book: true });
-    await this.call(ctx, 'chat.update', 'update', () =>
-      this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
-    );
+    try {
+      await this.call(ctx, 'chat.update', 'update', () =>
+        this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+      );
+    } catch (err) {
+      if (err instanceof UnrecoverableError && err.message.startsWith('message_not_found')) {
+        // Someone deleted the parent: start a new thread on the retry rather than never updating again.
+        await this.threads.forget(record.pipeline, record.releaseId);
+        throw new Error('the thread parent was deleted in Slack; a new one is posted on retry', { cause: err });
+      }
+      throw err;
+    }
     await this.threads.markRendered(record.pipeline, record.releaseId, digest, record.version);
     await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
   }
