@@ -122,30 +122,40 @@ export class SlackWriter {
   }
 
   private async sendParent(ctx: JobContext, pipeline: PipelineConfig): Promise<void> {
-    const { record } = ctx;
-    const { thread, created } = await this.ensureParent(ctx, pipeline);
+    const { pipeline: name, releaseId } = ctx.record;
+    const { created } = await this.ensureParent(ctx, pipeline);
     if (created) return;
-    const message = renderParent(record, pipeline);
-    const digest = messageDigest(message);
-    if (thread.rendered === digest || (thread.version ?? -1) > record.version) {
-      this.options.metrics.unchangedSkipped.inc();
-      return;
-    }
-    await this.spend(ctx, 'update', this.spec.update, { book: true });
+    // One edit of a thread at a time, and the record is read inside the lock: whichever edit
+    // lands last was rendered from the newest record, so Slack never ends on an older state.
+    const lock = await this.threads.lock(name, releaseId, PARENT_LOCK_MS);
+    if (!lock) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
-      await this.call(ctx, 'chat.update', 'update', () =>
-        this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
-      );
-    } catch (err) {
-      if (err instanceof UnrecoverableError && err.message.startsWith('message_not_found')) {
-        // Someone deleted the parent: start a new thread on the retry rather than never updating again.
-        await this.threads.forget(record.pipeline, record.releaseId);
-        throw new Error('the thread parent was deleted in Slack; a new one is posted on retry', { cause: err });
+      const [record, thread] = await Promise.all([this.options.releases.get(name, releaseId), this.threads.get(name, releaseId)]);
+      if (!record || !thread) return;
+      const message = renderParent(record, pipeline);
+      const digest = messageDigest(message);
+      if (thread.rendered === digest || (thread.version ?? -1) > record.version) {
+        this.options.metrics.unchangedSkipped.inc();
+        return;
       }
-      throw err;
+      await this.spend(ctx, 'update', this.spec.update, { book: true });
+      try {
+        await this.call(ctx, 'chat.update', 'update', () =>
+          this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+        );
+      } catch (err) {
+        if (err instanceof UnrecoverableError && err.message.startsWith('message_not_found')) {
+          // Someone deleted the parent: start a new thread on the retry rather than never updating again.
+          await this.threads.forget(name, releaseId);
+          throw new Error('the thread parent was deleted in Slack; a new one is posted on retry', { cause: err });
+        }
+        throw err;
+      }
+      await this.threads.markRendered(name, releaseId, digest, record.version);
+      await this.threads.expireWhenFinished(name, releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
+    } finally {
+      await this.threads.unlock(name, releaseId, lock);
     }
-    await this.threads.markRendered(record.pipeline, record.releaseId, digest, record.version);
-    await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
   }
 
   private async sendReply(ctx: JobContext, pipeline: PipelineConfig, effect: ThreadReplyEffect): Promise<void> {
