@@ -18,6 +18,8 @@ export interface Keys {
   targetReleases(pipeline: string): string;
   /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
   applicationTargets(application: string): string;
+  /** Stream: the append-only audit log of every action attempted through Glidepath. */
+  audit(): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -27,5 +29,6 @@ export function createKeys(prefix: string): Keys {
     releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
     applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
+    audit: () => `${prefix}:audit`,
   };
 }
