@@ -18,6 +18,8 @@ export interface Keys {
   targetReleases(pipeline: string): string;
   /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
   applicationTargets(application: string): string;
+  /** Stream: the append-only audit log of every action attempted through Glidepath. */
+  audit(): string;
   /** Hash of the Slack thread of a release: `channel`, `ts`, `rendered` (digest of the parent last sent), `version`. */
   slackThread(pipeline: string, releaseId: string): string;
   /** String lock held while a worker posts the parent message of a thread (exactly one parent). */
@@ -37,6 +39,7 @@ export function createKeys(prefix: string): Keys {
     releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
     applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
+    audit: () => `${prefix}:audit`,
     slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${part(pipeline)}:${part(releaseId)}`,
     slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
     slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,
