@@ -207,6 +207,7 @@ export class SlackWriter {
       if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
       const thread = { channel: posted.channel ?? channel, ts: posted.ts, rendered: messageDigest(message), version: record.version };
       await this.threads.saveParent(record.pipeline, record.releaseId, thread);
+      await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
       this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
       return { thread, created: true };
     } finally {
