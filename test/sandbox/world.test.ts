@@ -95,6 +95,38 @@ describe('sample world', () => {
   });
 });
 
+describe('sample world: Kargo', () => {
+  it('promotes Freight dev → staging as the glidepath user; staging syncs its Argo CD app and reports its health', async () => {
+    const kargoClock = new FakeClock('2026-08-20T09:00:00Z');
+    const w = await startSampleWorld({ clock: kargoClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+    try {
+      await kargoClock.advance(30_000);
+      const c = new KubeConfig();
+      c.loadFromFile(w.kubeconfigPath!);
+      const kargo = c.makeApiClient(CustomObjectsApi);
+      const K = { group: 'kargo.akuity.io', version: 'v1alpha1', namespace: 'kargo-checkout' } as const;
+      const freights = ((await kargo.listNamespacedCustomObject({ ...K, plural: 'freights' })) as { items: KubeObject[] }).items;
+      const freight = freights.find((f) => f.alias === 'brave-lynx')!;
+      const promote = async (stage: string): Promise<string> =>
+        ((await kargo.createNamespacedCustomObject({ ...K, plural: 'promotions', body: { apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Promotion', metadata: { generateName: 'promo-' }, spec: { stage, freight: freight.metadata.name } } })) as KubeObject).metadata.name;
+      const dev = await promote('dev');
+      expect(dev.startsWith('dev.')).toBe(true);
+      await kargoClock.advance(30_000);
+      const stage = async (name: string) => (await kargo.getNamespacedCustomObject({ ...K, plural: 'stages', name })) as KubeObject;
+      expect((await stage('dev')).status.lastPromotion).toMatchObject({ name: dev, status: { phase: 'Succeeded' } });
+      const staging = await promote('staging');
+      await kargoClock.advance(30_000);
+      const s = await stage('staging');
+      expect(s.status.lastPromotion).toMatchObject({ name: staging, status: { phase: 'Succeeded' } });
+      expect(s.status.health.output.applicationStatuses.map((a: { name: string }) => a.name)).toEqual(['checkout-staging']);
+      const app = w.clusters.prod.store.get(w.clusters.prod.store.registry.byKind('Application'), 'argocd', 'checkout-staging');
+      expect(app.status.operationState.operation.initiatedBy).toEqual({ username: 'kargo-controller', automated: true });
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
 describe('sample world config for Glidepath', () => {
   it('parses with Glidepath\'s config schema, and every Rollouts stage selects at least one Rollout of the world', async () => {
     const { parseConfigFile } = await import('../../src/config/file.js');
