@@ -76,7 +76,10 @@ describe('sample world', () => {
     expect(await image('checkout-eu')).toBe('registry.example.com/shop/checkout:1.28.0');
     const staging = (await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!;
     await clock.advance(10_000);
-    expect((await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!.status.phase).toBe('Paused');
+    const pausedStaging = (await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!;
+    expect(pausedStaging.status.phase).toBe('Paused');
+    // nginx traffic routing: the weights are in the status, as the Rollouts controller writes them.
+    expect(pausedStaging.status.canary.weights).toMatchObject({ canary: { weight: 20, serviceName: 'checkout-staging-canary' }, stable: { weight: 80, serviceName: 'checkout-staging-stable' } });
     expect(staging.metadata.annotations?.['hangar.io/release-id']).toBe('rel-1.29.0');
   });
 
