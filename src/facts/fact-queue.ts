@@ -29,11 +29,37 @@ export class FactQueue {
     this.queue.on('error', () => undefined);
   }
 
-  /** Resolves once the job is in Redis; a repeated identity is absorbed by BullMQ. */
-  async add(fact: Fact): Promise<string> {
+  private pending: { fact: Fact; jobId: string; resolve: (id: string) => void; reject: (err: unknown) => void }[] = [];
+  private flushScheduled = false;
+
+  /**
+   * Resolves once the job is in Redis; a repeated identity is absorbed by BullMQ. Adds that
+   * arrive in the same turn of the event loop go to Redis together (one round trip), which is
+   * what lets one ingest process keep up with a burst of notifications.
+   */
+  add(fact: Fact): Promise<string> {
     const jobId = factIdentity(fact, this.releaseIdAnnotations);
-    await this.queue.add(fact.kind, fact, { jobId });
-    return jobId;
+    return new Promise((resolve, reject) => {
+      this.pending.push({ fact, jobId, resolve, reject });
+      if (this.pending.length >= 128) this.flush();
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    this.queue
+      .addBulk(batch.map((p) => ({ name: p.fact.kind, data: p.fact, opts: { jobId: p.jobId } })))
+      .then(
+        () => batch.forEach((p) => p.resolve(p.jobId)),
+        (err: unknown) => batch.forEach((p) => p.reject(err)),
+      );
   }
 
   async close(): Promise<void> {

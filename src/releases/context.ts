@@ -18,6 +18,10 @@ export interface ReduceContext {
   unhealthyGraceMs: number;
   /** An Argo CD operation Running this long while its Rollout is paused is reported as hook-pinned. */
   hookPinnedAfterMs: number;
+  /** Set by reduceDraft: update the given record instead of a copy. */
+  inPlace?: boolean;
+  /** Set by the reducer itself: whether the record expected progress before this fact. */
+  wasExpectingProgress?: boolean;
 }
 
 export const MAX_EVENTS = 50;

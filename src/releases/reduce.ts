@@ -34,6 +34,21 @@ export interface Reduction {
 const unchanged = (outcome: ReduceOutcome, reason?: string): Reduction => ({ effects: [], outcome, reason });
 
 export function reduce(current: ReleaseRecord | undefined, fact: Fact, ctx: ReduceContext): Reduction {
+  return reduceFact(current, fact, { ...ctx, inPlace: false });
+}
+
+/**
+ * The same, for a caller that owns `draft` (a batch reducing several facts of one release):
+ * the draft is updated in place instead of copied. When the fact changes nothing, the draft is
+ * left as it was.
+ */
+export function reduceDraft(draft: ReleaseRecord | undefined, fact: Fact, ctx: ReduceContext): Reduction {
+  return reduceFact(draft, fact, { ...ctx, inPlace: true });
+}
+
+function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: ReduceContext): Reduction {
+  // Read before anything may be updated in place.
+  const ctx = { ...options, wasExpectingProgress: current !== undefined && expectsProgress(current.status) && current.stall === undefined };
   switch (fact.kind) {
     case 'rollout':
       return reduceRollout(current, fact, ctx);
@@ -74,7 +89,7 @@ function hear(record: ReleaseRecord, now: number, effects: Effect[]): void {
 
 /** Common tail: derive, collect replies, render, (re)arm the watchdog when progress is expected again. */
 function finish(
-  before: ReleaseRecord | undefined,
+  _before: ReleaseRecord | undefined,
   record: ReleaseRecord,
   now: number,
   ctx: ReduceContext,
@@ -84,8 +99,7 @@ function finish(
   const replies = evaluate(record, now, ctx);
   record.updatedAt = Math.max(record.updatedAt, now);
   const effects: Effect[] = [...extra, ...replies, { id: 'render', type: 'thread.render' }];
-  const wasExpecting = before !== undefined && expectsProgress(before.status) && before.stall === undefined;
-  if (expectsProgress(record.status) && record.stall === undefined && !wasExpecting) {
+  if (expectsProgress(record.status) && record.stall === undefined && !ctx.wasExpectingProgress) {
     effects.push({ id: `watchdog:${record.lastHeardAt}`, type: 'watchdog.arm', dueAt: record.lastHeardAt + ctx.stallAfterMs });
   }
   return { record, effects, outcome };
@@ -100,7 +114,7 @@ function openRecord(
   now: number,
 ): ReleaseRecord {
   if (!current) return newRecord(ctx.pipeline, releaseId, idSource, images, now);
-  const record = structuredClone(current);
+  const record = ctx.inPlace ? current : structuredClone(current);
   alignStages(record, ctx.pipeline);
   return record;
 }
@@ -303,14 +317,14 @@ function compareSync(next: TargetState['sync'], prev: NonNullable<TargetState['s
 function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnnouncedFact, ctx: ReduceContext): Reduction {
   const now = fact.receivedAt;
   const record = openRecord(current, ctx, fact.releaseId, 'announcement', fact.images, now);
-  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author]);
+  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource]);
   // CI is the authority on what the release should run.
   if (fact.images.length > 0) record.images = [...fact.images].sort();
   if (record.idSource === 'images') record.idSource = 'announcement';
   record.commit = fact.commit ?? record.commit;
   record.pullRequestUrl = fact.pullRequestUrl ?? record.pullRequestUrl;
   record.author = fact.author ?? record.author;
-  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author]);
+  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource]);
   if (current && before === after) return unchanged('ignored', 'release already announced with the same details');
   return finish(current, record, now, ctx, 'applied');
 }

@@ -14,10 +14,11 @@ import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { ReduceContext } from './context.js';
 import type { ThreadEffect, ThreadEffectSink } from './ports.js';
-import { reduce, type ReduceOutcome, type Reduction } from './reduce.js';
+import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
+import { ReleaseLanes } from './release-lanes.js';
 import type { TargetIndex } from './target-index.js';
 import type { Watchdog } from './watchdog.js';
 
@@ -87,55 +88,86 @@ export class FactReducer {
     return { routes: routes.length, outcomes };
   }
 
-  private async processRoute(fact: Fact, route: ResolvedRoute): Promise<ReduceOutcome> {
-    const { settings } = this.deps.config;
-    const pipelineName = route.pipeline.name;
-    const isClusterFact = fact.kind === 'rollout' || fact.kind === 'application';
-    const target = isClusterFact ? targetKey(fact.target) : undefined;
-    const [knownTargets, previousReleaseOfTarget] = await Promise.all([
-      this.deps.targets.knownTargets(pipelineName, fact.receivedAt),
-      target && route.stage && (fact.kind === 'rollout' || !route.stage.rollouts) ? this.deps.targets.releaseOf(pipelineName, target) : undefined,
-    ]);
-    const ctx: ReduceContext = {
-      pipeline: route.pipeline,
-      releaseId: route.releaseId,
-      stage: route.stage?.name,
-      idSource: route.idSource,
-      previousReleaseOfTarget,
-      knownTargets,
-      stallAfterMs: stallAfterMs(this.deps.config, route.pipeline),
-      unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
-      hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
-    };
-    let reduction: Reduction | undefined;
-    let leftover: StoredRelease | undefined;
-    const { saved } = await this.deps.store.update(pipelineName, route.releaseId, (current) => {
-      leftover = current;
-      reduction = reduce(current?.record, fact, ctx);
-      return { next: reduction.record, outbox: reduction.effects, result: undefined };
-    });
-    const outcome = (reduction as Reduction).outcome;
-    this.deps.metrics.factsReduced.inc({ source: fact.source, outcome });
-    if (reduction?.reason && outcome !== 'applied' && outcome !== 'heartbeat') {
-      this.deps.logger.debug({ pipeline: pipelineName, releaseId: route.releaseId, outcome, reason: reduction.reason }, 'fact changed nothing');
-    }
+  private readonly lanes = new ReleaseLanes<{ fact: Fact; route: ResolvedRoute }, ReduceOutcome>((_key, items) => this.reduceBatch(items));
 
-    if (saved && target && route.stage && (outcome === 'applied' || outcome === 'heartbeat')) {
-      const applicationOfRollouts = fact.kind === 'application' && route.stage.rollouts !== undefined;
-      if (!applicationOfRollouts) {
-        await this.deps.targets.record(pipelineName, target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt });
+  private processRoute(fact: Fact, route: ResolvedRoute): Promise<ReduceOutcome> {
+    return this.lanes.submit(`${route.pipeline.name}\n${route.releaseId}`, { fact, route });
+  }
+
+  /** Facts of one release, reduced in arrival order under one compare-and-set. */
+  private async reduceBatch(items: { fact: Fact; route: ResolvedRoute }[]): Promise<ReduceOutcome[]> {
+    const { settings } = this.deps.config;
+    const first = items[0] as { fact: Fact; route: ResolvedRoute };
+    const pipeline = first.route.pipeline;
+    const releaseId = first.route.releaseId;
+    const now = Math.max(...items.map((i) => i.fact.receivedAt));
+    const targetOf = (fact: Fact) => (fact.kind === 'rollout' || fact.kind === 'application' ? targetKey(fact.target) : undefined);
+    const ownsTarget = (i: { fact: Fact; route: ResolvedRoute }) =>
+      targetOf(i.fact) !== undefined && i.route.stage !== undefined && (i.fact.kind === 'rollout' || !i.route.stage.rollouts);
+    const targets = [...new Set(items.filter(ownsTarget).map((i) => targetOf(i.fact) as string))];
+    const [knownTargets, previous] = await Promise.all([
+      this.deps.targets.knownTargets(pipeline.name, now),
+      this.deps.targets.releasesOf(pipeline.name, targets),
+    ]);
+
+    let leftover: StoredRelease | undefined;
+    const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
+      leftover = current;
+      let record = current?.record;
+      const effects = new Map<string, Effect>();
+      const results: ReduceOutcome[] = [];
+      const previousOfTarget = new Map(previous);
+      for (const { fact, route } of items) {
+        const target = ownsTarget({ fact, route }) ? targetOf(fact) : undefined;
+        const ctx: ReduceContext = {
+          pipeline,
+          releaseId,
+          stage: route.stage?.name,
+          idSource: route.idSource,
+          previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
+          knownTargets,
+          stallAfterMs: stallAfterMs(this.deps.config, pipeline),
+          unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
+          hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
+        };
+        // `record` was parsed for this attempt alone, so it may be updated in place.
+        const reduction = reduceDraft(record, fact, ctx);
+        results.push(reduction.outcome);
+        if (reduction.reason && reduction.outcome !== 'applied' && reduction.outcome !== 'heartbeat') {
+          this.deps.logger.debug({ pipeline: pipeline.name, releaseId, outcome: reduction.outcome, reason: reduction.reason }, 'fact changed nothing');
+        }
+        if (!reduction.record) continue;
+        record = reduction.record;
+        if (target) previousOfTarget.set(target, releaseId);
+        // Later effects with the same id replace earlier ones (one render, the latest watchdog due time).
+        for (const e of reduction.effects) {
+          const key = e.type === 'watchdog.arm' ? 'watchdog' : e.id;
+          effects.delete(key);
+          effects.set(key, e);
+        }
       }
-      if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
-        await this.deps.targets.recordApplication(`${fact.target.cluster}/${fact.rollout.managedBy}`, {
-          pipeline: pipelineName,
-          stage: route.stage.name,
-          releaseId: route.releaseId,
-        });
-      }
+      const changed = results.some((o) => o === 'applied' || o === 'heartbeat');
+      return { next: changed ? record : undefined, outbox: [...effects.values()], result: results };
+    });
+    items.forEach((item, i) => this.deps.metrics.factsReduced.inc({ source: item.fact.source, outcome: outcomes[i] as string }));
+
+    if (saved) {
+      const entries: [string, { stage: string; releaseId: string; heardAt: number }][] = [];
+      const applications = new Map<string, { pipeline: string; stage: string; releaseId: string }>();
+      items.forEach(({ fact, route }, i) => {
+        const outcome = outcomes[i];
+        if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat')) return;
+        if (ownsTarget({ fact, route })) entries.push([targetOf(fact) as string, { stage: route.stage.name, releaseId, heardAt: fact.receivedAt }]);
+        if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
+          applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: pipeline.name, stage: route.stage.name, releaseId });
+        }
+      });
+      await this.deps.targets.recordMany(pipeline.name, entries);
+      for (const [application, where] of applications) await this.deps.targets.recordApplication(application, where);
     }
     const stored = saved ?? leftover;
     if (stored && stored.outbox.length > 0) await this.dispatch(stored.record, stored.outbox);
-    return outcome;
+    return outcomes;
   }
 
   private async dispatch(record: ReleaseRecord, outbox: Effect[]): Promise<void> {

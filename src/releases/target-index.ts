@@ -59,10 +59,22 @@ export class TargetIndex {
     return byStage;
   }
 
-  async record(pipeline: string, target: string, entry: Entry): Promise<void> {
-    await this.redis.hset(this.keys.targetReleases(pipeline), target, JSON.stringify(entry));
+  /** Current releases of several targets in one round trip. */
+  async releasesOf(pipeline: string, targets: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (targets.length === 0) return out;
+    const values = await this.redis.hmget(this.keys.targetReleases(pipeline), ...targets);
+    values.forEach((json, i) => {
+      if (json) out.set(targets[i] as string, (JSON.parse(json) as Entry).releaseId);
+    });
+    return out;
+  }
+
+  async recordMany(pipeline: string, entries: [string, Entry][]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.redis.hset(this.keys.targetReleases(pipeline), Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)])));
     const cached = this.cache.get(pipeline);
-    if (cached) cached.entries.set(target, entry);
+    if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
   }
 
   /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */

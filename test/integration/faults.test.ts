@@ -60,6 +60,5 @@ describe('two workers on one release', () => {
     const prod = record.stages.find((s) => s.name === 'prod')!;
     expect(Object.keys(prod.targets)).toHaveLength(targets);
     expect(record.images).toHaveLength(targets);
-    expect(record.version).toBeGreaterThanOrEqual(targets);
   });
 });

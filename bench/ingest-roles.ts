@@ -1,0 +1,69 @@
+/** The processes of the ingest benchmark: Glidepath ingest, Glidepath workers, and the bare BullMQ baseline. */
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { startGlidepath } from '../src/app.js';
+import { parseEnv } from '../src/config/env.js';
+import { parseConfigFile } from '../src/config/file.js';
+import { createLogger } from '../src/obs/logger.js';
+import { createMetrics } from '../src/obs/metrics.js';
+
+const role = process.env.BENCH_ROLE;
+const env = parseEnv(process.env);
+const config = parseConfigFile(process.env.BENCH_CONFIG ?? '');
+const send = (m: unknown) => process.send?.(m);
+
+async function reducedTotal(metrics: ReturnType<typeof createMetrics>): Promise<number> {
+  const json = await metrics.registry.getSingleMetric('glidepath_facts_reduced_total')?.get();
+  return (json?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
+if (role === 'ingest' || role === 'workers') {
+  const metrics = createMetrics({ defaultMetrics: false });
+  const app = await startGlidepath({ env, config, host: '127.0.0.1', logger: createLogger('silent'), metrics, workers: role === 'workers' });
+  process.on('message', async () => send({ reduced: await reducedTotal(metrics) }));
+  process.once('SIGTERM', async () => {
+    await app.close();
+    process.exit(0);
+  });
+  send({ url: app.url });
+} else if (role === 'baseline-worker') {
+  let processed = 0;
+  const worker = new Worker(
+    'baseline',
+    async () => {
+      processed++;
+    },
+    { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }), prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY },
+  );
+  process.on('message', () => send({ reduced: processed }));
+  process.once('SIGTERM', async () => {
+    await worker.close();
+    process.exit(0);
+  });
+  send({ ready: true });
+} else if (role === 'baseline-producer') {
+  const queue = new Queue('baseline', { connection: new Redis(env.REDIS_URL), prefix: env.REDIS_PREFIX, defaultJobOptions: { removeOnComplete: { age: 600, count: 20_000 } } });
+  process.on('message', async (msg: { payloads: unknown[]; concurrency: number }) => {
+    let next = 0;
+    const latencies: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: msg.concurrency }, async () => {
+        while (next < msg.payloads.length) {
+          const i = next++;
+          const t = performance.now();
+          await queue.add('fact', msg.payloads[i], { jobId: `b-${i}` });
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    send({ elapsedMs: performance.now() - started, latencies });
+  });
+  process.once('SIGTERM', async () => {
+    await queue.close();
+    process.exit(0);
+  });
+  send({ ready: true });
+} else {
+  throw new Error(`unknown BENCH_ROLE ${role}`);
+}

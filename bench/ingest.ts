@@ -1,0 +1,154 @@
+/**
+ * npm run bench:ingest — realistic Rollouts facts over loopback through the real server, queue
+ * and reducer (ingest and workers in two processes), against bare BullMQ add + no-op worker in
+ * the same layout, on the same Redis, in the same run.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { rolloutBody } from '../test/helpers/rollout-bodies.js';
+import { closedLoop, openLoop, percentile } from './lib/http-load.js';
+import { peakRssMb, startChild, type Child } from './lib/processes.js';
+
+const FACTS = Number(process.env.BENCH_FACTS ?? 20_000);
+const CONCURRENCY = 64;
+const OFFERED_RATE = 1_000;
+const TOKEN = 'bench-token-0123456789abcdef';
+const ROLE = fileURLToPath(new URL('./ingest-roles.ts', import.meta.url));
+const STAGES = ['dev', 'staging', 'canary', 'prod'];
+const ROLLOUTS_PER_STAGE = 25;
+
+const CONFIG = `
+clusters: [{ name: prod, inCluster: true }]
+pipelines:
+  - name: shop
+    channel: C0BENCH
+    stages:
+${STAGES.map((s) => `      - { name: ${s}, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=${s}" } }`).join('\n')}
+`;
+
+/** 100 Rollouts, each moving through canary steps and a new release every 20 states. */
+function facts(count: number, rvStart: number): Buffer[] {
+  const lastApplied = JSON.stringify({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', spec: { replicas: 5, template: { spec: { containers: [{ name: 'app', image: 'x', env: Array.from({ length: 20 }, (_, i) => ({ name: `VAR_${i}`, value: 'v'.repeat(40) })) }] } } } });
+  const out: Buffer[] = [];
+  const rollouts = STAGES.length * ROLLOUTS_PER_STAGE;
+  for (let i = 0; i < count; i++) {
+    const r = i % rollouts;
+    const n = Math.floor(i / rollouts);
+    const release = Math.floor(n / 20) + 1;
+    const step = n % 20 < 7 ? n % 20 : 7;
+    const env = STAGES[Math.floor(r / ROLLOUTS_PER_STAGE)] as string;
+    const done = step >= 7;
+    const body = rolloutBody({
+      name: `svc-${r}`,
+      uid: `uid-${r}`,
+      generation: release * 2,
+      rv: rvStart + i,
+      releaseId: `rel-${release}`,
+      image: `registry.example.com/shop/svc-${r % ROLLOUTS_PER_STAGE}:${release}.0.0`,
+      podHash: `h${release}`,
+      stableRS: done ? `h${release}` : `h${release - 1}`,
+      step,
+      phase: done ? 'Healthy' : step === 1 || step === 3 ? 'Paused' : 'Progressing',
+      message: done ? undefined : step === 1 || step === 3 ? 'CanaryPauseStep' : 'more replicas need to be updated',
+      labels: { 'app.kubernetes.io/part-of': 'shop', 'app.kubernetes.io/name': `svc-${r}`, env, 'hangar.io/release-tracked': 'true' },
+      sentAt: 1_787_000_000 + i,
+    });
+    body.rollout.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'] = lastApplied;
+    out.push(Buffer.from(JSON.stringify(body)));
+  }
+  return out;
+}
+
+async function waitReduced(child: Child, target: number): Promise<void> {
+  for (;;) {
+    const { reduced } = await child.request('count');
+    if (reduced >= target) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[{}]/g, (c) => `\\${c}`)}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+async function main(): Promise<void> {
+  const prefix = `{gp-bench-${randomBytes(4).toString('hex')}}`;
+  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const env = { REDIS_PREFIX: prefix, INGEST_TOKENS: `prod=${TOKEN}`, PORT: '0', LOG_LEVEL: 'silent', BENCH_CONFIG: CONFIG, REDUCER_CONCURRENCY: '64' };
+  const bodies = facts(FACTS, 1_000_000);
+  const avgBytes = Math.round(bodies.reduce((s, b) => s + b.length, 0) / bodies.length);
+  console.log(`ingest bench: ${FACTS} facts, ~${avgBytes} bytes each, ${CONCURRENCY} connections`);
+
+  try {
+    // Baseline: bare BullMQ, producer and no-op worker in two processes, same payloads.
+    const bWorker = await startChild(ROLE, { ...env, BENCH_ROLE: 'baseline-worker' });
+    const bProducer = await startChild(ROLE, { ...env, BENCH_ROLE: 'baseline-producer' });
+    const payloads = bodies.map((b) => JSON.parse(b.toString()));
+    const bStart = performance.now();
+    const produced = await bProducer.request({ payloads, concurrency: CONCURRENCY });
+    await waitReduced(bWorker, FACTS);
+    const baselineSec = (performance.now() - bStart) / 1000;
+    const baselineJobsPerSec = FACTS / baselineSec;
+    console.log(`baseline: ${round(FACTS / (produced.elapsedMs / 1000), 0)} adds/s, ${round(baselineJobsPerSec, 0)} jobs/s end to end`);
+    await bProducer.stop();
+    await bWorker.stop();
+
+    // Glidepath: ingest process + workers process.
+    const workers = await startChild(ROLE, { ...env, BENCH_ROLE: 'workers' });
+    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' });
+    const url = `${ingest.hello.url}/v1/facts/rollouts`;
+    const start = performance.now();
+    const load = await closedLoop(url, bodies, TOKEN, CONCURRENCY);
+    await waitReduced(workers, FACTS);
+    const e2eSec = (performance.now() - start) / 1000;
+    const accepted = load.statuses.get(202) ?? 0;
+    if (accepted !== FACTS) throw new Error(`only ${accepted} of ${FACTS} accepted: ${JSON.stringify([...load.statuses])}`);
+    const acceptedPerSec = FACTS / (load.elapsedMs / 1000);
+    const e2eFactsPerSec = FACTS / e2eSec;
+    console.log(`glidepath: ${round(acceptedPerSec, 0)} accepted/s, ${round(e2eFactsPerSec, 0)} reduced/s end to end; accept p50 ${round(percentile(load.latenciesMs, 50), 2)} ms, p99 ${round(percentile(load.latenciesMs, 99), 2)} ms (closed loop, ${CONCURRENCY} connections)`);
+
+    // Latency at a steady offered load.
+    const steady = facts(Math.min(FACTS, 5_000), 5_000_000);
+    const open = await openLoop(url, steady, TOKEN, OFFERED_RATE);
+    await waitReduced(workers, FACTS + steady.length);
+    const p50 = percentile(open.latenciesMs, 50);
+    const p99 = percentile(open.latenciesMs, 99);
+    console.log(`at ${OFFERED_RATE} facts/s offered: accept p50 ${round(p50, 2)} ms, p99 ${round(p99, 2)} ms`);
+
+    const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
+    console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);
+    await ingest.stop();
+    await workers.stop();
+
+    const ratio = e2eFactsPerSec / baselineJobsPerSec;
+    console.log(`ratio (glidepath end to end / bare BullMQ end to end): ${round(ratio, 2)}`);
+    console.log(
+      JSON.stringify({
+        bench: 'ingest',
+        facts: FACTS,
+        e2eFactsPerSec: round(e2eFactsPerSec, 0),
+        baselineJobsPerSec: round(baselineJobsPerSec, 0),
+        ratio: round(ratio, 2),
+        p50AcceptMs: round(p50, 2),
+        p99AcceptMs: round(p99, 2),
+        peakRssMb: Math.max(rss.ingest, rss.workers),
+      }),
+    );
+  } finally {
+    await dropPrefix(redis, prefix);
+    redis.disconnect();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,48 @@
+/** Child processes for benchmarks, and their peak memory from /proc (VmHWM). */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export function peakRssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+    return Math.round((kb / 1024) * 10) / 10;
+  } catch {
+    return 0;
+  }
+}
+
+export interface Child {
+  process: ChildProcess;
+  /** First message the child sent (e.g. its URL). */
+  hello: any;
+  request(message: unknown): Promise<any>;
+  stop(): Promise<void>;
+}
+
+export async function startChild(script: string, env: Record<string, string>): Promise<Child> {
+  const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const hello = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return {
+    process: child,
+    hello,
+    request(message) {
+      return new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send(message as never);
+      });
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

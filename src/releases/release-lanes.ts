@@ -1,0 +1,49 @@
+/**
+ * One lane per release in this process: facts of the same release wait for each other and are
+ * reduced together, with one read and one compare-and-set for the whole batch. Across processes
+ * the compare-and-set still keeps them right; within one, they no longer fight over the record.
+ */
+
+interface Pending<I, O> {
+  item: I;
+  resolve(value: O): void;
+  reject(err: unknown): void;
+}
+
+export class ReleaseLanes<I, O> {
+  private readonly lanes = new Map<string, Pending<I, O>[]>();
+
+  constructor(
+    private readonly runBatch: (key: string, items: I[]) => Promise<O[]>,
+    private readonly maxBatch = 64,
+  ) {}
+
+  submit(key: string, item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      const queued = this.lanes.get(key);
+      if (queued) {
+        queued.push({ item, resolve, reject });
+        return;
+      }
+      this.lanes.set(key, [{ item, resolve, reject }]);
+      void this.drain(key);
+    });
+  }
+
+  private async drain(key: string): Promise<void> {
+    for (;;) {
+      const queued = this.lanes.get(key);
+      if (!queued || queued.length === 0) {
+        this.lanes.delete(key);
+        return;
+      }
+      const batch = queued.splice(0, this.maxBatch);
+      try {
+        const results = await this.runBatch(key, batch.map((p) => p.item));
+        batch.forEach((p, i) => p.resolve(results[i] as O));
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+      }
+    }
+  }
+}
