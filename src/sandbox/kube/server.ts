@@ -30,6 +30,19 @@ export interface KubeServerOptions {
    * certificate is a fixed self-signed one for 127.0.0.1, shipped for the sandbox only.
    */
   scheme?: 'https' | 'http';
+  /**
+   * Called synchronously before each resource request is served (after authentication), so a
+   * test can change an object between a client's read and its write, as a controller would.
+   */
+  onRequest?: (request: ServedRequest) => void;
+}
+
+export interface ServedRequest {
+  verb: string;
+  /** `rollouts`, `rollouts/status`. */
+  resource: string;
+  namespace?: string;
+  name?: string;
 }
 
 const TLS_DIR = new URL('./tls/', import.meta.url);
@@ -143,12 +156,17 @@ export class KubeServer {
   private bookmarkTimer?: NodeJS.Timeout;
   private readonly maxBodyBytes: number;
   port = 0;
+  /** Resource requests served, by `verb resource` (e.g. `list applications`, `patch rollouts/status`). */
+  readonly requestCounts = new Map<string, number>();
+  /** See KubeServerOptions.onRequest; may be replaced while the server runs. */
+  onRequest?: (request: ServedRequest) => void;
 
   constructor(private readonly options: KubeServerOptions) {
     this.store = options.store ?? new ObjectStore(new ResourceRegistry());
     this.registry = this.store.registry;
     this.authorizer = new Authorizer(options.users);
     this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
+    this.onRequest = options.onRequest;
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err: unknown) => {
         const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
@@ -246,6 +264,10 @@ export class KubeServer {
     const watch = isTrue(url.searchParams.get('watch'));
     const verb = verbOf(method, path, watch);
     const sub = path.subresource;
+    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name };
+    const countKey = `${served.verb} ${served.resource}`;
+    this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
+    this.onRequest?.(served);
     if (sub !== undefined && sub !== 'status' && !(sub === 'scale' && path.rt.scale)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
