@@ -1,0 +1,239 @@
+/**
+ * Reads freshness from a cluster, asks Argo CD to refresh stale children, and waits for them on
+ * a WATCH (resumed from the LIST's resourceVersion; nothing is polled). The ApplicationSet is
+ * re-read only when the children alone say "fresh", or when a child waits on the ApplicationSet's
+ * own status (its entry or targetRevisions), at most once per `appSetRecheckMs`.
+ */
+import type { KubeApi } from './api.js';
+import { judgeChild, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
+import { getApplicationSet, listApplications } from './reads.js';
+import { APPLICATIONS } from './resources.js';
+import { applicationSchema, type Application, type ApplicationSet } from './schemas.js';
+
+export interface FreshnessSnapshot {
+  appSet: ApplicationSet;
+  children: Application[];
+  /** The Applications LIST's resourceVersion: where a watch resumes. */
+  resourceVersion: string;
+  report: FreshnessReport;
+}
+
+export interface FreshnessOptions {
+  now?: () => number;
+}
+
+export async function checkFreshness(api: KubeApi, namespace: string, appSetName: string, options: FreshnessOptions & { pageSize?: number } = {}): Promise<FreshnessSnapshot> {
+  const appSet = await getApplicationSet(api, namespace, appSetName);
+  const apps = await listApplications(api, namespace, { limit: options.pageSize });
+  const children = childrenOf(appSet, apps.items);
+  const report = judgeFreshness(appSet, children, (options.now ?? Date.now)());
+  return { appSet, children, resourceVersion: apps.resourceVersion, report };
+}
+
+/** Runs `work` over `items` with at most `limit` in flight; every item is attempted. */
+export async function boundedEach<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<PromiseSettledResult<void>[]> {
+  const results: PromiseSettledResult<void>[] = new Array(items.length);
+  let next = 0;
+  const runner = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        await work(items[i]!);
+        results[i] = { status: 'fulfilled', value: undefined };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, runner));
+  return results;
+}
+
+export interface RefreshResult {
+  requested: string[];
+  failed: { name: string; error: unknown }[];
+}
+
+/** `argocd.argoproj.io/refresh: normal` on each stale child (merge patch, bounded concurrency). */
+export async function refreshStale(api: KubeApi, namespace: string, stale: readonly Pick<ChildFreshness, 'name'>[], options: { concurrency?: number } = {}): Promise<RefreshResult> {
+  const names = stale.map((s) => s.name);
+  const results = await boundedEach(names, options.concurrency ?? 16, async (name) => {
+    await api.patch(APPLICATIONS, namespace, name, { metadata: { annotations: { [REFRESH_ANNOTATION]: 'normal' } } });
+  });
+  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ name: names[i]!, error: r.reason }] : []));
+  return { requested: names.filter((_, i) => results[i]!.status === 'fulfilled'), failed };
+}
+
+export interface WaitFreshOptions extends FreshnessOptions {
+  timeoutMs: number;
+  /** Called whenever the number of fresh children changes (e.g. to show "31/40 fresh"). */
+  onProgress?: (report: FreshnessReport) => void;
+  appSetRecheckMs?: number;
+  /**
+   * Refresh children that turn stale while waiting (a refresh of some children is itself a
+   * transition that can leave the others behind the latest one): at most once per child per
+   * latest transition. The names already refreshed by refreshStale are passed in `refreshed`.
+   */
+  refreshNewlyStale?: { refreshed: readonly string[]; concurrency?: number };
+}
+
+export interface WaitFreshResult {
+  report: FreshnessReport;
+  timedOut: boolean;
+  /** Children refreshed again while waiting. */
+  refreshedAgain: string[];
+}
+
+/** Waits until every child is fresh or the timeout passes, from a snapshot taken by checkFreshness. */
+export async function waitFresh(api: KubeApi, namespace: string, snapshot: FreshnessSnapshot, options: WaitFreshOptions): Promise<WaitFreshResult> {
+  const now = options.now ?? Date.now;
+  let appSet = snapshot.appSet;
+  const children = new Map(snapshot.children.map((c) => [c.metadata.name, c]));
+  let report = judgeFreshness(appSet, [...children.values()], now());
+  if (report.stale.length === 0) return { report, timedOut: false, refreshedAgain: [] };
+  const refreshedAt = new Map((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, report.latestTransition ?? '']));
+  const refreshedAgain: string[] = [];
+  const refreshQueue: string[] = [];
+  let refreshing = 0;
+
+  const recheckMs = options.appSetRecheckMs ?? 1000;
+  return new Promise<WaitFreshResult>((resolve, reject) => {
+    let settled = false;
+    let lastFresh = report.freshCount;
+    let recheckTimer: NodeJS.Timeout | undefined;
+    let lastRecheck = 0;
+    let rechecking = false;
+    let stopWatch: (() => void) | undefined;
+
+    const finish = (timedOut: boolean, error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (recheckTimer) clearTimeout(recheckTimer);
+      stopWatch?.();
+      if (error) reject(error);
+      else resolve({ report, timedOut, refreshedAgain });
+    };
+    const deadline = setTimeout(() => finish(true), options.timeoutMs);
+
+    const pumpRefreshes = (): void => {
+      const limit = options.refreshNewlyStale?.concurrency ?? 16;
+      while (refreshing < limit && refreshQueue.length > 0 && !settled) {
+        const name = refreshQueue.shift()!;
+        refreshing++;
+        refreshStale(api, namespace, [{ name }], { concurrency: 1 })
+          .then((r) => {
+            if (r.failed.length > 0) finish(false, r.failed[0]!.error);
+          })
+          .finally(() => {
+            refreshing--;
+            pumpRefreshes();
+          });
+      }
+    };
+    const rejudge = (): void => {
+      report = judgeFreshness(appSet, [...children.values()], now());
+      if (report.freshCount !== lastFresh) {
+        lastFresh = report.freshCount;
+        options.onProgress?.(report);
+      }
+      if (!options.refreshNewlyStale) return;
+      const anchor = report.latestTransition ?? '';
+      for (const child of report.stale) {
+        if (child.reason?.startsWith('refresh pending') || refreshedAt.get(child.name) === anchor) continue;
+        refreshedAt.set(child.name, anchor);
+        refreshedAgain.push(child.name);
+        refreshQueue.push(child.name);
+      }
+      pumpRefreshes();
+    };
+
+    const recheckAppSet = async (): Promise<void> => {
+      if (rechecking || settled) return;
+      rechecking = true;
+      lastRecheck = Date.now();
+      try {
+        appSet = await getApplicationSet(api, namespace, appSet.metadata.name);
+        rejudge();
+        if (report.stale.length === 0) finish(false);
+      } catch (err) {
+        finish(false, err);
+      } finally {
+        rechecking = false;
+      }
+    };
+    const scheduleRecheck = (): void => {
+      if (recheckTimer || settled) return;
+      const wait = Math.max(0, lastRecheck + recheckMs - Date.now());
+      recheckTimer = setTimeout(() => {
+        recheckTimer = undefined;
+        void recheckAppSet();
+      }, wait);
+    };
+
+    const onEvent = (type: string, object: unknown): void => {
+      if (settled || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) return;
+      const parsed = applicationSchema.safeParse(object);
+      if (!parsed.success) return;
+      const app = parsed.data;
+      if (type === 'DELETED') children.delete(app.metadata.name);
+      else if (childrenOf(appSet, [app]).length === 1) children.set(app.metadata.name, app);
+      else return;
+      rejudge();
+      if (report.stale.length === 0) {
+        // The children agree; confirm against the ApplicationSet as it is now.
+        void recheckAppSet();
+        return;
+      }
+      if (type !== 'DELETED') {
+        const entries = appSet.status?.applicationStatus ?? [];
+        const entry = entries.find((e) => e.application === app.metadata.name);
+        const judged = judgeChild(app, entry, latestTransition(entries), entries.length > 0, now());
+        const waitsOnAppSet = !judged.fresh && (judged.reason?.startsWith('revision') || judged.reason?.startsWith('not yet in'));
+        if (waitsOnAppSet) scheduleRecheck();
+      }
+    };
+
+    // Resumes from the last version seen when the server ends the watch (as API servers do
+    // every few minutes); an error (e.g. 410 Gone) ends the wait, and the caller can check again.
+    let lastVersion = snapshot.resourceVersion;
+    const startWatch = (): void => {
+      api
+        .watch(APPLICATIONS, namespace, { resourceVersion: lastVersion }, (type, object) => {
+          const rv = (object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
+          if (typeof rv === 'string' && rv !== '' && type !== 'ERROR') lastVersion = rv;
+          onEvent(type, object);
+        })
+        .then((handle) => {
+          stopWatch = handle.stop;
+          if (settled) handle.stop();
+          handle.done.then(
+            () => {
+              if (!settled) startWatch();
+            },
+            (err: unknown) => finish(false, err),
+          );
+        })
+        .catch((err: unknown) => finish(false, err));
+    };
+    rejudge();
+    startWatch();
+  });
+}
+
+/**
+ * `freshness --refresh`: refresh the stale children of a snapshot, then wait on the watch, refreshing
+ * children that fall behind a newer transition while waiting.
+ */
+export async function refreshAndWait(
+  api: KubeApi,
+  namespace: string,
+  snapshot: FreshnessSnapshot,
+  options: Omit<WaitFreshOptions, 'refreshNewlyStale'> & { concurrency?: number },
+): Promise<WaitFreshResult & { refreshed: RefreshResult }> {
+  const toRefresh = snapshot.report.stale.filter((c) => !c.reason?.startsWith('refresh pending'));
+  const refreshed = await refreshStale(api, namespace, toRefresh, { concurrency: options.concurrency });
+  if (refreshed.failed.length > 0) throw refreshed.failed[0]!.error;
+  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshNewlyStale: { refreshed: refreshed.requested, concurrency: options.concurrency } });
+  return { ...waited, refreshed };
+}
