@@ -126,7 +126,7 @@ export function toKubeActionError(err: unknown, call: KubeCall, options: { timeo
         return new KubeActionError('unauthorized', `Cluster ${call.cluster} did not accept Glidepath's credentials (401) when it tried to ${call.verb} ${call.resource}${nothing}: check the token or kubeconfig configured for ${call.cluster}`, call, code, undefined, { cause: err });
       case 403:
         if (body?.message?.includes('admission webhook')) {
-          return new KubeActionError('invalid', `${where(call)} refused to ${call.verb} ${target(call)}: ${serverSays}${nothing}`, call, code, undefined, { cause: err });
+          return new KubeActionError('invalid', `${where(call)} refused to ${call.verb} ${target(call)}: ${serverSays}${nothing}`, call, code, { serverMessage: serverSays }, { cause: err });
         }
         return new KubeActionError('forbidden', `Glidepath's service account may not ${call.verb} ${call.resource} in ${where(call)}${nothing}: add the rule from ${RBAC_FILE}`, call, code, undefined, { cause: err });
       case 404:
@@ -141,7 +141,7 @@ export function toKubeActionError(err: unknown, call: KubeCall, options: { timeo
       case 422: {
         const causes = (body?.details?.causes ?? []).map((c) => clip(c.field ? `${c.field}: ${c.message}` : c.message, 200)).filter(Boolean);
         const why = causes.length > 0 ? causes.join('; ') : serverSays;
-        return new KubeActionError('invalid', `${where(call)} rejected the ${call.verb} of ${target(call)}: ${why}${nothing}`, call, code, undefined, { cause: err });
+        return new KubeActionError('invalid', `${where(call)} rejected the ${call.verb} of ${target(call)}: ${why}${nothing}`, call, code, { serverMessage: why }, { cause: err });
       }
       default:
         return new KubeActionError('server', `Cluster ${call.cluster} failed to ${call.verb} ${target(call)} in ${where(call)} (HTTP ${code}${serverSays ? `: ${serverSays}` : ''})${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, code, undefined, { cause: err });
