@@ -5,10 +5,10 @@
  * own status (its entry or targetRevisions), at most once per `appSetRecheckMs`.
  */
 import type { KubeApi } from './api.js';
-import { judgeChild, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
-import { getApplicationSet, listApplications } from './reads.js';
+import { judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
+import { getApplicationSet, listApplicationCores } from './reads.js';
 import { APPLICATIONS } from './resources.js';
-import { applicationSchema, type Application, type ApplicationSet } from './schemas.js';
+import { applicationCoreSchema, type ApplicationCore as Application, type ApplicationSet, type ApplicationStatusEntry } from './schemas.js';
 
 export interface FreshnessSnapshot {
   appSet: ApplicationSet;
@@ -23,10 +23,10 @@ export interface FreshnessOptions {
 }
 
 export async function checkFreshness(api: KubeApi, namespace: string, appSetName: string, options: FreshnessOptions & { pageSize?: number } = {}): Promise<FreshnessSnapshot> {
-  const appSet = await getApplicationSet(api, namespace, appSetName);
-  const apps = await listApplications(api, namespace, { limit: options.pageSize });
+  // The ApplicationSet first would be as good; together they cost one round trip less.
+  const [appSet, apps] = await Promise.all([getApplicationSet(api, namespace, appSetName), listApplicationCores(api, namespace, { limit: options.pageSize })]);
   const children = childrenOf(appSet, apps.items);
-  const report = judgeFreshness(appSet, children, (options.now ?? Date.now)());
+  const report = judgeChildren(appSet, children, (options.now ?? Date.now)());
   return { appSet, children, resourceVersion: apps.resourceVersion, report };
 }
 
@@ -64,10 +64,17 @@ export async function refreshStale(api: KubeApi, namespace: string, stale: reado
   return { requested: names.filter((_, i) => results[i]!.status === 'fulfilled'), failed };
 }
 
+export interface FreshnessProgress {
+  fresh: number;
+  total: number;
+  /** "31/40 fresh" */
+  text: string;
+}
+
 export interface WaitFreshOptions extends FreshnessOptions {
   timeoutMs: number;
-  /** Called whenever the number of fresh children changes (e.g. to show "31/40 fresh"). */
-  onProgress?: (report: FreshnessReport) => void;
+  /** Called whenever the number of fresh children changes. */
+  onProgress?: (progress: FreshnessProgress) => void;
   appSetRecheckMs?: number;
   /**
    * Refresh children that turn stale while waiting (a refresh of some children is itself a
@@ -84,22 +91,52 @@ export interface WaitFreshResult {
   refreshedAgain: string[];
 }
 
-/** Waits until every child is fresh or the timeout passes, from a snapshot taken by checkFreshness. */
+/**
+ * Waits until every child is fresh or the timeout passes, from a snapshot taken by checkFreshness.
+ * Each watch event re-judges only the child it carries, so thousands of children cost O(1) per event.
+ */
 export async function waitFresh(api: KubeApi, namespace: string, snapshot: FreshnessSnapshot, options: WaitFreshOptions): Promise<WaitFreshResult> {
   const now = options.now ?? Date.now;
   let appSet = snapshot.appSet;
   const children = new Map(snapshot.children.map((c) => [c.metadata.name, c]));
-  let report = judgeFreshness(appSet, [...children.values()], now());
-  if (report.stale.length === 0) return { report, timedOut: false, refreshedAgain: [] };
-  const refreshedAt = new Map((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, report.latestTransition ?? '']));
+  const initial = judgeFreshness(appSet, [...children.values()], now());
+  if (initial.stale.length === 0) return { report: initial, timedOut: false, refreshedAgain: [] };
+
+  let entries = new Map<string, ApplicationStatusEntry>();
+  let latest: string | undefined;
+  let hasEntries = false;
+  const verdicts = new Map<string, ChildFreshness>();
+  let freshCount = 0;
+  const useAppSet = (next: ApplicationSet): void => {
+    appSet = next;
+    const list = next.status?.applicationStatus ?? [];
+    entries = new Map(list.map((e) => [e.application, e]));
+    latest = latestTransition(list);
+    hasEntries = list.length > 0;
+  };
+  const judgeOne = (app: Application): ChildFreshness => {
+    const name = app.metadata.name;
+    const before = verdicts.get(name);
+    const verdict = judgeChild(app, entries.get(name), latest, hasEntries, now());
+    verdicts.set(name, verdict);
+    freshCount += (verdict.fresh ? 1 : 0) - (before?.fresh ? 1 : 0);
+    return verdict;
+  };
+  const forget = (name: string): void => {
+    if (verdicts.get(name)?.fresh) freshCount--;
+    verdicts.delete(name);
+  };
+  const report = (): FreshnessReport => judgeFreshness(appSet, [...children.values()], now());
+
+  const refreshedAt = new Map((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, initial.latestTransition ?? '']));
   const refreshedAgain: string[] = [];
   const refreshQueue: string[] = [];
   let refreshing = 0;
-
   const recheckMs = options.appSetRecheckMs ?? 1000;
+
   return new Promise<WaitFreshResult>((resolve, reject) => {
     let settled = false;
-    let lastFresh = report.freshCount;
+    let lastFresh = -1;
     let recheckTimer: NodeJS.Timeout | undefined;
     let lastRecheck = 0;
     let rechecking = false;
@@ -112,7 +149,7 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       if (recheckTimer) clearTimeout(recheckTimer);
       stopWatch?.();
       if (error) reject(error);
-      else resolve({ report, timedOut, refreshedAgain });
+      else resolve({ report: report(), timedOut, refreshedAgain });
     };
     const deadline = setTimeout(() => finish(true), options.timeoutMs);
 
@@ -131,21 +168,25 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
           });
       }
     };
-    const rejudge = (): void => {
-      report = judgeFreshness(appSet, [...children.values()], now());
-      if (report.freshCount !== lastFresh) {
-        lastFresh = report.freshCount;
-        options.onProgress?.(report);
-      }
-      if (!options.refreshNewlyStale) return;
-      const anchor = report.latestTransition ?? '';
-      for (const child of report.stale) {
-        if (child.reason?.startsWith('refresh pending') || refreshedAt.get(child.name) === anchor) continue;
-        refreshedAt.set(child.name, anchor);
-        refreshedAgain.push(child.name);
-        refreshQueue.push(child.name);
-      }
+    const maybeRefresh = (verdict: ChildFreshness): void => {
+      if (!options.refreshNewlyStale || verdict.fresh || verdict.reason?.startsWith('refresh pending')) return;
+      const anchor = latest ?? '';
+      if (refreshedAt.get(verdict.name) === anchor) return;
+      refreshedAt.set(verdict.name, anchor);
+      refreshedAgain.push(verdict.name);
+      refreshQueue.push(verdict.name);
       pumpRefreshes();
+    };
+    const progress = (): void => {
+      if (freshCount === lastFresh) return;
+      lastFresh = freshCount;
+      options.onProgress?.({ fresh: freshCount, total: verdicts.size, text: `${freshCount}/${verdicts.size} fresh` });
+    };
+    const judgeAll = (): void => {
+      verdicts.clear();
+      freshCount = 0;
+      for (const app of children.values()) maybeRefresh(judgeOne(app));
+      progress();
     };
 
     const recheckAppSet = async (): Promise<void> => {
@@ -153,9 +194,9 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       rechecking = true;
       lastRecheck = Date.now();
       try {
-        appSet = await getApplicationSet(api, namespace, appSet.metadata.name);
-        rejudge();
-        if (report.stale.length === 0) finish(false);
+        useAppSet(await getApplicationSet(api, namespace, appSet.metadata.name));
+        judgeAll();
+        if (freshCount === verdicts.size) finish(false);
       } catch (err) {
         finish(false, err);
       } finally {
@@ -173,25 +214,26 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
 
     const onEvent = (type: string, object: unknown): void => {
       if (settled || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED')) return;
-      const parsed = applicationSchema.safeParse(object);
+      const parsed = applicationCoreSchema.safeParse(object);
       if (!parsed.success) return;
       const app = parsed.data;
-      if (type === 'DELETED') children.delete(app.metadata.name);
-      else if (childrenOf(appSet, [app]).length === 1) children.set(app.metadata.name, app);
-      else return;
-      rejudge();
-      if (report.stale.length === 0) {
-        // The children agree; confirm against the ApplicationSet as it is now.
-        void recheckAppSet();
-        return;
-      }
-      if (type !== 'DELETED') {
-        const entries = appSet.status?.applicationStatus ?? [];
-        const entry = entries.find((e) => e.application === app.metadata.name);
-        const judged = judgeChild(app, entry, latestTransition(entries), entries.length > 0, now());
-        const waitsOnAppSet = !judged.fresh && (judged.reason?.startsWith('revision') || judged.reason?.startsWith('not yet in'));
-        if (waitsOnAppSet) scheduleRecheck();
-      }
+      const name = app.metadata.name;
+      if (type === 'DELETED') {
+        children.delete(name);
+        forget(name);
+      } else if (childrenOf(appSet, [app]).length === 1) {
+        children.set(name, app);
+        const verdict = judgeOne(app);
+        maybeRefresh(verdict);
+        // A child waiting on the ApplicationSet's own status (its entry, its targetRevisions).
+        if (!verdict.fresh && (verdict.reason?.startsWith('revision') || verdict.reason?.startsWith('not yet in'))) scheduleRecheck();
+      } else if (children.has(name)) {
+        children.delete(name);
+        forget(name);
+      } else return;
+      progress();
+      // The children agree; confirm against the ApplicationSet as it is now.
+      if (freshCount === verdicts.size) void recheckAppSet();
     };
 
     // Resumes from the last version seen when the server ends the watch (as API servers do
@@ -216,7 +258,8 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
         })
         .catch((err: unknown) => finish(false, err));
     };
-    rejudge();
+    useAppSet(appSet);
+    judgeAll();
     startWatch();
   });
 }

@@ -4,7 +4,7 @@
  * children that have provably been reconciled since the latest step transition. Pure: the reader
  * (freshness-reader.ts) supplies the objects and the time.
  */
-import type { Application, ApplicationSet, ApplicationStatusEntry } from './schemas.js';
+import type { ApplicationCore as Application, ApplicationSet, ApplicationStatusEntry } from './schemas.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 /** Set next to the refresh annotation by Argo CD 3.6+ (`argo.RefreshApp`). */
@@ -91,14 +91,17 @@ export function judgeChild(app: Application, entry: ApplicationStatusEntry | und
 
 /** Judges every child; `apps` may hold other Applications too (only the children count). */
 export function judgeFreshness(appSet: ApplicationSet, apps: readonly Application[], now: number): FreshnessReport {
+  return judgeChildren(appSet, childrenOf(appSet, apps), now);
+}
+
+/** Judges `children`, already known to be the ApplicationSet's children. */
+export function judgeChildren(appSet: ApplicationSet, children: readonly Application[], now: number): FreshnessReport {
   const entries = appSet.status?.applicationStatus ?? [];
   const byName = new Map(entries.map((e) => [e.application, e]));
   const latest = latestTransition(entries);
-  const children = childrenOf(appSet, apps)
-    .map((app) => judgeChild(app, byName.get(app.metadata.name), latest, entries.length > 0, now))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  const stale = children.filter((c) => !c.fresh);
-  return { appSet: appSet.metadata.name, ...(latest ? { latestTransition: latest } : {}), children, stale, freshCount: children.length - stale.length };
+  const judged = children.map((app) => judgeChild(app, byName.get(app.metadata.name), latest, entries.length > 0, now)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const stale = judged.filter((c) => !c.fresh);
+  return { appSet: appSet.metadata.name, ...(latest ? { latestTransition: latest } : {}), children: judged, stale, freshCount: judged.length - stale.length };
 }
 
 /** "31/40 fresh" */

@@ -2,6 +2,7 @@
 import type { KubeApi, ListOptions } from './api.js';
 import { APPLICATIONS, APPLICATION_SETS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
 import {
+  applicationCoreSchema,
   applicationSchema,
   applicationSetSchema,
   freightSchema,
@@ -11,6 +12,7 @@ import {
   rolloutSchema,
   stageSchema,
   type Application,
+  type ApplicationCore,
   type ApplicationSet,
   type Freight,
   type Promotion,
@@ -42,6 +44,8 @@ export const getRollout = (api: KubeApi, ns: string, name: string): Promise<Roll
 export const listRollouts = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Rollout>> => listTyped(api, ROLLOUTS, rolloutSchema, ns, options);
 export const getApplication = (api: KubeApi, ns: string, name: string): Promise<Application> => getTyped(api, APPLICATIONS, applicationSchema, ns, name);
 export const listApplications = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Application>> => listTyped(api, APPLICATIONS, applicationSchema, ns, options);
+/** Applications with only the fields freshness and RollingSync read (the fast path for thousands). */
+export const listApplicationCores = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<ApplicationCore>> => listTyped(api, APPLICATIONS, applicationCoreSchema, ns, options);
 export const getApplicationSet = (api: KubeApi, ns: string, name: string): Promise<ApplicationSet> => getTyped(api, APPLICATION_SETS, applicationSetSchema, ns, name);
 export const getStage = (api: KubeApi, ns: string, name: string): Promise<Stage> => getTyped(api, STAGES, stageSchema, ns, name);
 export const listStages = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Stage>> => listTyped(api, STAGES, stageSchema, ns, options);

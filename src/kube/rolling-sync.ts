@@ -9,7 +9,7 @@ import { KubeActionError, refused, type KubeCall } from './errors.js';
 import { boundedEach, checkFreshness } from './freshness-reader.js';
 import { revisionsOf, type ChildFreshness } from './freshness.js';
 import { APPLICATIONS } from './resources.js';
-import type { Application, ApplicationSet } from './schemas.js';
+import type { ApplicationCore as Application, ApplicationSet } from './schemas.js';
 
 interface MatchExpression {
   key: string;

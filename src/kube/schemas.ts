@@ -51,9 +51,12 @@ export type Rollout = z.infer<typeof rolloutSchema>;
 
 const revisions = opt(z.array(text).max(64));
 
-export const applicationSchema = z.looseObject({
-  metadata: objectMetaSchema,
-  spec: opt(z.looseObject({ syncPolicy: opt(z.looseObject({ automated: opt(z.looseObject({ prune: opt(z.boolean()) })), syncOptions: opt(z.array(text)), retry: opt(z.looseObject({})) })) })),
+const applicationFields = {
+  spec: opt(
+    z.looseObject({
+      syncPolicy: opt(z.looseObject({ automated: opt(z.looseObject({ prune: opt(z.boolean()) })), syncOptions: opt(z.array(text)), retry: opt(z.looseObject({})) })),
+    }),
+  ),
   operation: opt(z.looseObject({})),
   status: opt(
     z.looseObject({
@@ -63,12 +66,43 @@ export const applicationSchema = z.looseObject({
       operationState: opt(z.looseObject({ phase: opt(text), startedAt: opt(text), finishedAt: opt(text) })),
     }),
   ),
+};
+
+export const applicationSchema = z.looseObject({ metadata: objectMetaSchema, ...applicationFields });
+
+/**
+ * Only what freshness and RollingSync decisions read, with everything else dropped: parsing
+ * thousands of children is the cost of a freshness check, and copying each Application's unknown
+ * fields costs four times more than checking these (bench/freshness.ts).
+ */
+export const applicationCoreSchema = z.object({
+  metadata: z.object({
+    name: objectMetaSchema.shape.name,
+    namespace: objectMetaSchema.shape.namespace,
+    uid: objectMetaSchema.shape.uid,
+    resourceVersion: objectMetaSchema.shape.resourceVersion,
+    labels: stringMap,
+    annotations: stringMap,
+    ownerReferences: opt(z.array(z.object({ kind: text, name: text, uid: opt(text), controller: opt(z.boolean()) })).max(64)),
+  }),
+  spec: opt(z.object({ syncPolicy: opt(z.object({ automated: opt(z.object({ prune: opt(z.boolean()) })), syncOptions: opt(z.array(text)), retry: opt(z.looseObject({})) })) })),
+  operation: opt(z.looseObject({})),
+  status: opt(
+    z.object({
+      reconciledAt: opt(text),
+      sync: opt(z.object({ status: opt(text), revision: opt(text), revisions })),
+      health: opt(z.object({ status: opt(text) })),
+      operationState: opt(z.object({ phase: opt(text) })),
+    }),
+  ),
 });
+export type ApplicationCore = z.infer<typeof applicationCoreSchema>;
+
 export type Application = z.infer<typeof applicationSchema>;
 
 const matchExpression = z.looseObject({ key: text, operator: text, values: opt(z.array(text)) });
 
-export const applicationStatusEntrySchema = z.looseObject({
+export const applicationStatusEntrySchema = z.object({
   application: text,
   status: opt(text),
   step: opt(z.union([text, z.number().transform(String)])),

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeFreshness, progressText } from '../../src/kube/freshness.js';
 import { checkFreshness, refreshAndWait, waitFresh } from '../../src/kube/freshness-reader.js';
-import { applicationSchema, applicationSetSchema } from '../../src/kube/schemas.js';
+import { applicationCoreSchema, applicationSetSchema } from '../../src/kube/schemas.js';
 import { advanceUntil, annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from './argo-world.js';
 
 const SHA_A = 'a'.repeat(40);
@@ -15,7 +15,7 @@ function appSet(entries: { application: string; lastTransitionTime: string; targ
 }
 
 function child(name: string, fields: { reconciledAt?: string; revision?: string; annotations?: Record<string, string>; owner?: string }) {
-  return applicationSchema.parse({
+  return applicationCoreSchema.parse({
     metadata: {
       name,
       namespace: 'argocd',
@@ -90,7 +90,7 @@ describe('freshness against the Argo CD simulators', () => {
 
     const progress: string[] = [];
     const watchesBefore = w.server.requestCounts.get('watch applications') ?? 0;
-    const waiting = refreshAndWait(api, 'argocd', snapshot, { timeoutMs: 20_000, now: () => w.clock.now(), onProgress: (r) => progress.push(progressText(r)) });
+    const waiting = refreshAndWait(api, 'argocd', snapshot, { timeoutMs: 20_000, now: () => w.clock.now(), onProgress: (p) => progress.push(p.text) });
     let result: Awaited<typeof waiting> | undefined;
     void waiting.then((r) => (result = r));
     await advanceUntil(w, () => result !== undefined);
