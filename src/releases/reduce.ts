@@ -105,6 +105,23 @@ function finish(
   return { record, effects, outcome };
 }
 
+/** Heartbeat or repeated delivery: the same state again. Level-triggered: only "last heard" moves. */
+function heartbeat(
+  current: ReleaseRecord | undefined,
+  record: ReleaseRecord,
+  stage: StageState,
+  target: TargetState,
+  now: number,
+  ctx: ReduceContext,
+  effects: Effect[],
+): Reduction {
+  record.counters.duplicate += 1;
+  target.lastHeardAt = Math.max(target.lastHeardAt, now);
+  stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+  hear(record, now, effects);
+  return finish(current, record, now, ctx, 'heartbeat', effects);
+}
+
 function openRecord(
   current: ReleaseRecord | undefined,
   ctx: ReduceContext,
@@ -137,14 +154,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
   }
 
   if (order < 0) return unchanged('out-of-order', `generation ${obs.generation} rv ${obs.resourceVersion} is older than what was seen`);
-  if (order === 0 && prev) {
-    // Heartbeat or repeated delivery: the same state again. Level-triggered: only "last heard" moves.
-    record.counters.duplicate += 1;
-    prev.lastHeardAt = Math.max(prev.lastHeardAt, now);
-    stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
-    hear(record, now, effects);
-    return finish(current, record, now, ctx, 'heartbeat', effects);
-  }
+  if (order === 0 && prev) return heartbeat(current, record, stage, prev, now, ctx, effects);
 
   const next: TargetState = {
     ref: fact.target,
@@ -274,13 +284,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     return unchanged('out-of-order', `target moved on to release ${prev.supersededBy ?? '?'} after this observation`);
   }
   if (order < 0) return unchanged('out-of-order', `resourceVersion ${app.resourceVersion ?? '?'} is older than what was seen`);
-  if (order === 0 && prev) {
-    record.counters.duplicate += 1;
-    prev.lastHeardAt = Math.max(prev.lastHeardAt, now);
-    stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
-    hear(record, now, effects);
-    return finish(current, record, now, ctx, 'heartbeat', effects);
-  }
+  if (order === 0 && prev) return heartbeat(current, record, stage, prev, now, ctx, effects);
   const { phase, message } = applicationPhase(fact);
   record.counters.facts += 1;
   stage.targets[key] = {

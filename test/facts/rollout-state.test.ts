@@ -12,8 +12,8 @@ import {
   type RolloutActions,
   type RolloutLike,
 } from '../../src/facts/rollout-state.js';
+import { REFERENCE, STEPS } from '../helpers/rollout-bodies.js';
 
-const REFERENCE = '/work/shared/reference';
 const CUSTOMIZATIONS = path.join(REFERENCE, 'upstream/argocd-rollout-customizations');
 const ACTIONS = path.join(CUSTOMIZATIONS, 'actions');
 const UPSTREAM_ROLLOUTS = path.join(REFERENCE, 'upstream/rollouts');
@@ -26,16 +26,7 @@ const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8'
 const payload = (name: string): RolloutLike => readJson(path.join(PAYLOADS, `${name}.json`)).rollout as RolloutLike;
 const upstream = (name: string): RolloutLike => readJson(path.join(UPSTREAM_ROLLOUTS, name)) as RolloutLike;
 
-/** The seven steps of the payload scenario (payloads/rollouts/README.md); webhook bodies omit them. */
-const PAYLOAD_STEPS: CanaryStepLike[] = [
-  { setWeight: 20 },
-  { pause: {} },
-  { setWeight: 50 },
-  { pause: { duration: '10m' } },
-  { analysis: { templates: [{ templateName: 'success-rate' }] } },
-  { setWeight: 80 },
-  { pause: { duration: '5m' } },
-];
+const PAYLOAD_STEPS: CanaryStepLike[] = STEPS;
 
 describe('agrees with Argo CD health on every case of health_test.yaml', () => {
   const { tests } = readYaml(path.join(CUSTOMIZATIONS, 'health_test.yaml')) as {

@@ -9,6 +9,7 @@ export const REFERENCE = fileURLToPath(new URL('../../../shared/reference/', imp
 export const fixture = (name: string): Record<string, any> =>
   JSON.parse(readFileSync(`${REFERENCE}payloads/rollouts/${name}.json`, 'utf8'));
 
+/** The seven steps of the payload scenario (payloads/rollouts/README.md); the payloads omit them. */
 export const STEPS = [
   { setWeight: 20 },
   { pause: {} },

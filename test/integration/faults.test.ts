@@ -29,7 +29,11 @@ describe('Redis unreachable', () => {
 
     await redis.start(); // a fresh, empty Redis on the same port
     await waitFor(async () => (await fetch(`${app.url}/readyz`)).status === 200 || undefined, 'ready again', 20_000);
-    const up = await postJson(`${app.url}/v1/facts/rollouts`, body);
+    // As the notifications engine does: retry a 503 a few times.
+    const up = await waitFor(async () => {
+      const res = await postJson(`${app.url}/v1/facts/rollouts`, body);
+      return res.status === 503 ? undefined : res;
+    }, 'accepted after recovery');
     expect(up.status).toBe(202);
     const record = await waitFor(async () => (await app.store.get('checkout', 'rel-outage')) ?? undefined, 'record after recovery', 20_000);
     expect(record.counters.facts).toBe(1);

@@ -48,6 +48,28 @@ describe('ingest', () => {
     expect(record.stages.find((s) => s.name === 'prod')!.status).toBe('Healthy');
   });
 
+  it('a release in flight is kept; a finished one expires after the configured TTL', async () => {
+    const ttlOf = (id: string) => app.redis.requests.pttl(app.keys.release('checkout', id));
+    const config = testConfig();
+    const paused = rolloutBody({ generation: 60, rv: 6000, releaseId: 'rel-inflight', podHash: 'g2', stableRS: 'g1', step: 1, phase: 'Paused', name: 'checkout-other', uid: 'other-1' });
+    await postJson(`${app.url}/v1/facts/rollouts`, paused);
+    await waitFor(async () => (await app.store.get('checkout', 'rel-inflight')) ?? undefined, 'rel-inflight');
+    expect(await ttlOf('rel-inflight')).toBe(-1);
+    const done = rolloutBody({ generation: 50, rv: 5000, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy' });
+    const staging = rolloutBody({ generation: 50, rv: 5001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-staging', uid: 'st-1', labels: { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' } });
+    const other = rolloutBody({ generation: 61, rv: 6001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-other', uid: 'other-1' });
+    // Every Rollout the stages know of reaches the release: the release is complete.
+    for (const body of [done, staging, other]) expect((await postJson(`${app.url}/v1/facts/rollouts`, body)).status).toBe(202);
+    const record = await waitFor(async () => {
+      const r = await app.store.get('checkout', 'rel-done');
+      return r?.status === 'Complete' ? r : undefined;
+    }, 'rel-done complete');
+    expect(record.finishedAt).toBeDefined();
+    const ttl = await ttlOf('rel-done');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(config.settings.finishedReleaseTtlHours * 3_600_000);
+  });
+
   it('a token names its cluster: the same body from the dev token lands on no prod stage', async () => {
     const body = rolloutBody({ generation: 40, rv: 4000, releaseId: 'rel-dev-only', podHash: 'e1', stableRS: 'e1', phase: 'Healthy' });
     const res = await postJson(`${app.url}/v1/facts/rollouts`, body, DEV_TOKEN);

@@ -2,19 +2,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/app.js';
 import { parseConfigFile } from '../../src/config/file.js';
-import type { ThreadEffect, ThreadEffectSink } from '../../src/releases/ports.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
+import { RecordingSink } from '../helpers/recording-sink.js';
 import { rolloutBody } from '../helpers/rollout-bodies.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** Keeps what would go to Slack, in order. */
-class RecordingSink implements ThreadEffectSink {
-  readonly replies: { releaseId: string; kind: string; id: string }[] = [];
-  async send(record: ReleaseRecord, effects: ThreadEffect[]): Promise<void> {
-    for (const e of effects) if (e.type === 'thread.reply') this.replies.push({ releaseId: record.releaseId, kind: e.kind, id: e.id });
-  }
-}
 
 const config = parseConfigFile(`
 settings: { stallAfterMinutes: 0.02 }

@@ -5,6 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReleaseRecord } from '../../src/releases/record.js';
+import { reduce, reduceDraft } from '../../src/releases/reduce.js';
+import type { ReduceContext } from '../../src/releases/context.js';
 import { Harness, rolloutFact } from '../helpers/reduce-harness.js';
 import { rolloutBody, type RolloutShape } from '../helpers/rollout-bodies.js';
 import { testConfig } from '../helpers/pipeline.js';
@@ -162,4 +164,33 @@ describe('reducer properties', () => {
       { numRuns: 200 },
     );
   });
+
+  it('reducing a batch in place (the worker) gives the same records and effects as one copy per fact', () => {
+    const config = testConfig();
+    const pipeline = config.pipelines[0]!;
+    const ctx: ReduceContext = { pipeline, releaseId: 'rel-1', stage: 'prod', idSource: 'annotation', stallAfterMs: 1_200_000, unhealthyGraceMs: 120_000, hookPinnedAfterMs: 600_000 };
+    fc.assert(
+      fc.property(fc.array(transition, { minLength: 1, maxLength: 30 }), (script) => {
+        let w = start('checkout', 'uid-a');
+        let rv = 10;
+        const facts = script.map((t, i) => {
+          w = next(w, t, rv++);
+          return rolloutFact(rolloutBody({ ...w.shape, releaseId: 'rel-1' }), T0 + i * 1000);
+        });
+        let copied: ReleaseRecord | undefined;
+        let draft: ReleaseRecord | undefined;
+        for (const f of facts) {
+          const a = reduce(copied, f, ctx);
+          const b = reduceDraft(draft, f, ctx);
+          expect(b.outcome).toBe(a.outcome);
+          expect(b.effects).toEqual(a.effects);
+          copied = a.record ?? copied;
+          draft = b.record ?? draft;
+          expect(draft).toEqual(copied);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
+
