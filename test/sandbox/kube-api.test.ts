@@ -193,6 +193,30 @@ describe('stand-in API server with client-node', () => {
     });
   });
 
+  it('dryRun=All validates and admits without storing; a create carrying a resourceVersion is refused', async () => {
+    await createRollout('checkout');
+    const api = cluster.customObjects();
+    const dry = (await api.patchNamespacedCustomObject({ ...ROLLOUTS, namespace: 'shop', name: 'checkout', body: { spec: { replicas: 9 } }, dryRun: 'All' }, merge)) as KubeObject;
+    expect(dry.spec.replicas).toBe(9);
+    expect(((await api.getNamespacedCustomObject({ ...ROLLOUTS, namespace: 'shop', name: 'checkout' })) as KubeObject).spec.replicas).toBe(5);
+    const body = rolloutManifest({ namespace: 'shop', name: 'cart', image: 'img:1' });
+    body.metadata.resourceVersion = '12';
+    const err = statusOf(await rejection(api.createNamespacedCustomObject({ ...ROLLOUTS, namespace: 'shop', body })));
+    expect(err.details?.causes?.[0]?.field).toBe('metadata.resourceVersion');
+  });
+
+  it('answers SelfSubjectAccessReviews from the same RBAC rules', async () => {
+    const review = (token: string, verb: string) =>
+      rawRequest(cluster.server, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', token, {
+        method: 'POST',
+        contentType: 'application/json',
+        body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb, group: 'argoproj.io', resource: 'rollouts', subresource: 'status', namespace: 'shop' } } }),
+      }).then((r) => (JSON.parse(r.body) as { status: { allowed: boolean } }).status.allowed);
+    expect(await review('viewer-token', 'get')).toBe(true);
+    expect(await review('viewer-token', 'patch')).toBe(false);
+    expect(await review('admin-token', 'patch')).toBe(true);
+  });
+
   it('serves the scale subresource from the CRD paths', async () => {
     await createRollout('checkout');
     const api = cluster.customObjects();

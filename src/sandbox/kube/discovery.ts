@@ -50,12 +50,22 @@ function groupDoc(name: string, versions: string[]): unknown {
   return { name, versions: vs, preferredVersion: vs[0] };
 }
 
+/** Served by the server itself (self-subject access reviews), not by a CRD. */
+const AUTHORIZATION = { name: 'authorization.k8s.io', versions: ['v1'] };
+
+export const AUTHORIZATION_RESOURCES = {
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: 'authorization.k8s.io/v1',
+  resources: [{ name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] }],
+};
+
 export function groupList(registry: ResourceRegistry): unknown {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: registry.groups().map((g) => groupDoc(g.name, g.versions)) };
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...registry.groups(), AUTHORIZATION].map((g) => groupDoc(g.name, g.versions)) };
 }
 
 export function group(registry: ResourceRegistry, name: string): unknown | undefined {
-  const g = registry.groups().find((x) => x.name === name);
+  const g = [...registry.groups(), AUTHORIZATION].find((x) => x.name === name);
   return g ? { kind: 'APIGroup', apiVersion: 'v1', ...(groupDoc(g.name, g.versions) as object) } : undefined;
 }
 

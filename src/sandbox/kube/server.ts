@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Authorizer, type SandboxUser } from './auth.js';
-import { coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
+import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
 import { ApiError, badRequest, forbidden, notFound } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
@@ -58,11 +58,16 @@ interface ResourcePath {
   subresource?: string;
 }
 
+interface SelfSubjectAccessReview {
+  spec?: { resourceAttributes?: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string } };
+}
+
 interface OpenWatch {
   rt: ResourceType;
   res: ServerResponse;
   bookmarks: boolean;
   table: boolean;
+  stop: () => void;
 }
 
 const JSON_TYPE = 'application/json';
@@ -202,8 +207,7 @@ export class KubeServer {
 
   async close(): Promise<void> {
     if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
-    for (const w of this.watches) w.res.end();
-    this.watches.clear();
+    this.dropWatches();
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
   }
@@ -217,7 +221,7 @@ export class KubeServer {
   /** Sends a BOOKMARK with the current resourceVersion on every watch that asked for them. */
   sendBookmarks(): void {
     for (const w of this.watches) {
-      if (!w.bookmarks) continue;
+      if (!w.bookmarks || w.res.writableEnded) continue;
       const object = { kind: w.rt.kind, apiVersion: apiVersionOf(w.rt), metadata: { resourceVersion: this.store.resourceVersion() } };
       w.res.write(JSON.stringify({ type: 'BOOKMARK', object }) + '\n');
     }
@@ -225,7 +229,10 @@ export class KubeServer {
 
   /** Ends every open watch, as an API server restart would. */
   dropWatches(): void {
-    for (const w of this.watches) w.res.end();
+    for (const w of [...this.watches]) {
+      w.stop();
+      w.res.end();
+    }
     this.watches.clear();
   }
 
@@ -252,9 +259,16 @@ export class KubeServer {
       const doc = group(this.registry, segments[1]!);
       return doc ? send(res, 200, doc) : sendError(res, notFound('', '', url.pathname));
     }
+    if (segments[0] === 'apis' && segments.length === 3 && segments[1] === 'authorization.k8s.io' && segments[2] === 'v1') return send(res, 200, AUTHORIZATION_RESOURCES);
     if (segments[0] === 'apis' && segments.length === 3) {
       const doc = groupResourceList(this.registry, segments[1]!, segments[2]!);
       return doc ? send(res, 200, doc) : sendError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
+    }
+    if ((req.headers['content-type'] ?? '').includes('protobuf')) {
+      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    }
+    if (method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
+      return send(res, 201, this.selfSubjectAccessReview(user.name, JSON.parse(await readBody(req, this.maxBodyBytes)) as SelfSubjectAccessReview));
     }
     const path = this.resolve(segments);
     if (!path) {
@@ -313,11 +327,12 @@ export class KubeServer {
       });
     }
     const subresource = sub === 'status' ? ('status' as const) : undefined;
-    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name }));
-    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource }));
+    const dryRun = url.searchParams.getAll('dryRun').includes('All');
+    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name, dryRun }));
+    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource, dryRun }));
     if (method === 'PATCH' && name) {
       const type = patchTypeOf(req.headers['content-type'], rt);
-      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource }));
+      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource, dryRun }));
     }
     if (method === 'DELETE' && name) {
       let precondition: string | undefined;
@@ -325,9 +340,30 @@ export class KubeServer {
         const opts = parse() as { preconditions?: { resourceVersion?: string } };
         precondition = opts.preconditions?.resourceVersion;
       }
-      return send(res, 200, this.store.delete(rt, namespace, name, { user: user.name, resourceVersion: precondition }));
+      return send(res, 200, this.store.delete(rt, namespace, name, { user: user.name, resourceVersion: precondition, dryRun }));
     }
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  /** `kubectl auth can-i` and clients that check before they act. */
+  private selfSubjectAccessReview(user: string, review: SelfSubjectAccessReview): unknown {
+    const a = review.spec?.resourceAttributes ?? {};
+    const allowed = this.authorizer.can({
+      user,
+      verb: a.verb ?? '',
+      group: a.group ?? '',
+      resource: a.resource ?? '',
+      ...(a.subresource ? { subresource: a.subresource } : {}),
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      ...(a.name ? { name: a.name } : {}),
+    });
+    return {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: review.spec ?? {},
+      status: { allowed, ...(allowed ? { reason: 'allowed by sandbox RBAC' } : {}) },
+    };
   }
 
   private handleScale(method: string, path: ResourcePath, parse: () => unknown, user: string, res: ServerResponse): void {
@@ -364,7 +400,7 @@ export class KubeServer {
     const { rt, namespace } = path;
     const now = (): number => this.store.clock.now();
     const write = (type: WatchEventType | 'ERROR', object: unknown): void => {
-      res.write(JSON.stringify({ type, object }) + '\n');
+      if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
     };
     res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
     res.flushHeaders();
@@ -389,7 +425,7 @@ export class KubeServer {
       }
       throw err;
     }
-    const open: OpenWatch = { rt, res, bookmarks: isTrue(url.searchParams.get('allowWatchBookmarks')), table };
+    const open: OpenWatch = { rt, res, bookmarks: isTrue(url.searchParams.get('allowWatchBookmarks')), table, stop: () => stop?.() };
     this.watches.add(open);
     const timeout = Number(url.searchParams.get('timeoutSeconds') ?? '0');
     let timer: NodeJS.Timeout | undefined;

@@ -34,6 +34,8 @@ export interface Caller {
 
 export interface WriteOptions extends Caller {
   subresource?: 'status';
+  /** `?dryRun=All`: admission and validation run, nothing is stored. */
+  dryRun?: boolean;
 }
 
 export interface AdmissionRequest extends Caller {
@@ -238,6 +240,11 @@ export class ObjectStore {
     } else {
       delete obj.metadata.namespace;
     }
+    if (obj.metadata.resourceVersion) {
+      throw invalid(rt.kind, rt.group, obj.metadata.name ?? '', [
+        { reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: `Invalid value: ${JSON.stringify(obj.metadata.resourceVersion)}: must be empty` },
+      ]);
+    }
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix();
     if (rt.hasStatus) delete obj.status;
     if (rt.group === '' && rt.plural === 'namespaces') obj.status = { phase: 'Active' };
@@ -253,8 +260,8 @@ export class ObjectStore {
     meta.uid = randomUUID();
     meta.creationTimestamp = isoSeconds(this.clock.now());
     meta.generation = 1;
-    delete meta.resourceVersion;
     delete meta.deletionTimestamp;
+    if (options.dryRun) return clone(stored);
     this.commit(rt, 'ADDED', stored, undefined);
     return clone(stored);
   }
@@ -299,12 +306,13 @@ export class ObjectStore {
     return this.update(rt, namespace, name, copy, options);
   }
 
-  delete(rt: ResourceType, namespace: string | undefined, name: string, options: Caller & { resourceVersion?: string } = {}): KubeObject {
+  delete(rt: ResourceType, namespace: string | undefined, name: string, options: Caller & { resourceVersion?: string; dryRun?: boolean } = {}): KubeObject {
     const old = this.current(rt, namespace, name);
     if (options.resourceVersion && options.resourceVersion !== old.metadata.resourceVersion) {
       throw conflict(rt.plural, rt.group, name);
     }
     this.runAdmission({ operation: 'DELETE', rt, object: clone(old), old: clone(old), user: options.user, store: this });
+    if (options.dryRun) return clone(old);
     this.bucket(rt).delete(objectKey(this.scopeNamespace(rt, namespace), name));
     const gone = clone(old);
     gone.metadata.deletionTimestamp = isoSeconds(this.clock.now());
@@ -356,6 +364,7 @@ export class ObjectStore {
     stored.metadata.resourceVersion = old.metadata.resourceVersion;
     if (generationPart(rt, stored) !== generationPart(rt, old)) stored.metadata.generation = (old.metadata.generation ?? 0) + 1;
     if (JSON.stringify(withoutVolatileMeta(stored)) === JSON.stringify(withoutVolatileMeta(old))) return clone(old);
+    if (options.dryRun) return clone(stored);
     this.commit(rt, 'MODIFIED', stored, old);
     return clone(stored);
   }
