@@ -10,6 +10,7 @@ import { freightAvailability, freightLabel, type Availability } from './kargo-av
 import { summarizeStage, type StageHealthSummary } from './kargo-health.js';
 import { getFreight, getPromotion, getStage, listFreight, listStages } from './reads.js';
 import { PROMOTIONS } from './resources.js';
+import { RBAC_FILE } from './verbs.js';
 import { parseObject, promotionSchema, type Freight, type Promotion, type Stage } from './schemas.js';
 
 export const TERMINAL_PROMOTION_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed', 'Errored', 'Aborted']);
@@ -96,6 +97,10 @@ export async function promote(api: KubeApi, project: string, stageName: string, 
   } catch (err) {
     if (err instanceof KubeActionError && err.kind === 'invalid') {
       const why = typeof err.details?.serverMessage === 'string' ? err.details.serverMessage : err.message;
+      if (/not permitted to promote|missing "promote"/.test(why)) {
+        // Kargo's webhook checks the custom verb with a SubjectAccessReview: an RBAC gap, named as one.
+        throw new KubeActionError('forbidden', `Glidepath's service account may not promote stages in ${api.cluster}/${project} (Stage ${stageName}); nothing was changed: add the rule from ${RBAC_FILE}`, { ...call, verb: 'promote', resource: 'stages' }, err.status, err.details, { cause: err });
+      }
       throw new KubeActionError('invalid', `Kargo refused to promote Freight ${freightLabel(freight)} to Stage ${stageName} in ${api.cluster}/${project}: ${why}; nothing was changed`, err.call, err.status, err.details, { cause: err });
     }
     throw err;

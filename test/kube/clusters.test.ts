@@ -20,7 +20,7 @@ afterEach(() => world.close());
 describe('ClusterClients', () => {
   it('builds one client per configured cluster from kubeconfig contexts, keeping each cluster’s Argo CD namespaces', async () => {
     const clients = world.clusters;
-    expect(clients.names()).toEqual(['prod', 'prod-no-status']);
+    expect(clients.names()).toEqual(['prod', 'prod-no-status', 'prod-no-promote']);
     expect(clients.get('prod').argocdNamespaces).toEqual(['argocd', 'argocd-apps']);
     expect(clients.get('prod-no-status').argocdNamespaces).toEqual(['argocd']);
     expect(clients.get('prod').server).toBe(world.server.url);
@@ -32,7 +32,7 @@ describe('ClusterClients', () => {
   });
 
   it('names an unknown cluster and a missing context', () => {
-    expect(() => world.clusters.get('staging')).toThrow('No cluster named "staging" is configured (clusters: prod, prod-no-status)');
+    expect(() => world.clusters.get('staging')).toThrow('No cluster named "staging" is configured (clusters: prod, prod-no-status, prod-no-promote)');
     const err = (() => {
       try {
         new ClusterClients([{ name: 'eu', kubeconfigPath: world.kubeconfigPath, kubeconfigContext: 'eu-west' }]);
@@ -42,7 +42,7 @@ describe('ClusterClients', () => {
       throw new Error('expected a failure');
     })();
     expect(err.kind).toBe('unknown-cluster');
-    expect(err.message).toBe('Cluster eu cannot be configured: context "eu-west" is not in the kubeconfig (contexts: prod, admin@prod, no-status@prod)');
+    expect(err.message).toBe('Cluster eu cannot be configured: context "eu-west" is not in the kubeconfig (contexts: prod, admin@prod, no-status@prod, no-promote@prod)');
   });
 
   it('lists follow pagination to the end', async () => {

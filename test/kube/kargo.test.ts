@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from '../../src/kube/kargo.js';
 import { FakeClock } from '../../src/sandbox/kube/clock.js';
+import { KargoController } from '../../src/sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../src/sandbox/kube/object.js';
 import { failure, startKubeWorld, type KubeWorld } from './support.js';
 
@@ -118,19 +119,31 @@ describe('Kargo', () => {
     expect(world.store.list(rt('Promotion'), NS).items).toEqual([]);
   });
 
-  it('followPromotion follows phases on a watch until a terminal one', async () => {
-    const { name } = await promote(api(), NS, 'dev', NEW, { now });
-    const phases: string[] = [];
-    const following = followPromotion(api(), NS, name, { timeoutMs: 10_000, onPhase: (p) => phases.push(p) });
-    const setPhase = (phase: string): void => void world.store.patch(rt('Promotion'), NS, name, 'merge', { status: { phase } }, { subresource: 'status' });
-    // Its GET has been answered: every later change must reach it through the watch.
-    while (!world.server.requestCounts.get('get promotions')) await new Promise((r) => setTimeout(r, 5));
-    setPhase('Pending');
-    setPhase('Running');
-    setPhase('Succeeded');
-    const result = await following;
-    expect(result).toMatchObject({ phase: 'Succeeded', timedOut: false });
-    expect(phases).toEqual(['Pending', 'Running', 'Succeeded']);
+  it('without the custom verb `promote` on stages, Kargo refuses and the RBAC gap is named', async () => {
+    const err = await failure(promote(world.clusters.api('prod-no-promote'), NS, 'prod-us', NEW, { now }));
+    expect(err.kind).toBe('forbidden');
+    expect(err.message).toBe("Glidepath's service account may not promote stages in prod-no-promote/kargo-demo (Stage prod-us); nothing was changed: add the rule from deploy/rbac/glidepath-clusterrole.yaml");
+  });
+
+  it('followPromotion follows the Kargo controller on a watch until a terminal phase', async () => {
+    const kargo = new KargoController({ store: world.store, clock, stepDurationMs: 1000 }).start();
+    try {
+      const { name } = await promote(api(), NS, 'dev', NEW, { now });
+      const phases: string[] = [];
+      let done = false;
+      const following = followPromotion(api(), NS, name, { timeoutMs: 20_000, onPhase: (p) => phases.push(p) }).finally(() => (done = true));
+      for (let i = 0; i < 40 && !done; i++) {
+        await clock.advance(500);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const result = await following;
+      expect(result).toMatchObject({ phase: 'Succeeded', timedOut: false });
+      expect(phases.at(-1)).toBe('Succeeded');
+      expect(phases).toContain('Running');
+      expect(world.server.requestCounts.get('watch promotions')).toBe(1);
+    } finally {
+      kargo.stop();
+    }
   });
 
   it('stage health: healthy once since the last Promotion stays healthy through Progressing; Unhealthy and a failed Promotion count', async () => {

@@ -11,7 +11,7 @@ import { ClusterClients } from '../../src/kube/clusters.js';
 import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../src/sandbox/kube/auth.js';
 import { namespaceManifest } from '../../src/sandbox/kube/builders.js';
 import type { Clock } from '../../src/sandbox/kube/clock.js';
-import { installKargoWebhooks } from '../../src/sandbox/kube/kargo-webhook.js';
+import { installKargoAdmission } from '../../src/sandbox/kube/controllers/kargo-admission.js';
 import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
 import { startKubeServer, type KubeServer } from '../../src/sandbox/kube/server.js';
 import { ObjectStore } from '../../src/sandbox/kube/store.js';
@@ -33,13 +33,14 @@ export const USERS: SandboxUser[] = [
   { name: 'glidepath', token: 'glidepath-token', rules: GLIDEPATH_RULES },
   { name: 'admin', token: 'admin-token', rules: ADMIN_RULES },
   { name: 'no-status', token: 'no-status-token', rules: GLIDEPATH_RULES.filter((r) => !r.resources.includes('rollouts/status')) },
+  { name: 'no-promote', token: 'no-promote-token', rules: GLIDEPATH_RULES.map((r) => ({ ...r, verbs: r.verbs.filter((v) => v !== 'promote') })) },
 ];
 
 export interface KubeWorld {
   server: KubeServer;
   store: ObjectStore;
   kubeconfigPath: string;
-  /** Clients for cluster `prod` (as glidepath) and `prod-no-status` (as no-status). */
+  /** Clients for cluster `prod` (as glidepath), `prod-no-status` and `prod-no-promote` (rules missing). */
   clusters: ClusterClients;
   close(): Promise<void>;
 }
@@ -47,14 +48,15 @@ export interface KubeWorld {
 export async function startKubeWorld(options: { namespaces?: string[]; clock?: Clock; argocdNamespaces?: string[]; requestTimeoutMs?: number } = {}): Promise<KubeWorld> {
   const store = new ObjectStore(new ResourceRegistry(), { clock: options.clock });
   for (const ns of options.namespaces ?? ['shop', 'argocd', 'kargo-demo']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
-  installKargoWebhooks(store);
   const server = await startKubeServer({ store, users: USERS });
+  installKargoAdmission(store, (r) => server.authorizer.can(r));
   const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-kube-')), 'kubeconfig');
   server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
   const clusters = new ClusterClients(
     [
       { name: 'prod', kubeconfigPath, kubeconfigContext: 'prod', argocdNamespaces: options.argocdNamespaces ?? ['argocd'] },
       { name: 'prod-no-status', kubeconfigPath, kubeconfigContext: 'no-status@prod' },
+      { name: 'prod-no-promote', kubeconfigPath, kubeconfigContext: 'no-promote@prod' },
     ],
     { requestTimeoutMs: options.requestTimeoutMs ?? 5000 },
   );
