@@ -5,6 +5,7 @@
  * own status (its entry or targetRevisions), at most once per `appSetRecheckMs`.
  */
 import type { KubeApi } from './api.js';
+import { KubeActionError } from './errors.js';
 import { judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
 import { getApplicationSet, listApplicationCores } from './reads.js';
 import { APPLICATIONS } from './resources.js';
@@ -237,8 +238,20 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
     };
 
     // Resumes from the last version seen when the server ends the watch (as API servers do
-    // every few minutes); an error (e.g. 410 Gone) ends the wait, and the caller can check again.
+    // every few minutes). When that version has been compacted away (410 Gone), LISTs again and
+    // watches from the new list, as an informer does; any other error ends the wait.
     let lastVersion = snapshot.resourceVersion;
+    const relist = async (): Promise<void> => {
+      const again = await checkFreshness(api, namespace, appSet.metadata.name, { now });
+      if (settled) return;
+      children.clear();
+      for (const c of again.children) children.set(c.metadata.name, c);
+      useAppSet(again.appSet);
+      lastVersion = again.resourceVersion;
+      judgeAll();
+      if (freshCount === verdicts.size) finish(false);
+      else startWatch();
+    };
     const startWatch = (): void => {
       api
         .watch(APPLICATIONS, namespace, { resourceVersion: lastVersion }, (type, object) => {
@@ -253,7 +266,11 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
             () => {
               if (!settled) startWatch();
             },
-            (err: unknown) => finish(false, err),
+            (err: unknown) => {
+              if (settled) return;
+              if (err instanceof KubeActionError && err.status === 410) relist().catch((e: unknown) => finish(false, e));
+              else finish(false, err);
+            },
           );
         })
         .catch((err: unknown) => finish(false, err));

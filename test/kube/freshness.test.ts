@@ -104,6 +104,29 @@ describe('freshness against the Argo CD simulators', () => {
     for (const env of ['dev', 'staging', 'prod']) expect(w.app(`checkout-${env}`).status.sync.revision).toBe(sha);
   });
 
+  it('when the watch version has been compacted away (410 Gone) it lists again and carries on', async () => {
+    // Every step gated: the ApplicationSet syncs nothing, so no rollout moves the latest transition on.
+    w = await startArgoWorld({ maxUpdate: [0, 0, 0] });
+    await w.clock.advance(150_000);
+    const api = w.clusters.api('prod');
+    w.git.commit(REPO, 'main', tree('1.29.0'));
+    annotateRefresh(w, 'dev');
+    await w.clock.advance(1000);
+    const snapshot = await checkFreshness(api, 'argocd', 'checkout', { now: () => w.clock.now() });
+    expect(snapshot.report.stale.length).toBe(2);
+    // Someone else asks for a refresh, then etcd compacts: the snapshot's version is gone.
+    annotateRefresh(w, 'prod');
+    w.store.compact();
+    const listsBefore = w.server.requestCounts.get('list applications') ?? 0;
+    let done = false;
+    const waiting = refreshAndWait(api, 'argocd', snapshot, { timeoutMs: 20_000, now: () => w.clock.now() }).finally(() => (done = true));
+    await advanceUntil(w, () => done);
+    const result = await waiting;
+    expect(result.report.stale).toEqual([]);
+    expect((w.server.requestCounts.get('list applications') ?? 0) - listsBefore).toBe(1);
+    expect(w.server.requestCounts.get('watch applications')).toBe(2);
+  });
+
   it('gives up at the timeout and reports who is still stale', async () => {
     w = await startArgoWorld();
     await w.clock.advance(30_000);
