@@ -82,8 +82,15 @@ export interface WaitFreshOptions extends FreshnessOptions {
    * transition that can leave the others behind the latest one): at most once per child per
    * latest transition. The names already refreshed by refreshStale are passed in `refreshed`.
    */
-  refreshNewlyStale?: { refreshed: readonly string[]; concurrency?: number };
+  refreshNewlyStale?: { refreshed: readonly string[]; concurrency?: number; maxRounds?: number };
 }
+
+/**
+ * While an ApplicationSet is rolling, every step transition moves the latest transition on and
+ * leaves the other children behind it; refreshing them all each time would be a refresh storm.
+ * After this many moves of the anchor the wait stops asking and reports who is still stale.
+ */
+export const DEFAULT_MAX_REFRESH_ROUNDS = 3;
 
 export interface WaitFreshResult {
   report: FreshnessReport;
@@ -169,10 +176,15 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
           });
       }
     };
+    const rounds = new Set<string>([initial.latestTransition ?? '']);
     const maybeRefresh = (verdict: ChildFreshness): void => {
       if (!options.refreshNewlyStale || verdict.fresh || verdict.reason?.startsWith('refresh pending')) return;
       const anchor = latest ?? '';
       if (refreshedAt.get(verdict.name) === anchor) return;
+      if (!rounds.has(anchor)) {
+        if (rounds.size > (options.refreshNewlyStale.maxRounds ?? DEFAULT_MAX_REFRESH_ROUNDS)) return;
+        rounds.add(anchor);
+      }
       refreshedAt.set(verdict.name, anchor);
       refreshedAgain.push(verdict.name);
       refreshQueue.push(verdict.name);

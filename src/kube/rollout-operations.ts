@@ -97,15 +97,29 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
     resourceVersion = parseObject(rolloutSchema, latest, call).metadata.resourceVersion;
   }
   if (planned.spec) {
-    const body = { metadata: { resourceVersion }, ...planned.spec };
-    try {
+    const specCall: KubeCall = { ...call, resource: 'rollouts' };
+    const write = async (rv: string): Promise<void> => {
+      const body = { metadata: { resourceVersion: rv }, ...planned.spec };
       latest = await api.patch(ROLLOUTS, ns, name, body);
+      patches.push({ body });
+    };
+    try {
+      try {
+        await write(resourceVersion);
+      } catch (err) {
+        if (!(err instanceof KubeActionError) || err.kind !== 'conflict') throw err;
+        // The controller reacts to the cleared pause condition at once, so the version read back
+        // is often already stale. Write again only if it is still the same version, still paused by spec.
+        const now = await getRollout(api, ns, name);
+        if (now.status?.currentPodHash !== expected.podHash) throw refused(`${name} started rolling out a different version in the meantime`, specCall);
+        if (now.spec?.paused === true) await write(now.metadata.resourceVersion);
+        else latest = now;
+      }
     } catch (err) {
       if (!(err instanceof KubeActionError) || patches.length === 0) throw err;
       // The pause condition is already cleared; say exactly what is left undone.
       throw new KubeActionError(err.kind, `${name}: the pause was cleared, but spec.paused=false could not be written (${err.message}); the Rollout stays paused by spec until someone unpauses it`, err.call, err.status, undefined, { cause: err });
     }
-    patches.push({ body });
   }
   const after = deriveRolloutState(asLike(parseObject(rolloutSchema, latest, call)));
   return { cluster: api.cluster, namespace: ns, name, before, after, patches };

@@ -62,6 +62,23 @@ describe('approveCanaryStep', () => {
     expect(live().spec.paused).toBe(false);
   });
 
+  it('when the controller writes between the two halves, the spec half is written again on the same version, not given up', async () => {
+    const expected = await pausedAtStep1();
+    world.store.patch(rt(), 'shop', 'checkout', 'merge', { spec: { paused: true } });
+    await clock.advance(0);
+    let raced = false;
+    world.server.onRequest = (req) => {
+      if (raced || req.verb !== 'patch' || req.resource !== 'rollouts') return;
+      raced = true;
+      world.store.patch(rt(), 'shop', 'checkout', 'merge', { status: { message: 'manually paused (reconciled)' } }, { subresource: 'status' });
+    };
+    const result = await approveCanaryStep(api(), 'shop', 'checkout', { ...expected, generation: live().metadata.generation! });
+    expect(raced).toBe(true);
+    expect(world.server.requestCounts.get('patch rollouts')).toBe(2);
+    expect(result.patches.map((p) => p.subresource ?? 'spec')).toEqual(['status', 'spec']);
+    expect(live().spec.paused).toBe(false);
+  });
+
   it('refuses a stale click with what changed, and changes nothing', async () => {
     const expected = await pausedAtStep1();
     const err = await failure(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, stepIndex: 0 }));
