@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KubeActions } from '../../src/kube/actions.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { KubeActionError } from '../../src/kube/errors.js';
 import { getRollout, listApplications } from '../../src/kube/reads.js';
@@ -43,6 +44,14 @@ describe('ClusterClients', () => {
     })();
     expect(err.kind).toBe('unknown-cluster');
     expect(err.message).toBe('Cluster eu cannot be configured: context "eu-west" is not in the kubeconfig (contexts: prod, admin@prod, no-status@prod, no-promote@prod)');
+  });
+
+  it('KubeActions act by cluster name and name what is missing', async () => {
+    const actions = new KubeActions(world.clusters);
+    expect(() => actions.abortRollout('staging', 'shop', 'checkout')).toThrow('No cluster named "staging" is configured');
+    const err = await failure(actions.abortRollout('prod', 'shop', 'checkout'));
+    expect(err.kind).toBe('not-found');
+    expect(err.message).toBe('checkout (rollouts) was not found in prod/shop: it may have been deleted or renamed, or its CRD is not installed');
   });
 
   it('lists follow pagination to the end', async () => {
