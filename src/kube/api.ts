@@ -160,7 +160,10 @@ export class KubeApi {
           onEvent(type as WatchEventType, object);
         },
         (err) => {
-          if (err && !stopped) failure = toKubeActionError(err, call);
+          // client-node cuts a watch that has been quiet for 30 s (TimeoutError). That is an end
+          // like a server close: callers resume from the last version they saw.
+          const quiet = (err as { name?: unknown } | null)?.name === 'TimeoutError';
+          if (err && !stopped && !quiet) failure = toKubeActionError(err, call);
           finish();
         },
       );

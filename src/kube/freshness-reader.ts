@@ -61,7 +61,9 @@ export async function refreshStale(api: KubeApi, namespace: string, stale: reado
   const results = await boundedEach(names, options.concurrency ?? 16, async (name) => {
     await api.patch(APPLICATIONS, namespace, name, { metadata: { annotations: { [REFRESH_ANNOTATION]: 'normal' } } });
   });
-  const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ name: names[i]!, error: r.reason }] : []));
+  // A child deleted in the meantime needs no refresh.
+  const gone = (r: PromiseSettledResult<void>): boolean => r.status === 'rejected' && r.reason instanceof KubeActionError && r.reason.kind === 'not-found';
+  const failed = results.flatMap((r, i) => (r.status === 'rejected' && !gone(r) ? [{ name: names[i]!, error: r.reason }] : []));
   return { requested: names.filter((_, i) => results[i]!.status === 'fulfilled'), failed };
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeActions } from '../../src/kube/actions.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
+import { refreshStale } from '../../src/kube/freshness-reader.js';
 import { KubeActionError } from '../../src/kube/errors.js';
 import { getRollout, listApplications } from '../../src/kube/reads.js';
 import { writeKubeconfig } from '../../src/sandbox/kube/kubeconfig.js';
@@ -52,6 +53,10 @@ describe('ClusterClients', () => {
     const err = await failure(actions.abortRollout('prod', 'shop', 'checkout'));
     expect(err.kind).toBe('not-found');
     expect(err.message).toBe('checkout (rollouts) was not found in prod/shop: it may have been deleted or renamed, or its CRD is not installed');
+  });
+
+  it('a refresh of a child deleted in the meantime is no failure', async () => {
+    expect(await refreshStale(world.clusters.api('prod'), 'argocd', [{ name: 'gone' }])).toEqual({ requested: [], failed: [] });
   });
 
   it('lists follow pagination to the end', async () => {
