@@ -25,7 +25,11 @@ export interface FreshnessOptions {
 
 export async function checkFreshness(api: KubeApi, namespace: string, appSetName: string, options: FreshnessOptions & { pageSize?: number } = {}): Promise<FreshnessSnapshot> {
   // The ApplicationSet first would be as good; together they cost one round trip less.
-  const [appSet, apps] = await Promise.all([getApplicationSet(api, namespace, appSetName), listApplicationCores(api, namespace, { limit: options.pageSize })]);
+  const [setResult, appsResult] = await Promise.allSettled([getApplicationSet(api, namespace, appSetName), listApplicationCores(api, namespace, { limit: options.pageSize })]);
+  if (setResult.status === 'rejected') throw setResult.reason;
+  if (appsResult.status === 'rejected') throw appsResult.reason;
+  const appSet = setResult.value;
+  const apps = appsResult.value;
   const children = childrenOf(appSet, apps.items);
   const report = judgeChildren(appSet, children, (options.now ?? Date.now)());
   return { appSet, children, resourceVersion: apps.resourceVersion, report };
