@@ -38,6 +38,8 @@ export interface ResourceType {
   printerColumns: PrinterColumn[];
   /** Validates and prunes everything but `metadata`; undefined for core types we do not validate. */
   validate?: CompiledNode;
+  /** The CRD's openAPIV3Schema, served in /openapi/v3. */
+  schema?: JsonSchema;
 }
 
 export function apiVersionOf(rt: ResourceType): string {
@@ -124,6 +126,7 @@ export function resourceTypesFromCrd(doc: CrdDocument): ResourceType[] {
       ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
       printerColumns: v.additionalPrinterColumns ?? [],
       validate: compileObjectSchema(v.schema?.openAPIV3Schema),
+      ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),
     }));
 }
 
