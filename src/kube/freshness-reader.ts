@@ -6,7 +6,7 @@
  */
 import type { KubeApi } from './api.js';
 import { KubeActionError } from './errors.js';
-import { judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
+import { humanDuration, judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
 import { getApplicationSet, listApplicationCores } from './reads.js';
 import { APPLICATIONS } from './resources.js';
 import { applicationCoreSchema, type ApplicationCore as Application, type ApplicationSet, type ApplicationStatusEntry } from './schemas.js';
@@ -140,7 +140,14 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
     if (verdicts.get(name)?.fresh) freshCount--;
     verdicts.delete(name);
   };
-  const report = (): FreshnessReport => judgeFreshness(appSet, [...children.values()], now());
+  // When Glidepath asked for a refresh (the annotation carries no time before Argo CD 3.6).
+  const requestedAt = new Map<string, number>((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, now()]));
+  const report = (): FreshnessReport => {
+    const r = judgeFreshness(appSet, [...children.values()], now());
+    const withAge = (c: ChildFreshness): ChildFreshness =>
+      c.reason === 'refresh pending' && requestedAt.has(c.name) ? { ...c, reason: `refresh pending for ${humanDuration(now() - requestedAt.get(c.name)!)}` } : c;
+    return { ...r, children: r.children.map(withAge), stale: r.stale.map(withAge) };
+  };
 
   const refreshedAt = new Map((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, initial.latestTransition ?? '']));
   const refreshedAgain: string[] = [];
@@ -193,6 +200,7 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       }
       refreshedAt.set(verdict.name, anchor);
       refreshedAgain.push(verdict.name);
+      requestedAt.set(verdict.name, now());
       refreshQueue.push(verdict.name);
       pumpRefreshes();
     };
