@@ -10,6 +10,8 @@ import { stallAfterMs, type ConfigFile } from './config/file.js';
 import type { Env } from './config/env.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { registerIngestRoutes } from './facts/ingest.js';
+import { AuditLog } from './audit/audit-log.js';
+import { registerAuditRoutes } from './audit/audit-api.js';
 import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, type RawHandler } from './http/server.js';
@@ -50,6 +52,7 @@ export interface Glidepath {
   watchdog: Watchdog;
   reducer: FactReducer;
   metrics: Metrics;
+  audit: AuditLog;
   workers: Worker[];
   redis: { requests: Redis; workers: Redis };
   close(): Promise<void>;
@@ -107,6 +110,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const router = new Router();
   registerIngestRoutes(router, { config, tokens: env.INGEST_TOKENS, facts: ingestFacts, metrics, logger, maxBodyBytes: env.MAX_BODY_BYTES });
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
+  const audit = new AuditLog(workerRedis, keys.audit());
+  registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit()) });
   registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics });
   const server = createHttpServer(router, logger, options.mounts);
   await new Promise<void>((resolve, reject) => {
@@ -128,6 +133,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     watchdog,
     reducer,
     metrics,
+    audit,
     workers,
     redis: { requests: requestRedis, workers: workerRedis },
     async close() {

@@ -4,6 +4,9 @@ import { parseEnv } from './config/env.js';
 import { ConfigError } from './config/errors.js';
 import { loadConfigFile } from './config/file.js';
 import { createLogger } from './obs/logger.js';
+import { createMetrics } from './obs/metrics.js';
+import { SlackStartupError } from './slack/errors.js';
+import { startSlackService } from './slack/service.js';
 
 async function main(): Promise<void> {
   const env = parseEnv();
@@ -12,9 +15,15 @@ async function main(): Promise<void> {
   }
   const config = loadConfigFile(env.GLIDEPATH_CONFIG);
   const logger = createLogger(env.LOG_LEVEL);
-  const app = await startGlidepath({ env, config, logger });
+  const metrics = createMetrics();
+  // Without a bot token Glidepath still ingests and reduces; thread effects are only logged.
+  const slack = env.SLACK_BOT_TOKEN ? await startSlackService({ env, config, logger, registry: metrics.registry }) : undefined;
+  if (!slack) logger.warn('SLACK_BOT_TOKEN is not set: release threads are logged, not posted');
+  const app = await startGlidepath({ env, config, logger, metrics, ...(slack ? { threads: slack.threads, mounts: slack.mounts } : {}) });
+  await slack?.start();
   const stop = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    await slack?.close();
     await app.close();
     process.exit(0);
   };
@@ -23,7 +32,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof SlackStartupError) {
     console.error(`glidepath: ${err.message}`);
   } else {
     console.error(`glidepath: cannot start: ${err instanceof Error ? err.message : String(err)}`);

@@ -42,6 +42,10 @@ export const envSchema = z.object({
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_APP_TOKEN: optionalString,
   SLACK_API_URL: optionalString.pipe(z.string().url().optional()),
+  /** Workspace-wide chat.update budget of the Slack writer (Slack's Tier 3 is 50+/min). */
+  SLACK_UPDATES_PER_MINUTE: z.coerce.number().positive().max(1000).default(50),
+  /** chat.postMessage budget per channel (Slack allows about one message per second per channel). */
+  SLACK_POSTS_PER_CHANNEL_PER_MINUTE: z.coerce.number().positive().max(600).default(60),
   INGEST_TOKENS: ingestTokens,
   API_READ_TOKEN: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -18,6 +18,18 @@ export interface Keys {
   targetReleases(pipeline: string): string;
   /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
   applicationTargets(application: string): string;
+  /** Stream: the append-only audit log of every action attempted through Glidepath. */
+  audit(): string;
+  /** Hash of the Slack thread of a release: `channel`, `ts`, `rendered` (digest of the parent last sent), `version`. */
+  slackThread(pipeline: string, releaseId: string): string;
+  /** String lock held while a worker posts the parent message of a thread (exactly one parent). */
+  slackThreadLock(pipeline: string, releaseId: string): string;
+  /** Set of thread.reply effect ids already posted in the thread. */
+  slackReplies(pipeline: string, releaseId: string): string;
+  /** String held while one worker posts one reply (two dispatches of the same effect post it once). */
+  slackReplyClaim(pipeline: string, releaseId: string, effectId: string): string;
+  /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
+  slackBudget(name: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -27,5 +39,11 @@ export function createKeys(prefix: string): Keys {
     releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
     applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
+    audit: () => `${prefix}:audit`,
+    slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${part(pipeline)}:${part(releaseId)}`,
+    slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
+    slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,
+    slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
+    slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
   };
 }

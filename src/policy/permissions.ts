@@ -1,0 +1,45 @@
+/**
+ * Who may change a cluster from Slack. Per pipeline stage, in config: Slack users (U…/W…) and
+ * user groups (S…) per action. Nothing configured means nobody: the answer then says which
+ * setting to add. Reading (status, freshness) is open to the channel and never comes here.
+ */
+import type { ConfigFile } from '../config/file.js';
+
+export type ClusterAction = 'approve' | 'abort' | 'promote';
+
+/** Slack user groups, looked up through the Slack edge (usergroups.users.list), cached there. */
+export interface GroupDirectory {
+  isMember(groupId: string, userId: string): Promise<boolean>;
+}
+
+export type Decision =
+  | { allowed: true; via: string; requireTwoApprovers: boolean }
+  | { allowed: false; reason: string };
+
+export async function authorize(
+  config: ConfigFile,
+  where: { pipeline: string; stage: string },
+  action: ClusterAction,
+  userId: string,
+  groups: GroupDirectory,
+): Promise<Decision> {
+  const p = config.pipelines.findIndex((x) => x.name === where.pipeline);
+  const pipeline = config.pipelines[p];
+  const s = pipeline ? pipeline.stages.findIndex((x) => x.name === where.stage) : -1;
+  const stage = pipeline?.stages[s];
+  if (!pipeline || !stage) return { allowed: false, reason: `no stage ${where.pipeline}@${where.stage} in the config` };
+  const path = `pipelines[${p}].stages[${s}].permissions.${action}`;
+  const principals = stage.permissions?.[action] ?? [];
+  const requireTwoApprovers = action === 'approve' && (stage.permissions?.requireTwoApprovers ?? false);
+  if (principals.length === 0) {
+    return { allowed: false, reason: `nobody may ${action} in ${pipeline.name}@${stage.name} yet: add Slack user or group ids to ${path} in the Glidepath config` };
+  }
+  if (principals.includes(userId)) return { allowed: true, via: userId, requireTwoApprovers };
+  for (const group of principals.filter((x) => x.startsWith('S'))) {
+    if (await groups.isMember(group, userId)) return { allowed: true, via: group, requireTwoApprovers };
+  }
+  return {
+    allowed: false,
+    reason: `you may not ${action} in ${pipeline.name}@${stage.name}: ${path} allows ${principals.join(', ')}; ask one of them, or an admin to add you`,
+  };
+}

@@ -1,0 +1,69 @@
+/** What the stand-in Slack saw: channels → messages → thread replies, with every edit. Tests read it. */
+
+export interface MessageVersion {
+  text: string;
+  blocks: unknown[];
+  /** Stand-in clock time of the call. */
+  at: number;
+}
+
+export interface TranscriptMessage extends MessageVersion {
+  ts: string;
+  channel: string;
+  threadTs?: string;
+  user: string;
+  /** Earlier versions, oldest first; the fields above are the current one. */
+  edits: MessageVersion[];
+  replies: TranscriptMessage[];
+}
+
+export interface Ephemeral {
+  channel: string;
+  user: string;
+  text: string;
+  blocks: unknown[];
+  threadTs?: string;
+}
+
+export interface ResponseUrlPost {
+  id: string;
+  body: Record<string, unknown>;
+}
+
+export class Transcript {
+  readonly channels = new Map<string, TranscriptMessage[]>();
+  readonly ephemerals: Ephemeral[] = [];
+  readonly homeViews = new Map<string, unknown>();
+  readonly openedViews: unknown[] = [];
+  readonly responses: ResponseUrlPost[] = [];
+  private seq = 0;
+
+  nextTs(now: number): string {
+    this.seq += 1;
+    return `${Math.floor(now / 1000)}.${String(this.seq).padStart(6, '0')}`;
+  }
+
+  /** Top-level messages of a channel, oldest first. */
+  messages(channel: string): TranscriptMessage[] {
+    return this.channels.get(channel) ?? [];
+  }
+
+  find(channel: string, ts: string): TranscriptMessage | undefined {
+    for (const m of this.messages(channel)) {
+      if (m.ts === ts) return m;
+      const r = m.replies.find((x) => x.ts === ts);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  toJSON(): unknown {
+    return {
+      channels: Object.fromEntries(this.channels),
+      ephemerals: this.ephemerals,
+      homeViews: Object.fromEntries(this.homeViews),
+      openedViews: this.openedViews,
+      responses: this.responses,
+    };
+  }
+}

@@ -1,0 +1,48 @@
+/** The App Home tab: active releases per pipeline, newest first, their stages at a glance. */
+import type { PipelineConfig } from '../../config/file.js';
+import type { ReleaseRecord } from '../../releases/record.js';
+import { HOME_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type HomeView } from './blocks.js';
+import { fitBlocks } from './fit.js';
+import { code, slackDate, untrusted } from './mrkdwn.js';
+import { STATUS_ICON } from './stage.js';
+
+export interface HomePipeline {
+  pipeline: PipelineConfig;
+  /** Newest first (as ReleaseReader.list returns them). */
+  releases: ReleaseRecord[];
+}
+
+export function glance(record: ReleaseRecord): string {
+  return record.stages.map((s) => `${STATUS_ICON[s.status]} ${untrusted(s.name, 63, { oneLine: true })}`).join('  →  ');
+}
+
+export function renderHome(pipelines: readonly HomePipeline[]): HomeView {
+  const blocks: Block[] = [
+    { type: 'header', text: { type: 'plain_text', text: 'Active releases' } },
+  ];
+  if (pipelines.length === 0) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: 'No pipelines are configured.' } });
+  }
+  for (const { pipeline, releases } of pipelines) {
+    blocks.push({ type: 'divider' });
+    blocks.push({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*${untrusted(pipeline.name, 63)}* in <#${pipeline.channel}>` },
+    });
+    if (releases.length === 0) {
+      blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: 'No active release.' }] });
+      continue;
+    }
+    const sorted = [...releases].sort((a, b) => b.createdAt - a.createdAt || a.releaseId.localeCompare(b.releaseId));
+    for (const r of sorted) {
+      blocks.push({
+        type: 'section',
+        text: {
+          type: 'mrkdwn',
+          text: `${code(r.releaseId, 120)} · ${r.status} · last fact ${slackDate(r.lastHeardAt)}\n${glance(r)}`,
+        },
+      });
+    }
+  }
+  return { type: 'home', blocks: fitBlocks(blocks, { maxBlocks: HOME_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET * 2 }) };
+}

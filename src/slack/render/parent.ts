@@ -1,0 +1,101 @@
+/**
+ * The parent message of a release thread: the release and one row per stage. Pure: the same
+ * record renders the same message, which is how the writer knows there is nothing to send.
+ */
+import type { PipelineConfig } from '../../config/file.js';
+import type { ReleaseRecord, ReleaseStatus, StageState } from '../../releases/record.js';
+import {
+  FALLBACK_TEXT_LIMIT,
+  MESSAGE_BLOCK_LIMIT,
+  MESSAGE_TEXT_BUDGET,
+  type Block,
+  type RenderedMessage,
+} from './blocks.js';
+import { fitBlocks } from './fit.js';
+import { code, link, slackDate, truncate, untrusted } from './mrkdwn.js';
+import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
+
+const RELEASE_ICON: Record<ReleaseStatus, string> = {
+  Announced: ':mega:',
+  InProgress: ':arrows_counterclockwise:',
+  Paused: ':double_vertical_bar:',
+  Complete: ':white_check_mark:',
+  Failed: ':x:',
+  Aborted: ':no_entry:',
+  Superseded: ':fast_forward:',
+};
+
+const MAX_IMAGES = 6;
+const MAX_TROUBLED_TARGETS = 8;
+const MAX_EVENTS = 3;
+
+export function releaseFields(record: ReleaseRecord): string {
+  const lines: string[] = [];
+  const shown = record.images.slice(0, MAX_IMAGES).map((i) => code(i, 300));
+  const more = record.images.length - shown.length;
+  if (shown.length > 0) lines.push(`*Images:* ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
+  const origin: string[] = [];
+  if (record.commit) origin.push(`*Commit:* ${code(record.commit.slice(0, 12))}`);
+  if (record.pullRequestUrl) origin.push(link(record.pullRequestUrl, 'pull request'));
+  if (record.author) origin.push(`merged by ${untrusted(record.author, 80, { oneLine: true })}`);
+  if (origin.length > 0) lines.push(origin.join(' · '));
+  return lines.join('\n');
+}
+
+export function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
+  const targets = sortedTargets(stage);
+  const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
+  for (const part of [stepText(targets), weightText(targets), countsText(targets, stage.pending ?? [])]) if (part) head.push(part);
+  const lines = [head.join(' · ')];
+
+  const tail: string[] = [];
+  if (targets.length === 0 && (stage.pending ?? []).length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);
+  if (stage.lastHeardAt !== undefined) tail.push(`last heard ${slackDate(stage.lastHeardAt)}`);
+  if (stage.healthyAt !== undefined && stage.status !== 'Healthy') tail.push('was healthy for this release');
+  if (tail.length > 0) lines.push(tail.join(' · '));
+
+  const troubled = troubledTargets(targets);
+  for (const t of troubled.slice(0, MAX_TROUBLED_TARGETS)) {
+    const what = t.aborted ? 'Aborted' : t.phase;
+    const message = untrusted(t.message, 280, { oneLine: true });
+    const name = untrusted(`${t.ref.namespace}/${t.ref.name}`, 120, { oneLine: true });
+    lines.push(`• ${name} — ${what}${message ? `: ${message}` : ''}`);
+  }
+  if (troubled.length > MAX_TROUBLED_TARGETS) lines.push(`• and ${troubled.length - MAX_TROUBLED_TARGETS} more`);
+  return lines.join('\n');
+}
+
+export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): RenderedMessage {
+  const id = record.releaseId.replace(/\s+/g, ' ');
+  const blocks: Block[] = [
+    {
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(`Release ${id} — ${pipeline.name}`, 150), emoji: false },
+    },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: [`${RELEASE_ICON[record.status]} *${record.status}*`, releaseFields(record)].filter(Boolean).join('\n'),
+      },
+    },
+    { type: 'divider' },
+  ];
+  const configured = new Map(pipeline.stages.map((s) => [s.name, s]));
+  for (const stage of record.stages) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: stageRow(stage, configured.get(stage.name)) } });
+  }
+  const notes = record.events
+    .filter((e) => e.kind === 'scale' || e.kind === 'restart' || e.kind === 'template-change' || e.kind === 'drift')
+    .slice(-MAX_EVENTS)
+    .map((e) => `${slackDate(e.at)} ${e.kind}${e.target ? ` of ${untrusted(e.target, 120, { oneLine: true })}` : ''}: ${untrusted(e.detail, 200, { oneLine: true })}`);
+  const footer = [`last fact ${slackDate(record.lastHeardAt)}`];
+  if (record.stall) footer.push(`:warning: silent since ${slackDate(record.stall.silentSince)}`);
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: [...notes, footer.join(' · ')].join('\n') }] });
+
+  const summary = record.stages.map((s) => `${s.name} ${s.status}`).join(', ');
+  return {
+    text: truncate(untrusted(`Release ${id} (${pipeline.name}): ${record.status}. ${summary}`, FALLBACK_TEXT_LIMIT, { oneLine: true }), FALLBACK_TEXT_LIMIT),
+    blocks: fitBlocks(blocks, { maxBlocks: MESSAGE_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET }),
+  };
+}

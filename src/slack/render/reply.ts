@@ -1,0 +1,123 @@
+/**
+ * Thread replies: what a person needs to know or do. Pure, like the parent: the text comes from
+ * the effect's detail and the record, never from the clock.
+ */
+import type { ReleaseRecord, ThreadReplyEffect } from './types.js';
+import {
+  FALLBACK_TEXT_LIMIT,
+  MESSAGE_BLOCK_LIMIT,
+  MESSAGE_TEXT_BUDGET,
+  type Block,
+  type RenderedMessage,
+} from './blocks.js';
+import { approveAndAbort } from './buttons.js';
+import { fitBlocks } from './fit.js';
+import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
+
+const MESSAGE_LIMIT = 2500;
+
+function where(effect: ThreadReplyEffect, record: ReleaseRecord): string {
+  const stage = effect.stage ? `*${untrusted(effect.stage, 63, { oneLine: true })}*` : `*${untrusted(record.pipeline, 63, { oneLine: true })}*`;
+  if (!effect.target) return stage;
+  const t = effect.target;
+  return `${stage} — ${code(`${t.cluster}/${t.namespace}/${t.name}`)}`;
+}
+
+function step(effect: ThreadReplyEffect): string {
+  const d = effect.detail;
+  const parts: string[] = [];
+  if (d.stepIndex !== undefined && d.stepCount !== undefined) parts.push(`step ${Math.min(d.stepIndex + 1, d.stepCount)}/${d.stepCount}`);
+  if (d.weight !== undefined) parts.push(`weight ${d.weight}%`);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+function quoted(message: string | undefined): string {
+  const text = untrusted(message, MESSAGE_LIMIT);
+  return text ? `\n>${text.replace(/\n/g, '\n>')}` : '';
+}
+
+function minutesBetween(from: number | undefined, to: number | undefined): string | undefined {
+  if (from === undefined || to === undefined || to < from) return undefined;
+  return `${Math.round((to - from) / 60_000)} min`;
+}
+
+function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
+  const d = effect.detail;
+  const at = where(effect, record);
+  switch (effect.kind) {
+    case 'paused':
+      return `:double_vertical_bar: ${at} is paused${step(effect)} and waits for approval.${quoted(d.message)}`;
+    case 'degraded':
+      return `:x: ${at} is Degraded.${quoted(d.message)}`;
+    case 'analysis-failed':
+      return `:x: ${at}: the analysis failed${step(effect)}.${quoted(d.message)}`;
+    case 'sync-failed': {
+      const rev = d.revision ? ` at revision ${code(d.revision.slice(0, 40))}` : '';
+      const retries = d.retryCount ? ` after ${d.retryCount} retries` : '';
+      return `:x: ${at}: the Argo CD sync failed${rev}${retries}.${quoted(d.message)}`;
+    }
+    case 'aborted':
+      return (
+        `:no_entry: ${at} was aborted; traffic went back to the stable version.${quoted(d.message)}\n` +
+        'Undo is not offered: Argo CD selfHeal would revert it. Revert the change in git to roll back.'
+      );
+    case 'drift': {
+      const seen = (d.images ?? []).slice(0, 5).map((i) => code(i, 300)).join(', ') || 'unknown';
+      const expected = (d.expectedImages ?? record.images).slice(0, 5).map((i) => code(i, 300)).join(', ') || 'unknown';
+      return `:warning: ${at} runs ${seen}, not this release's ${expected}. Someone changed it outside git (selfHeal may revert it).${quoted(d.message)}`;
+    }
+    case 'stall': {
+      const silent = minutesBetween(d.silentSince, record.stall?.alertedAt) ?? 'a while';
+      const since = d.silentSince !== undefined ? ` (silent since ${slackDate(d.silentSince)})` : '';
+      return `:warning: No fact from ${at} for ${silent}${since}; the Rollouts notifications may have been lost.`;
+    }
+    case 'heard-again': {
+      const since = d.silentSince !== undefined ? ` after silence since ${slackDate(d.silentSince)}` : '';
+      return `:ear: Heard from ${at} again${since}.`;
+    }
+    case 'hook-pinned': {
+      return (
+        `:pushpin: ${at}: an Argo CD sync${d.revision ? ` of ${code(d.revision.slice(0, 40))}` : ''} is still Running with PostSync hooks while the Rollout is paused. ` +
+        'The next sync (a revert too) cannot start until the hooks finish or the operation is terminated.' +
+        quoted(d.message)
+      );
+    }
+    case 'stage-healthy':
+      return `:white_check_mark: ${at} is Healthy for this release.`;
+    case 'release-complete':
+      return `:tada: Release ${code(record.releaseId)} is complete: every stage was healthy.`;
+  }
+}
+
+export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): RenderedMessage {
+  const text = body(effect, record);
+  const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
+  if (effect.kind === 'paused' && effect.target) {
+    const t = effect.target;
+    blocks.push({
+      type: 'actions',
+      block_id: 'glidepath.approval',
+      elements: approveAndAbort(
+        {
+          v: 1,
+          p: record.pipeline,
+          r: record.releaseId,
+          ...(effect.stage !== undefined ? { st: effect.stage } : {}),
+          k: t.kind,
+          c: t.cluster,
+          ns: t.namespace,
+          n: t.name,
+          ...(effect.detail.generation !== undefined ? { g: effect.detail.generation } : {}),
+          ...(effect.detail.podHash !== undefined ? { h: effect.detail.podHash } : {}),
+          ...(effect.detail.stepIndex !== undefined ? { s: effect.detail.stepIndex } : {}),
+        },
+        `${t.namespace}/${t.name}`,
+      ),
+    });
+  }
+  const fallback = text.split('\n')[0] ?? '';
+  return {
+    text: truncate(fallback, FALLBACK_TEXT_LIMIT),
+    blocks: fitBlocks(blocks, { maxBlocks: MESSAGE_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET }),
+  };
+}

@@ -1,0 +1,5 @@
+/** Record types as the renderer sees them. */
+import type { ThreadEffect } from '../../releases/ports.js';
+
+export type { ReleaseRecord } from '../../releases/record.js';
+export type ThreadReplyEffect = Extract<ThreadEffect, { type: 'thread.reply' }>;

@@ -1,0 +1,70 @@
+/**
+ * Everything Slack in one process: the Bolt app (HTTP mode mounted on Glidepath's server, or
+ * Socket Mode), the outbox the reducer worker hands thread effects to, and the writer.
+ * Built before the HTTP server starts, so its handler and sink can be passed in.
+ */
+import type { Registry } from 'prom-client';
+import type { Env } from '../config/env.js';
+import type { ConfigFile } from '../config/file.js';
+import type { RawHandler } from '../http/server.js';
+import type { Logger } from '../obs/logger.js';
+import type { ThreadEffectSink } from '../releases/ports.js';
+import { ReleaseStore } from '../releases/store.js';
+import { createKeys } from '../store/keys.js';
+import { connectRedis } from '../store/redis.js';
+import { createSlackApp, type SlackApp } from './app.js';
+import { checkChannels } from './channels.js';
+import { createSlackWriterMetrics } from './writer/metrics.js';
+import { SlackOutbox } from './writer/outbox.js';
+import { createSlackQueue, writerBudgetsFromEnv } from './writer/queue.js';
+import { SlackWriter } from './writer/writer.js';
+
+export interface SlackService {
+  app: SlackApp;
+  threads: ThreadEffectSink;
+  /** Raw HTTP handlers by path (HTTP mode: `/slack/events`). */
+  mounts: Record<string, RawHandler>;
+  /** Starts Bolt and the writer (after the HTTP server listens). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSlackService(options: { env: Env; config: ConfigFile; logger: Logger; registry: Registry; writer?: boolean }): Promise<SlackService> {
+  const { env, config, logger } = options;
+  const keys = createKeys(env.REDIS_PREFIX);
+  const requests = connectRedis(env.REDIS_URL, 'request');
+  const workers = connectRedis(env.REDIS_URL, 'worker');
+  const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
+  const reader = new ReleaseStore(workers, keys, { finishedTtlMs });
+  const app = await createSlackApp({ env, config, releases: new ReleaseStore(requests, keys, { finishedTtlMs }), logger });
+  const queue = createSlackQueue(workers, env.REDIS_PREFIX);
+  const writer = new SlackWriter({
+    connection: workers,
+    redis: workers,
+    keys,
+    client: app.client,
+    releases: reader,
+    pipeline: (name) => config.pipelines.find((p) => p.name === name),
+    logger,
+    metrics: createSlackWriterMetrics(options.registry),
+    finishedTtlMs,
+    budgets: writerBudgetsFromEnv(env),
+  });
+  return {
+    app,
+    threads: new SlackOutbox(queue),
+    mounts: app.handleSlackRequest ? { '/slack/events': app.handleSlackRequest } : {},
+    async start() {
+      await checkChannels(app.client, config.pipelines, logger);
+      await app.start();
+      if (options.writer ?? true) writer.start();
+    },
+    async close() {
+      await writer.close();
+      await app.stop();
+      await queue.close();
+      requests.disconnect();
+      workers.disconnect();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/** The "slack" queue's jobs: what they carry, how they are named, in which order they run. */
+import { createHash } from 'node:crypto';
+import { REPLIES_NEEDING_A_PERSON } from '../../releases/record.js';
+import type { ThreadReplyEffect } from '../render/types.js';
+
+export const SLACK_QUEUE = 'slack';
+
+/** A budget slot the job booked before it was delayed: on waking it sends without booking again. */
+export interface BookedSlot {
+  budget: string;
+  at: number;
+}
+
+/** Re-render the parent from the latest stored record (so whatever runs last sends the latest state). */
+export interface ParentJob {
+  type: 'parent';
+  pipeline: string;
+  releaseId: string;
+  slot?: BookedSlot;
+}
+
+/**
+ * Replies to post in this order. A reply a person waits on travels alone at the highest
+ * priority; routine replies of one saved record travel together, so they read in the order the
+ * reducer emitted them ("prod is Healthy" before "release complete").
+ */
+export interface ReplyJob {
+  type: 'reply';
+  pipeline: string;
+  releaseId: string;
+  effects: ThreadReplyEffect[];
+  slot?: BookedSlot;
+}
+
+export type SlackJob = ParentJob | ReplyJob;
+
+/** BullMQ priorities: lower runs first. */
+export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3 } as const;
+
+export function needsPerson(effect: ThreadReplyEffect): boolean {
+  return effect.needsPerson || REPLIES_NEEDING_A_PERSON.includes(effect.kind);
+}
+
+/** BullMQ ids may not contain ':' nor be all digits; a digest is neither. */
+function digest(...parts: string[]): string {
+  return createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+}
+
+export function replyJobId(pipeline: string, releaseId: string, effectIds: readonly string[]): string {
+  return `reply-${digest(pipeline, releaseId, ...effectIds)}`;
+}
+
+export function parentDeduplicationId(pipeline: string, releaseId: string): string {
+  return `parent-${digest(pipeline, releaseId)}`;
+}

@@ -1,0 +1,27 @@
+/** The "slack" queue, under the same Redis prefix (hash tag) as every other Glidepath key. */
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Env } from '../../config/env.js';
+import { SLACK_QUEUE, type SlackJob } from './jobs.js';
+import { DEFAULT_BUDGETS, type WriterBudgets } from './writer.js';
+
+export function createSlackQueue(connection: Redis, prefix: string): Queue<SlackJob> {
+  return new Queue<SlackJob>(SLACK_QUEUE, {
+    connection,
+    prefix,
+    defaultJobOptions: {
+      // 5xx and network errors: about 17 minutes of exponential backoff before giving up.
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: { age: 3_600, count: 5_000 },
+      removeOnFail: { age: 7 * 24 * 3_600 },
+    },
+  });
+}
+
+export function writerBudgetsFromEnv(env: Pick<Env, 'SLACK_UPDATES_PER_MINUTE' | 'SLACK_POSTS_PER_CHANNEL_PER_MINUTE'>): WriterBudgets {
+  return {
+    postPerChannel: { ...DEFAULT_BUDGETS.postPerChannel, perMinute: env.SLACK_POSTS_PER_CHANNEL_PER_MINUTE },
+    update: { ...DEFAULT_BUDGETS.update, perMinute: env.SLACK_UPDATES_PER_MINUTE },
+  };
+}

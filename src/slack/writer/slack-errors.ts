@@ -1,0 +1,25 @@
+/**
+ * What a failed Slack call means for the job, decided in one place: wait and reschedule (429),
+ * retry with backoff (5xx, network), or stop (configuration errors no retry will fix).
+ */
+import { ErrorCode } from '@slack/web-api';
+import { PERMANENT_SLACK_ERRORS } from '../errors.js';
+
+export type SlackFailure =
+  | { kind: 'rate-limited'; retryAfterMs: number }
+  | { kind: 'permanent'; error: string; hint: string }
+  | { kind: 'transient'; error: string };
+
+export function classifySlackError(err: unknown): SlackFailure {
+  const e = err as { code?: string; retryAfter?: number; data?: { error?: string }; statusCode?: number; message?: string };
+  if (e.code === ErrorCode.RateLimitedError) return { kind: 'rate-limited', retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000 };
+  if (e.code === ErrorCode.PlatformError) {
+    const error = e.data?.error ?? 'unknown_error';
+    const hint = PERMANENT_SLACK_ERRORS[error];
+    if (hint) return { kind: 'permanent', error, hint };
+    // ratelimited without a Retry-After, internal_error, fatal_error, service_unavailable...
+    return { kind: 'transient', error };
+  }
+  if (e.code === ErrorCode.HTTPError) return { kind: 'transient', error: `http_${e.statusCode ?? 'error'}` };
+  return { kind: 'transient', error: e.code ?? e.message ?? String(err) };
+}

@@ -1,0 +1,273 @@
+/**
+ * The writer: consumes the "slack" queue and keeps each release's thread true to its record.
+ * Parent first and exactly once (a Redis lock around chat.postMessage, the ts saved before the
+ * lock is released), parent edits only when the render changed, replies once per effect id,
+ * every call inside a shared Slack budget, and a job that must wait is moved to BullMQ's delayed
+ * set instead of holding a worker.
+ */
+import { createHash } from 'node:crypto';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { PipelineConfig } from '../../config/file.js';
+import type { ReleaseReader } from '../../releases/ports.js';
+import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/record.js';
+import type { Keys } from '../../store/keys.js';
+import type { RenderedMessage } from '../render/blocks.js';
+import { renderParent } from '../render/parent.js';
+import { renderReply } from '../render/reply.js';
+import type { ThreadReplyEffect } from '../render/types.js';
+import { SlackBudgets, type BudgetSpec } from './budget.js';
+import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
+import type { SlackWriterMetrics } from './metrics.js';
+import { classifySlackError } from './slack-errors.js';
+import { ThreadStore, type ThreadRef } from './threads.js';
+
+export interface WriterBudgets {
+  /** chat.postMessage per channel (Slack: about 1/s, short bursts allowed). */
+  postPerChannel: BudgetSpec;
+  /** chat.update across the workspace (Slack Tier 3: 50+/min). */
+  update: BudgetSpec;
+}
+
+export const DEFAULT_BUDGETS: WriterBudgets = {
+  postPerChannel: { burst: 3, perMinute: 60 },
+  update: { burst: 10, perMinute: 50 },
+};
+
+export interface SlackWriterOptions {
+  /** BullMQ worker connection (maxRetriesPerRequest: null). */
+  connection: Redis;
+  /** For thread state and budgets; may be the same connection. */
+  redis: Redis;
+  keys: Keys;
+  client: WebClient;
+  releases: ReleaseReader;
+  pipeline(name: string): PipelineConfig | undefined;
+  logger: Logger;
+  metrics: SlackWriterMetrics;
+  finishedTtlMs: number;
+  budgets?: WriterBudgets;
+  concurrency?: number;
+  /** Clock of the budgets (tests). */
+  now?: () => number;
+}
+
+/** How long a worker may hold the parent lock: one chat.postMessage and a Redis write. */
+const PARENT_LOCK_MS = 15_000;
+const LOCK_BUSY_RETRY_MS = 200;
+
+interface JobContext {
+  job: Job<SlackJob>;
+  token: string | undefined;
+  record: ReleaseRecord;
+}
+
+export function messageDigest(message: RenderedMessage): string {
+  return createHash('sha256').update(JSON.stringify(message)).digest('base64url');
+}
+
+export class SlackWriter {
+  private readonly threads: ThreadStore;
+  private readonly budgets: SlackBudgets;
+  private readonly spec: WriterBudgets;
+  private readonly log: Logger;
+  private worker: Worker<SlackJob> | undefined;
+
+  constructor(private readonly options: SlackWriterOptions) {
+    this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs);
+    this.budgets = new SlackBudgets(options.redis, options.keys, options.now);
+    this.spec = options.budgets ?? DEFAULT_BUDGETS;
+    this.log = options.logger.child({ component: 'slack-writer' });
+  }
+
+  start(): Worker<SlackJob> {
+    const worker = new Worker<SlackJob>(SLACK_QUEUE, (job, token) => this.process(job, token), {
+      connection: this.options.connection,
+      prefix: this.options.keys.prefix,
+      concurrency: this.options.concurrency ?? 8,
+    });
+    worker.on('failed', (job, err) => {
+      if (err instanceof DelayedError || err.name === 'DelayedError') return;
+      const final = err instanceof UnrecoverableError || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1));
+      const fields = { jobId: job?.id, job: job?.data.type, pipeline: job?.data.pipeline, release: job?.data.releaseId, attempts: job?.attemptsMade, err: err.message };
+      if (final) this.log.error(fields, 'Slack job gave up');
+      else this.log.warn(fields, 'Slack job failed; BullMQ retries it with backoff');
+    });
+    worker.on('error', (err) => this.log.error({ err: err.message }, 'Slack writer worker error'));
+    this.worker = worker;
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+  }
+
+  async process(job: Job<SlackJob>, token: string | undefined): Promise<void> {
+    const { pipeline: pipelineName, releaseId } = job.data;
+    const record = await this.options.releases.get(pipelineName, releaseId);
+    if (!record) {
+      this.log.warn({ pipeline: pipelineName, release: releaseId, job: job.data.type }, 'release record is gone (expired?); nothing to send');
+      return;
+    }
+    const pipeline = this.options.pipeline(pipelineName);
+    if (!pipeline) {
+      this.log.warn({ pipeline: pipelineName, release: releaseId }, 'pipeline is no longer configured; nothing to send');
+      return;
+    }
+    const ctx: JobContext = { job, token, record };
+    if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
+    else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect);
+  }
+
+  private async sendParent(ctx: JobContext, pipeline: PipelineConfig): Promise<void> {
+    const { pipeline: name, releaseId } = ctx.record;
+    const { created } = await this.ensureParent(ctx, pipeline);
+    if (created) return;
+    // One edit of a thread at a time, and the record is read inside the lock: whichever edit
+    // lands last was rendered from the newest record, so Slack never ends on an older state.
+    const lock = await this.threads.lock(name, releaseId, PARENT_LOCK_MS);
+    if (!lock) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    try {
+      const [record, thread] = await Promise.all([this.options.releases.get(name, releaseId), this.threads.get(name, releaseId)]);
+      if (!record || !thread) return;
+      const message = renderParent(record, pipeline);
+      const digest = messageDigest(message);
+      if (thread.rendered === digest || (thread.version ?? -1) > record.version) {
+        this.options.metrics.unchangedSkipped.inc();
+        return;
+      }
+      await this.spend(ctx, 'update', this.spec.update, { book: true });
+      try {
+        await this.call(ctx, 'chat.update', 'update', () =>
+          this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+        );
+      } catch (err) {
+        if (err instanceof UnrecoverableError && err.message.startsWith('message_not_found')) {
+          // Someone deleted the parent: start a new thread on the retry rather than never updating again.
+          await this.threads.forget(name, releaseId);
+          throw new Error('the thread parent was deleted in Slack; a new one is posted on retry', { cause: err });
+        }
+        throw err;
+      }
+      await this.threads.markRendered(name, releaseId, digest, record.version);
+      await this.threads.expireWhenFinished(name, releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
+    } finally {
+      await this.threads.unlock(name, releaseId, lock);
+    }
+  }
+
+  private async sendReply(ctx: JobContext, pipeline: PipelineConfig, effect: ThreadReplyEffect): Promise<void> {
+    const { record } = ctx;
+    if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
+    const { thread } = await this.ensureParent(ctx, pipeline);
+    const urgent = needsPerson(effect);
+    const budget = `post:${thread.channel}`;
+    // Routine replies leave one message of the channel's burst to replies a person waits on.
+    await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? { book: true } : { book: false, reserve: Math.min(1, this.spec.postPerChannel.burst - 1) });
+    // The same effect can reach the queue twice (the reducer's outbox is at-least-once).
+    if (!(await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, PARENT_LOCK_MS))) {
+      return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    }
+    if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) {
+      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
+      return;
+    }
+    const message = renderReply(effect, record);
+    try {
+      await this.call(ctx, 'chat.postMessage', budget, () =>
+        this.options.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+      );
+    } catch (err) {
+      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
+      throw err;
+    }
+    await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
+    this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
+  }
+
+  /** The thread's parent, posting it first if this release has none yet (exactly once across replicas). */
+  private async ensureParent(ctx: JobContext, pipeline: PipelineConfig): Promise<{ thread: ThreadRef; created: boolean }> {
+    const { record } = ctx;
+    const existing = await this.threads.get(record.pipeline, record.releaseId);
+    if (existing) return { thread: existing, created: false };
+    const lock = await this.threads.lock(record.pipeline, record.releaseId, PARENT_LOCK_MS);
+    if (!lock) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    try {
+      const raced = await this.threads.get(record.pipeline, record.releaseId);
+      if (raced) return { thread: raced, created: false };
+      const channel = pipeline.channel;
+      const budget = `post:${channel}`;
+      await this.spend(ctx, budget, this.spec.postPerChannel, { book: true });
+      const message = renderParent(record, pipeline);
+      const posted = await this.call(ctx, 'chat.postMessage', budget, () =>
+        this.options.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never }),
+      );
+      if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
+      const thread = { channel: posted.channel ?? channel, ts: posted.ts, rendered: messageDigest(message), version: record.version };
+      await this.threads.saveParent(record.pipeline, record.releaseId, thread);
+      await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
+      this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
+      return { thread, created: true };
+    } finally {
+      await this.threads.unlock(record.pipeline, record.releaseId, lock);
+    }
+  }
+
+  /**
+   * Spends one call from a budget, or moves the job to the delayed set until the budget allows
+   * it. Booked callers (parents, replies a person waits on) get a slot in arrival order; routine
+   * replies only take what is left over `reserve`.
+   */
+  private async spend(ctx: JobContext, budget: string, spec: BudgetSpec, options: { book: boolean; reserve?: number }): Promise<void> {
+    const { job } = ctx;
+    const slot = job.data.slot;
+    if (slot?.budget === budget) {
+      // Woken a little early: wait for the slot already booked rather than booking another.
+      if (Date.now() < slot.at - 20) await this.reschedule(ctx, slot.at - Date.now());
+      await job.updateData({ ...job.data, slot: undefined });
+      return;
+    }
+    const waitMs = await this.budgets.take(budget, spec, options);
+    if (waitMs > 0) {
+      this.options.metrics.budgetDelays.inc({ budget: budget.startsWith('post:') ? 'post' : budget });
+      if (options.book) await job.updateData({ ...job.data, slot: { budget, at: Date.now() + waitMs } });
+      await this.reschedule(ctx, waitMs);
+    }
+  }
+
+  private async reschedule(ctx: JobContext, waitMs: number): Promise<never> {
+    this.log.debug({ jobId: ctx.job.id, job: ctx.job.data.type, waitMs }, 'job waits');
+    await ctx.job.moveToDelayed(Date.now() + waitMs, ctx.token);
+    throw new DelayedError();
+  }
+
+  private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>): Promise<T> {
+    const { metrics } = this.options;
+    try {
+      const result = await send();
+      metrics.calls.inc({ method, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      const failure = classifySlackError(err);
+      const where = { pipeline: ctx.record.pipeline, release: ctx.record.releaseId, method };
+      switch (failure.kind) {
+        case 'rate-limited':
+          metrics.calls.inc({ method, outcome: 'rate_limited' });
+          metrics.rateLimited.inc({ method });
+          await this.budgets.block(budget, failure.retryAfterMs);
+          this.log.warn({ ...where, retryAfterMs: failure.retryAfterMs }, 'Slack answered 429; the job waits for Retry-After');
+          return this.reschedule(ctx, failure.retryAfterMs);
+        case 'permanent':
+          metrics.calls.inc({ method, outcome: 'permanent_error' });
+          metrics.permanentErrors.inc({ error: failure.error, method });
+          this.log.error({ ...where, error: failure.error }, `Slack ${method} failed with ${failure.error}: ${failure.hint}. Not retried.`);
+          throw new UnrecoverableError(`${failure.error}: ${failure.hint}`);
+        case 'transient':
+          metrics.calls.inc({ method, outcome: 'error' });
+          throw err;
+      }
+    }
+  }
+}

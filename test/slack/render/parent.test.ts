@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import type { StageStatus } from '../../../src/releases/record.js';
+import { TRUNCATED } from '../../../src/slack/render/blocks.js';
+import { renderParent } from '../../../src/slack/render/parent.js';
+import { pipelineConfig, record, stage, target, T0 } from '../support/records.js';
+import { expectNoPings, expectWithinSlackLimits } from './limits.js';
+
+const pipeline = pipelineConfig();
+
+function stageText(blocks: ReturnType<typeof renderParent>['blocks'], name: string): string {
+  for (const b of blocks) if (b.type === 'section' && b.text.text.includes(`*${name}*`)) return b.text.text;
+  throw new Error(`no row for stage ${name}`);
+}
+
+describe('renderParent', () => {
+  it('shows the release: id, images, commit, pull request link and who merged', () => {
+    const msg = renderParent(record(), pipeline);
+    expect(msg.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Release rel-5 — checkout', emoji: false } });
+    const fields = JSON.stringify(msg.blocks[1]);
+    expect(fields).toContain('`registry.example/checkout:1.4.2`');
+    expect(fields).toContain('`0123456789ab`');
+    expect(fields).toContain('<https://github.example/shop/checkout/pull/42|pull request>');
+    expect(fields).toContain('merged by alice');
+    expect(msg.text).toBe('Release rel-5 (checkout): InProgress. staging Healthy, prod Waiting');
+  });
+
+  it('leaves out what CI did not announce', () => {
+    const msg = renderParent(record({ commit: undefined, pullRequestUrl: undefined, author: undefined, idSource: 'images' }), pipeline);
+    const fields = JSON.stringify(msg.blocks[1]);
+    expect(fields).not.toContain('Commit');
+    expect(fields).not.toContain('pull request');
+    expect(fields).not.toContain('merged by');
+  });
+
+  const icons: Record<StageStatus, string> = {
+    Waiting: ':hourglass_flowing_sand:',
+    Progressing: ':arrows_counterclockwise:',
+    Paused: ':double_vertical_bar:',
+    Healthy: ':white_check_mark:',
+    Degraded: ':x:',
+    Aborted: ':no_entry:',
+    Stalled: ':warning:',
+  };
+  for (const [status, icon] of Object.entries(icons) as [StageStatus, string][]) {
+    it(`draws a ${status} stage with its icon and word`, () => {
+      const msg = renderParent(record({ stages: [stage('prod', status, [target('checkout')])] }), pipeline);
+      expect(stageText(msg.blocks, 'prod').split('\n')[0]).toBe(`${icon} *prod* — ${status}`);
+    });
+  }
+
+  it('shows the canary step k/N and weight of a paused stage, and what the Rollout says', () => {
+    const paused = target('checkout', {
+      phase: 'Paused',
+      step: { index: 2, count: 8 },
+      weight: 20,
+      message: 'CanaryPauseStep',
+      pause: { reason: 'CanaryPauseStep' },
+    });
+    const text = stageText(renderParent(record({ stages: [stage('prod', 'Paused', [paused])] }), pipeline).blocks, 'prod');
+    expect(text).toContain(':double_vertical_bar: *prod* — Paused · step 3/8 · weight 20%');
+    expect(text).toContain('• shop/checkout — Paused: CanaryPauseStep');
+  });
+
+  it('shows the step without N when the Rollout does not say how many steps it has', () => {
+    const text = stageText(renderParent(record({ stages: [stage('prod', 'Progressing', [target('checkout', { step: { index: 1 } })])] }), pipeline).blocks, 'prod');
+    expect(text.split('\n')[0]).toBe(':arrows_counterclockwise: *prod* — Progressing · step 2');
+  });
+
+  it('counts targets per phase when a stage has several ("3/5 Healthy")', () => {
+    const targets = [
+      target('a', { phase: 'Healthy' }),
+      target('b', { phase: 'Healthy' }),
+      target('c', { phase: 'Healthy' }),
+      target('d', { phase: 'Paused', step: { index: 1, count: 4 } }),
+      target('e', { phase: 'Progressing', step: { index: 3, count: 4 } }),
+    ];
+    const text = stageText(renderParent(record({ stages: [stage('prod', 'Paused', targets)] }), pipeline).blocks, 'prod');
+    expect(text.split('\n')[0]).toBe(':double_vertical_bar: *prod* — Paused · steps 2–4/4 · 3/5 Healthy · 1 Progressing · 1 Paused');
+  });
+
+  it('counts targets that have not started this release in the denominator', () => {
+    const text = stageText(
+      renderParent(record({ stages: [stage('prod', 'Progressing', [target('a', { phase: 'Healthy' }), target('b')], { pending: ['prod/shop/c', 'prod/shop/d'] })] }), pipeline).blocks,
+      'prod',
+    );
+    expect(text.split('\n')[0]).toContain('1/4 Healthy · 1 Progressing · 2 not started');
+  });
+
+  it('says a stage was healthy for this release once the latch is set, even while Progressing again', () => {
+    const text = stageText(
+      renderParent(record({ stages: [stage('prod', 'Progressing', [target('checkout')], { healthyAt: T0 })] }), pipeline).blocks,
+      'prod',
+    );
+    expect(text).toContain('was healthy for this release');
+    const never = stageText(renderParent(record({ stages: [stage('prod', 'Progressing', [target('checkout')])] }), pipeline).blocks, 'prod');
+    expect(never).not.toContain('was healthy');
+  });
+
+  it('shows when the stage last heard a fact as a Slack date (each reader sees their own time zone)', () => {
+    const text = stageText(renderParent(record(), pipeline).blocks, 'staging');
+    expect(text).toContain(`last heard <!date^${(T0 + 60_000) / 1000}^{date_short_pretty} {time}|2026-11-29 12:01 UTC>`);
+  });
+
+  it('shows scale and restart events on the parent only', () => {
+    const msg = renderParent(
+      record({ events: [{ at: T0, kind: 'scale', target: 'prod/shop/checkout', detail: 'replicas 3 → 6' }] }),
+      pipeline,
+    );
+    expect(JSON.stringify(msg.blocks.at(-1))).toContain('scale of prod/shop/checkout: replicas 3 → 6');
+  });
+
+  it('renders an unchanged record to identical output', () => {
+    const r = record({ stages: [stage('prod', 'Paused', [target('x', { phase: 'Paused', message: 'm' }), target('y')])] });
+    const again = structuredClone(r);
+    // Insertion order of targets must not matter either.
+    again.stages[0]!.targets = Object.fromEntries(Object.entries(r.stages[0]!.targets).reverse());
+    expect(renderParent(again, pipeline)).toEqual(renderParent(r, pipeline));
+  });
+
+  it('renders a heartbeat seconds later identically (dates show minutes), so nothing is sent for it', () => {
+    const a = record({ lastHeardAt: T0 + 5_000 });
+    const b = record({ lastHeardAt: T0 + 42_000 });
+    expect(renderParent(b, pipeline)).toEqual(renderParent(a, pipeline));
+    expect(renderParent(record({ lastHeardAt: T0 + 61_000 }), pipeline)).not.toEqual(renderParent(a, pipeline));
+  });
+
+  it('matches the reviewed layout', () => {
+    const paused = target('checkout', { phase: 'Paused', step: { index: 2, count: 8 }, weight: 20, message: 'CanaryPauseStep' });
+    expect(renderParent(record({ stages: [stage('staging', 'Healthy', [target('s', { phase: 'Healthy' })], { healthyAt: T0 }), stage('prod', 'Paused', [paused])] }), pipeline)).toMatchSnapshot();
+  });
+
+  describe('hostile input from the cluster', () => {
+    it('escapes mentions and broadcasts in every cluster text', () => {
+      const evil = '<!channel> <@U123> <!here|here> <#C999> <http://evil.example|click> & more';
+      const msg = renderParent(
+        record({
+          releaseId: '<!channel>',
+          images: [evil],
+          author: '<@U123>',
+          commit: '<!here>',
+          pullRequestUrl: 'javascript:alert(1)',
+          stages: [stage('prod', 'Degraded', [target('checkout', { phase: 'Degraded', message: evil })])],
+          events: [{ at: T0, kind: 'restart', target: evil, detail: evil }],
+        }),
+        pipeline,
+      );
+      expectNoPings(msg.blocks);
+      expect(JSON.stringify(msg.blocks)).toContain('&lt;!channel&gt; &lt;@U123&gt;');
+      expect(msg.text).not.toContain('<!channel>');
+    });
+
+    it('bounds a 100 KB Rollout message with a visible truncation marker', () => {
+      const huge = 'x'.repeat(100 * 1024);
+      const msg = renderParent(
+        record({ stages: [stage('prod', 'Degraded', [target('checkout', { phase: 'Degraded', message: huge })])], images: [huge] }),
+        pipeline,
+      );
+      expectWithinSlackLimits(msg.blocks);
+      expect(JSON.stringify(msg.blocks)).toContain(TRUNCATED);
+    });
+
+    it('bounds a stage of 500 targets and keeps the counts exact', () => {
+      const targets = Array.from({ length: 500 }, (_, i) =>
+        target(`checkout-${String(i).padStart(3, '0')}`, { phase: i % 5 === 0 ? 'Degraded' : 'Healthy', message: '<!channel> '.repeat(50) }),
+      );
+      const msg = renderParent(record({ stages: [stage('prod', 'Degraded', targets)] }), pipeline);
+      expectWithinSlackLimits(msg.blocks);
+      expectNoPings(msg.blocks);
+      const text = stageText(msg.blocks, 'prod');
+      expect(text).toContain('400/500 Healthy · 100 Degraded');
+      expect(text).toContain('• and 92 more');
+    });
+
+    it('bounds 80 stages to 50 blocks with a visible marker', () => {
+      const stages = Array.from({ length: 80 }, (_, i) => stage(`s${i}`, 'Waiting'));
+      const msg = renderParent(record({ stages }), pipelineConfig('checkout', 'C0CHECKOUT', stages.map((s) => s.name)));
+      expectWithinSlackLimits(msg.blocks);
+      expect(JSON.stringify(msg.blocks.at(-1))).toContain(TRUNCATED);
+    });
+
+    it('keeps many long stage rows under the total budget', () => {
+      const stages = Array.from({ length: 40 }, (_, i) =>
+        stage(`s${i}`, 'Degraded', [target(`t${i}`, { phase: 'Degraded', message: 'y'.repeat(2000) })]),
+      );
+      const msg = renderParent(record({ stages }), pipeline);
+      expectWithinSlackLimits(msg.blocks);
+    });
+  });
+});
