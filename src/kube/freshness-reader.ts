@@ -315,11 +315,11 @@ export async function refreshAndWait(
   api: KubeApi,
   namespace: string,
   snapshot: FreshnessSnapshot,
-  options: Omit<WaitFreshOptions, 'refreshNewlyStale'> & { concurrency?: number },
+  options: Omit<WaitFreshOptions, 'refreshNewlyStale'> & { concurrency?: number; refreshRounds?: number },
 ): Promise<WaitFreshResult & { refreshed: RefreshResult }> {
   const toRefresh = snapshot.report.stale.filter((c) => !c.reason?.startsWith('refresh pending'));
   const refreshed = await refreshStale(api, namespace, toRefresh, { concurrency: options.concurrency });
   if (refreshed.failed.length > 0) throw refreshed.failed[0]!.error;
-  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshNewlyStale: { refreshed: refreshed.requested, concurrency: options.concurrency } });
+  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshNewlyStale: { refreshed: refreshed.requested, concurrency: options.concurrency, maxRounds: options.refreshRounds } });
   return { ...waited, refreshed };
 }
