@@ -59,6 +59,16 @@ export class Notices {
   }
 }
 
+/**
+ * A canary pause step with a duration resumes on its own: the stage shows Paused, but nobody is
+ * asked to approve. Every other pause (an indefinite step, an inconclusive analysis, a manual
+ * pause) waits for a person.
+ */
+export function awaitsPerson(t: TargetState): boolean {
+  if (!t.pause) return false;
+  return !(t.pause.reason === 'CanaryPauseStep' && t.step?.label?.startsWith('pause: '));
+}
+
 function refKey(ref: TargetRef): string {
   return `${ref.cluster}/${ref.namespace}/${ref.name}`;
 }
@@ -69,11 +79,11 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   if (t.supersededBy !== undefined) return;
   if (t.aborted) {
     notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', base, stage.name, t.ref);
-  } else if (t.phase === 'Paused' && t.pause) {
+  } else if (t.phase === 'Paused' && awaitsPerson(t)) {
     notices.reply(
       `paused:${where}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`,
       'paused',
-      { ...base, message: t.pause.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
+      { ...base, message: t.pause?.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
       stage.name,
       t.ref,
     );

@@ -188,4 +188,13 @@ describe('reducer scenarios', () => {
     h.apply(rolloutFact(body, T0));
     expect(h.records.size).toBe(0);
   });
+
+  it('a timed pause step shows Paused but asks nobody to approve', () => {
+    const h = new Harness(testConfig());
+    h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 1100, step: 3, phase: 'Paused' }), T0)); // step 3 is pause: 10m
+    expect(stage(h, 'rel-4').status).toBe('Paused');
+    expect(h.replies('paused')).toHaveLength(0);
+    h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 1101, step: 1, phase: 'Paused' }), T0)); // step 1 waits for a person
+    expect(h.replies('paused')).toHaveLength(1);
+  });
 });
