@@ -35,6 +35,19 @@ export interface KubeServerOptions {
    * certificate is a fixed self-signed one for 127.0.0.1, shipped for the sandbox only.
    */
   scheme?: 'https' | 'http';
+  /**
+   * Called synchronously before each resource request is served (after authentication), so a
+   * test can change an object between a client's read and its write, as a controller would.
+   */
+  onRequest?: (request: ServedRequest) => void;
+}
+
+export interface ServedRequest {
+  verb: string;
+  /** `rollouts`, `rollouts/status`. */
+  resource: string;
+  namespace?: string;
+  name?: string;
 }
 
 /** src/sandbox/kube/tls next to this module, or found from the repository root when running from dist/. */
@@ -160,12 +173,17 @@ export class KubeServer {
   private readonly maxBodyBytes: number;
   private readonly openapi: OpenApiDocuments;
   port = 0;
+  /** Resource requests served, by `verb resource` (e.g. `list applications`, `patch rollouts/status`). */
+  readonly requestCounts = new Map<string, number>();
+  /** See KubeServerOptions.onRequest; may be replaced while the server runs. */
+  onRequest?: (request: ServedRequest) => void;
 
   constructor(private readonly options: KubeServerOptions) {
     this.store = options.store ?? new ObjectStore(new ResourceRegistry());
     this.registry = this.store.registry;
     this.authorizer = new Authorizer(options.users);
     this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
+    this.onRequest = options.onRequest;
     this.openapi = new OpenApiDocuments(this.registry);
     this.watches = new WatchStreams(this.store);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
@@ -280,6 +298,10 @@ export class KubeServer {
     const watch = isTrue(url.searchParams.get('watch'));
     const verb = verbOf(method, path, watch);
     const sub = path.subresource;
+    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name };
+    const countKey = `${served.verb} ${served.resource}`;
+    this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
+    this.onRequest?.(served);
     if (sub !== undefined && sub !== 'status' && !(sub === 'scale' && path.rt.scale)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
