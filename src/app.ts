@@ -81,7 +81,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
   const ingestFacts = new FactQueue(requestRedis, env.REDIS_PREFIX, releaseIdAnnotations);
   const workerFacts = new FactQueue(workerRedis, env.REDIS_PREFIX, releaseIdAnnotations);
-  const store = new ReleaseStore(workerRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000 });
+  const store = new ReleaseStore(workerRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000, cacheSize: 1_000 });
   const readStore = new ReleaseStore(requestRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000 });
   const targets = new TargetIndex(workerRedis, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000 });
   const watchdog = new Watchdog(workerRedis, env.REDIS_PREFIX);

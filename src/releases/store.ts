@@ -8,21 +8,33 @@ import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { ReleaseReader } from './ports.js';
 import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseRecord } from './record.js';
+import { decodeRecord, diffFields, encodeRecord } from './record-codec.js';
 
 /*
  * KEYS[1] release hash, KEYS[2] release index (zset)
  * ARGV[1] expected version ("0" when the record must not exist yet), ARGV[2] new version,
- * ARGV[3] record JSON, ARGV[4] outbox JSON ("" for none), ARGV[5] TTL ms ("0" keeps forever),
- * ARGV[6] index score, ARGV[7] index member
- * Returns 1 when saved, 0 when the version moved on.
+ * ARGV[3] outbox JSON ("" for none), ARGV[4] TTL ms ("0" keeps forever), ARGV[5] index score,
+ * ARGV[6] index member, ARGV[7] n = number of fields to set, then n field/value pairs, then the
+ * fields to delete.
+ * Returns 1 when saved, 0 when the version moved on (nothing is written then).
  */
 const SAVE_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'data', ARGV[3])
-if ARGV[4] == '' then redis.call('HDEL', KEYS[1], 'outbox') else redis.call('HSET', KEYS[1], 'outbox', ARGV[4]) end
-if ARGV[5] == '0' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
-redis.call('ZADD', KEYS[2], ARGV[6], ARGV[7])
+local n = tonumber(ARGV[7])
+local i = 8
+for _ = 1, n do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+while i <= #ARGV do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  i = i + 1
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[2])
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'outbox') else redis.call('HSET', KEYS[1], 'outbox', ARGV[3]) end
+if ARGV[4] == '0' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
 return 1
 `;
 
@@ -44,6 +56,11 @@ export interface StoredRelease {
   outbox: Effect[];
 }
 
+/** What was read or written, with the hash fields it came from (to send only what changes). */
+interface Snapshot extends StoredRelease {
+  fields: Map<string, string>;
+}
+
 export interface UpdateOutcome<T> {
   /** The record to save, or undefined to leave the store untouched. */
   next?: ReleaseRecord;
@@ -55,6 +72,12 @@ export interface UpdateOutcome<T> {
 export interface ReleaseStoreOptions {
   finishedTtlMs: number;
   maxAttempts?: number;
+  /**
+   * Records this process saved last, kept parsed (at most this many). A fact then costs reading
+   * the version instead of the whole record; any other writer moves the version on and the
+   * record is read again. 0 turns it off.
+   */
+  cacheSize?: number;
 }
 
 type RedisWithScripts = Redis & {
@@ -64,6 +87,7 @@ type RedisWithScripts = Redis & {
 
 export class ReleaseStore implements ReleaseReader {
   private readonly redis: RedisWithScripts;
+  private readonly cache = new Map<string, Snapshot>();
 
   constructor(
     redis: Redis,
@@ -77,12 +101,17 @@ export class ReleaseStore implements ReleaseReader {
     this.redis = redis as RedisWithScripts;
   }
 
-  async load(pipeline: string, releaseId: string): Promise<StoredRelease | undefined> {
-    const [version, data, outbox] = await this.redis.hmget(this.keys.release(pipeline, releaseId), 'v', 'data', 'outbox');
-    if (version == null || data == null) return undefined;
-    const record = JSON.parse(data) as ReleaseRecord;
-    record.version = Number(version);
-    return { record, outbox: outbox ? (JSON.parse(outbox) as Effect[]) : [] };
+  private static fromHash(hash: Record<string, string>): Snapshot | undefined {
+    const { v, outbox, ...rest } = hash;
+    if (v === undefined) return undefined;
+    const fields = new Map(Object.entries(rest));
+    const record = decodeRecord(fields, Number(v));
+    if (!record) return undefined;
+    return { record, outbox: outbox ? (JSON.parse(outbox) as Effect[]) : [], fields };
+  }
+
+  async load(pipeline: string, releaseId: string): Promise<Snapshot | undefined> {
+    return ReleaseStore.fromHash(await this.redis.hgetall(this.keys.release(pipeline, releaseId)));
   }
 
   async get(pipeline: string, releaseId: string): Promise<ReleaseRecord | undefined> {
@@ -100,17 +129,16 @@ export class ReleaseStore implements ReleaseReader {
       if (ids.length === 0) break;
       start += ids.length;
       const pipe = this.redis.pipeline();
-      for (const id of ids) pipe.hmget(this.keys.release(pipeline, id), 'v', 'data');
+      for (const id of ids) pipe.hgetall(this.keys.release(pipeline, id));
       const rows = (await pipe.exec()) ?? [];
       const expired: string[] = [];
       rows.forEach(([err, value], i) => {
-        const [version, data] = (value ?? []) as [string | null, string | null];
-        if (err || version === null || data === null) {
+        const snapshot = err ? undefined : ReleaseStore.fromHash((value ?? {}) as Record<string, string>);
+        if (!snapshot) {
           expired.push(ids[i] as string);
           return;
         }
-        const record = JSON.parse(data) as ReleaseRecord;
-        record.version = Number(version);
+        const record = snapshot.record;
         if (options.includeFinished || !FINISHED_RELEASE_STATUSES.includes(record.status)) out.push(record);
       });
       // Finished records expire on their own; their index entries are dropped when noticed.
@@ -119,9 +147,30 @@ export class ReleaseStore implements ReleaseReader {
     return out.slice(0, limit);
   }
 
+  /** The record as this process last saved it, if Redis still holds that version and outbox. */
+  private async cached(pipeline: string, releaseId: string): Promise<Snapshot | undefined> {
+    const key = this.keys.release(pipeline, releaseId);
+    const entry = this.cache.get(key);
+    if (!entry) return this.load(pipeline, releaseId);
+    this.cache.delete(key);
+    const [version, outbox] = await this.redis.hmget(key, 'v', 'outbox');
+    const sameOutbox = (outbox ?? '') === (entry.outbox.length > 0 ? JSON.stringify(entry.outbox) : '');
+    return version !== null && Number(version) === entry.record.version && sameOutbox ? entry : this.load(pipeline, releaseId);
+  }
+
+  private remember(pipeline: string, releaseId: string, stored: Snapshot): void {
+    const size = this.options.cacheSize ?? 0;
+    if (size <= 0) return;
+    const key = this.keys.release(pipeline, releaseId);
+    this.cache.delete(key);
+    this.cache.set(key, stored);
+    if (this.cache.size > size) this.cache.delete(this.cache.keys().next().value as string);
+  }
+
   /**
    * Reads the record, lets `decide` compute the next one, and saves it only if nobody saved in
-   * between; otherwise reads again and decides again.
+   * between; otherwise reads again and decides again. `decide` owns the record it is given and
+   * may update it in place.
    */
   async update<T>(
     pipeline: string,
@@ -130,32 +179,46 @@ export class ReleaseStore implements ReleaseReader {
   ): Promise<{ result: T; saved?: StoredRelease }> {
     const maxAttempts = this.options.maxAttempts ?? 20;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const current = await this.load(pipeline, releaseId);
+      // A cached record is handed out only once: `decide` may change it.
+      const current = attempt === 1 ? await this.cached(pipeline, releaseId) : await this.load(pipeline, releaseId);
       const outcome = decide(current);
       if (!outcome.next) return { result: outcome.result };
       const expected = current?.record.version ?? 0;
       const record: ReleaseRecord = { ...outcome.next, version: expected + 1 };
       const outbox = [...(current?.outbox ?? []), ...(outcome.outbox ?? [])];
       const finished = FINISHED_RELEASE_STATUSES.includes(record.status);
+      const fields = encodeRecord(record);
+      const { set, del } = diffFields(current?.fields ?? new Map(), fields);
       const saved = await this.redis.glidepathSave(
         this.keys.release(pipeline, releaseId),
         this.keys.releaseIndex(pipeline),
         String(expected),
         String(record.version),
-        JSON.stringify(record),
         outbox.length > 0 ? JSON.stringify(outbox) : '',
         finished ? String(Math.round(this.options.finishedTtlMs)) : '0',
         String(record.updatedAt),
         releaseId,
+        String(set.length),
+        ...set.flat(),
+        ...del,
       );
-      if (saved === 1) return { result: outcome.result, saved: { record, outbox } };
+      if (saved === 1) {
+        this.remember(pipeline, releaseId, { record, outbox, fields });
+        return { result: outcome.result, saved: { record, outbox } };
+      }
     }
     throw new ConcurrentUpdateError(pipeline, releaseId, maxAttempts);
   }
 
   /** Removes the outbox once its effects are in their queues (only if nothing was added since). */
   async clearOutbox(pipeline: string, releaseId: string, dispatched: Effect[]): Promise<boolean> {
-    const cleared = await this.redis.glidepathClearOutbox(this.keys.release(pipeline, releaseId), JSON.stringify(dispatched));
+    const key = this.keys.release(pipeline, releaseId);
+    const cleared = await this.redis.glidepathClearOutbox(key, JSON.stringify(dispatched));
+    const entry = this.cache.get(key);
+    if (entry) {
+      if (cleared === 1) entry.outbox = [];
+      else this.cache.delete(key);
+    }
     return cleared === 1;
   }
 
