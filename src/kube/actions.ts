@@ -1,0 +1,62 @@
+/**
+ * The Kubernetes layer as the Slack commands see it: every read and action by cluster name, over
+ * the configured ClusterClients. Each method is one of the guarded operations in this folder.
+ */
+import type { ClusterClients } from './clusters.js';
+import { checkFreshness, refreshAndWait, waitFresh, type FreshnessSnapshot, type WaitFreshOptions } from './freshness-reader.js';
+import { availableFreight, followPromotion, promote, selectStages, stageHealth } from './kargo.js';
+import { syncRollingSyncStep, type RollingSyncOptions } from './rolling-sync.js';
+import { abortRollout, approveCanaryStep, retryRollout, type ExpectedCanaryStep } from './rollout-operations.js';
+
+export class KubeActions {
+  constructor(private readonly clusters: ClusterClients) {}
+
+  approveCanaryStep(cluster: string, namespace: string, name: string, expected: ExpectedCanaryStep) {
+    return approveCanaryStep(this.clusters.api(cluster), namespace, name, expected);
+  }
+
+  abortRollout(cluster: string, namespace: string, name: string, expected?: { podHash: string }) {
+    return abortRollout(this.clusters.api(cluster), namespace, name, expected);
+  }
+
+  retryRollout(cluster: string, namespace: string, name: string, expected?: { podHash: string }) {
+    return retryRollout(this.clusters.api(cluster), namespace, name, expected);
+  }
+
+  checkFreshness(cluster: string, namespace: string, appSet: string) {
+    return checkFreshness(this.clusters.api(cluster), namespace, appSet);
+  }
+
+  /** `freshness --refresh`: refresh the stale children of `snapshot` and wait for them on a watch. */
+  refreshAndWait(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: Omit<WaitFreshOptions, 'refreshNewlyStale'>) {
+    return refreshAndWait(this.clusters.api(cluster), namespace, snapshot, options);
+  }
+
+  waitFresh(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: WaitFreshOptions) {
+    return waitFresh(this.clusters.api(cluster), namespace, snapshot, options);
+  }
+
+  syncRollingSyncStep(cluster: string, namespace: string, appSet: string, step: number, expectedRevision: string, options?: RollingSyncOptions) {
+    return syncRollingSyncStep(this.clusters.api(cluster), namespace, appSet, step, expectedRevision, options);
+  }
+
+  selectStages(cluster: string, project: string, choose: { selector?: string; glob?: string }) {
+    return selectStages(this.clusters.api(cluster), project, choose);
+  }
+
+  availableFreight(cluster: string, project: string, stage: string) {
+    return availableFreight(this.clusters.api(cluster), project, stage);
+  }
+
+  promote(cluster: string, project: string, stage: string, freight: string) {
+    return promote(this.clusters.api(cluster), project, stage, freight);
+  }
+
+  followPromotion(cluster: string, project: string, name: string, options: Parameters<typeof followPromotion>[3]) {
+    return followPromotion(this.clusters.api(cluster), project, name, options);
+  }
+
+  stageHealth(cluster: string, project: string, stage: string, options?: { seenHealthy?: boolean }) {
+    return stageHealth(this.clusters.api(cluster), project, stage, options);
+  }
+}

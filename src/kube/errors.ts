@@ -1,0 +1,167 @@
+/**
+ * Every failure of a call to a cluster, and every refusal to act, as one typed error whose
+ * message a person in Slack can act on: it names the cluster, the object and the verb, and says
+ * whether anything was changed.
+ */
+import { RBAC_FILE } from './verbs.js';
+
+export type KubeActionErrorKind =
+  /** RBAC denied the call (403). */
+  | 'forbidden'
+  /** The credentials were not accepted (401). */
+  | 'unauthorized'
+  | 'not-found'
+  /** The object changed between Glidepath's read and its write (409 on a resourceVersion). */
+  | 'conflict'
+  | 'already-exists'
+  /** The API server or a webhook rejected the object (422, 400, or a webhook's 403). */
+  | 'invalid'
+  | 'timeout'
+  | 'unreachable'
+  /** 429 / 5xx. */
+  | 'server'
+  /** Glidepath refused to act: the object is not in the state the action needs. */
+  | 'refused'
+  /** The object read back does not have the shape Glidepath understands. */
+  | 'malformed'
+  | 'unknown-cluster';
+
+export interface KubeCall {
+  cluster: string;
+  verb: string;
+  /** `rollouts`, `rollouts/status`, `applications`. */
+  resource: string;
+  namespace?: string;
+  name?: string;
+}
+
+export class KubeActionError extends Error {
+  override readonly name = 'KubeActionError';
+  constructor(
+    readonly kind: KubeActionErrorKind,
+    message: string,
+    readonly call?: KubeCall,
+    /** HTTP status from the API server, when there was one. */
+    readonly status?: number,
+    /** Extra facts for the caller (e.g. the stale children behind a refusal). */
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** `prod/shop` (cluster/namespace), `prod` for cluster-scoped calls. */
+export function where(call: Pick<KubeCall, 'cluster' | 'namespace'>): string {
+  return call.namespace ? `${call.cluster}/${call.namespace}` : call.cluster;
+}
+
+function target(call: KubeCall): string {
+  return call.name ? `${call.resource} "${call.name}"` : call.resource;
+}
+
+interface StatusBody {
+  message?: string;
+  reason?: string;
+  details?: { causes?: { field?: string; message?: string }[] };
+}
+
+function statusBody(body: unknown): StatusBody | undefined {
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body) as StatusBody;
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof body === 'object' && body !== null ? (body as StatusBody) : undefined;
+}
+
+/** Cluster text is untrusted and may be long: one line, bounded. */
+function clip(text: string | undefined, max = 300): string {
+  const line = (text ?? '').replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function networkCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    const errors = (e as { errors?: unknown[] }).errors;
+    if (Array.isArray(errors) && errors.length > 0) return networkCode(errors[0]);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function isTimeout(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const name = (e as { name?: unknown }).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return true;
+    const code = (e as { code?: unknown }).code;
+    if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'ETIMEDOUT') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
+/**
+ * Turns whatever a client-node call threw into a KubeActionError. `changed` says what a failed
+ * write means for the user (reads change nothing).
+ */
+export function toKubeActionError(err: unknown, call: KubeCall, options: { timeoutMs?: number } = {}): KubeActionError {
+  if (err instanceof KubeActionError) return err;
+  const write = !['get', 'list', 'watch'].includes(call.verb);
+  const nothing = write ? '; nothing was changed' : '';
+  // client-node's ApiException carries `code`; its Watch reports a non-200 answer as `statusCode`.
+  const raw = (err as { code?: unknown; statusCode?: unknown }) ?? {};
+  const code = typeof raw.code === 'number' ? raw.code : typeof raw.statusCode === 'number' ? raw.statusCode : undefined;
+  if (code !== undefined && code >= 400) {
+    const body = statusBody((err as { body?: unknown }).body);
+    const serverSays = clip(body?.message);
+    switch (code) {
+      case 401:
+        return new KubeActionError('unauthorized', `Cluster ${call.cluster} did not accept Glidepath's credentials (401) when it tried to ${call.verb} ${call.resource}${nothing}: check the token or kubeconfig configured for ${call.cluster}`, call, code, undefined, { cause: err });
+      case 403:
+        if (body?.message?.includes('admission webhook')) {
+          return new KubeActionError('invalid', `${where(call)} refused to ${call.verb} ${target(call)}: ${serverSays}${nothing}`, call, code, { serverMessage: serverSays }, { cause: err });
+        }
+        return new KubeActionError('forbidden', `Glidepath's service account may not ${call.verb} ${call.resource} in ${where(call)}${nothing}: add the rule from ${RBAC_FILE}`, call, code, undefined, { cause: err });
+      case 404:
+        return new KubeActionError('not-found', `${call.name ? `${call.name} (${call.resource.split('/')[0]})` : call.resource} was not found in ${where(call)}${nothing}: it may have been deleted or renamed, or its CRD is not installed`, call, code, undefined, { cause: err });
+      case 409:
+        if (body?.reason === 'AlreadyExists') {
+          return new KubeActionError('already-exists', `${target(call)} already exists in ${where(call)}${nothing}`, call, code, undefined, { cause: err });
+        }
+        return new KubeActionError('conflict', `${call.name ?? call.resource} changed in ${where(call)} between Glidepath reading it and writing ${call.resource}${nothing}: look at its state again and retry`, call, code, undefined, { cause: err });
+      case 400:
+      case 415:
+      case 422: {
+        const causes = (body?.details?.causes ?? []).map((c) => clip(c.field ? `${c.field}: ${c.message}` : c.message, 200)).filter(Boolean);
+        const why = causes.length > 0 ? causes.join('; ') : serverSays;
+        return new KubeActionError('invalid', `${where(call)} rejected the ${call.verb} of ${target(call)}: ${why}${nothing}`, call, code, { serverMessage: why }, { cause: err });
+      }
+      default:
+        return new KubeActionError('server', `Cluster ${call.cluster} failed to ${call.verb} ${target(call)} in ${where(call)} (HTTP ${code}${serverSays ? `: ${serverSays}` : ''})${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, code, undefined, { cause: err });
+    }
+  }
+  if (isTimeout(err)) {
+    const after = options.timeoutMs ? ` within ${options.timeoutMs} ms` : '';
+    return new KubeActionError('timeout', `Cluster ${call.cluster} did not answer${after} when Glidepath tried to ${call.verb} ${target(call)} in ${where(call)}${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, undefined, undefined, { cause: err });
+  }
+  const net = networkCode(err);
+  if (net && (UNREACHABLE.has(net) || net.startsWith('ERR_TLS') || net.startsWith('UND_ERR'))) {
+    return new KubeActionError('unreachable', `Cannot reach cluster ${call.cluster} (${net}) to ${call.verb} ${call.resource}${nothing}: check that its API server is up and reachable from Glidepath`, call, undefined, undefined, { cause: err });
+  }
+  const text = clip(err instanceof Error ? err.message : String(err));
+  if (/fetch failed|socket|connect/i.test(text)) {
+    return new KubeActionError('unreachable', `Cannot reach cluster ${call.cluster} to ${call.verb} ${call.resource}${nothing} (${text}): check that its API server is up and reachable from Glidepath`, call, undefined, undefined, { cause: err });
+  }
+  return new KubeActionError('server', `Calling cluster ${call.cluster} to ${call.verb} ${target(call)} in ${where(call)} failed: ${text}${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, undefined, undefined, { cause: err });
+}
+
+export function refused(message: string, call?: KubeCall, details?: Record<string, unknown>): KubeActionError {
+  return new KubeActionError('refused', message, call, undefined, details);
+}

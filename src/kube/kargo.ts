@@ -1,0 +1,183 @@
+/**
+ * Kargo through the Kubernetes API (notes/kargo.md §7, "Kubernetes-native alternative"): Stages by
+ * label selector or name glob, the Freight a Stage may take, Promotions created with a placeholder
+ * name (Kargo's webhook names them `<stage>.<ulid>.<freight7>`: the real name is read from the
+ * response), and a Promotion followed on a watch until it ends.
+ */
+import type { KubeApi } from './api.js';
+import { KubeActionError, refused, type KubeCall } from './errors.js';
+import { freightAvailability, freightLabel, type Availability } from './kargo-availability.js';
+import { summarizeStage, type StageHealthSummary } from './kargo-health.js';
+import { getFreight, getPromotion, getStage, listFreight, listStages } from './reads.js';
+import { PROMOTIONS } from './resources.js';
+import { RBAC_FILE } from './verbs.js';
+import { parseObject, promotionSchema, type Freight, type Promotion, type Stage } from './schemas.js';
+
+export const TERMINAL_PROMOTION_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed', 'Errored', 'Aborted']);
+const ALIAS_LABEL = 'kargo.akuity.io/alias';
+
+/** `prod-*`, `*-eu-?`: `*` any run of characters, `?` one character, everything else literal. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`);
+}
+
+export async function selectStages(api: KubeApi, project: string, choose: { selector?: string; glob?: string }): Promise<Stage[]> {
+  const { items } = await listStages(api, project, { labelSelector: choose.selector });
+  const pattern = choose.glob ? globToRegExp(choose.glob) : undefined;
+  return items.filter((s) => !pattern || pattern.test(s.metadata.name)).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
+
+function newestFirst(a: Freight, b: Freight): number {
+  const ta = Date.parse(a.metadata.creationTimestamp ?? '') || 0;
+  const tb = Date.parse(b.metadata.creationTimestamp ?? '') || 0;
+  return tb - ta || b.metadata.name.localeCompare(a.metadata.name);
+}
+
+export interface AvailableFreight {
+  stage: string;
+  /** Newest first. */
+  available: { freight: Freight; reason: string }[];
+  newest?: Freight;
+}
+
+export async function availableFreight(api: KubeApi, project: string, stageName: string, options: { now?: () => number } = {}): Promise<AvailableFreight> {
+  const stage = await getStage(api, project, stageName);
+  const { items } = await listFreight(api, project);
+  const now = (options.now ?? Date.now)();
+  const available = items
+    .map((freight) => ({ freight, verdict: freightAvailability(stage, freight, now) }))
+    .filter((f) => f.verdict.available)
+    .sort((a, b) => newestFirst(a.freight, b.freight))
+    .map((f) => ({ freight: f.freight, reason: f.verdict.reason }));
+  return { stage: stageName, available, ...(available[0] ? { newest: available[0].freight } : {}) };
+}
+
+/** Freight by name, or by alias as Kargo's CLI accepts it. */
+async function findFreight(api: KubeApi, project: string, nameOrAlias: string, call: KubeCall): Promise<Freight> {
+  try {
+    return await getFreight(api, project, nameOrAlias);
+  } catch (err) {
+    if (!(err instanceof KubeActionError) || err.kind !== 'not-found') throw err;
+  }
+  const { items } = await listFreight(api, project, { labelSelector: `${ALIAS_LABEL}=${nameOrAlias}` });
+  if (items.length === 1) return items[0]!;
+  throw new KubeActionError('not-found', `Freight ${nameOrAlias} was not found in ${api.cluster}/${project} (by name or alias); nothing was changed`, call, 404);
+}
+
+export interface PromoteResult {
+  /** The name Kargo gave the Promotion (never the placeholder sent). */
+  name: string;
+  promotion: Promotion;
+  freight: Freight;
+  availability: Availability;
+}
+
+/** Creates a Promotion of `freight` (name or alias) to `stage`, after checking Kargo's availability rule. */
+export async function promote(api: KubeApi, project: string, stageName: string, freightNameOrAlias: string, options: { now?: () => number } = {}): Promise<PromoteResult> {
+  const call: KubeCall = { cluster: api.cluster, verb: 'create', resource: 'promotions', namespace: project, name: stageName };
+  const stage = await getStage(api, project, stageName);
+  if ((stage.spec?.promotionTemplate?.spec?.steps ?? []).length === 0) {
+    throw refused(`Stage ${stageName} in ${api.cluster}/${project} has no promotion steps (a control-flow Stage): Kargo cannot promote to it; nothing was changed`, call);
+  }
+  const freight = await findFreight(api, project, freightNameOrAlias, call);
+  const availability = freightAvailability(stage, freight, (options.now ?? Date.now)());
+  if (!availability.available) {
+    throw refused(`Freight ${freightLabel(freight)} is not available to Stage ${stageName}: ${availability.reason}; nothing was changed`, call, { availability });
+  }
+  let created: unknown;
+  try {
+    created = await api.create(PROMOTIONS, project, {
+      apiVersion: `${PROMOTIONS.group}/${PROMOTIONS.version}`,
+      kind: PROMOTIONS.kind,
+      // A placeholder: Kargo's webhook replaces the name.
+      metadata: { generateName: 'promo-', namespace: project },
+      spec: { stage: stageName, freight: freight.metadata.name },
+    });
+  } catch (err) {
+    if (err instanceof KubeActionError && err.kind === 'invalid') {
+      const why = typeof err.details?.serverMessage === 'string' ? err.details.serverMessage : err.message;
+      if (/not permitted to promote|missing "promote"/.test(why)) {
+        // Kargo's webhook checks the custom verb with a SubjectAccessReview: an RBAC gap, named as one.
+        throw new KubeActionError('forbidden', `Glidepath's service account may not promote stages in ${api.cluster}/${project} (Stage ${stageName}); nothing was changed: add the rule from ${RBAC_FILE}`, { ...call, verb: 'promote', resource: 'stages' }, err.status, err.details, { cause: err });
+      }
+      throw new KubeActionError('invalid', `Kargo refused to promote Freight ${freightLabel(freight)} to Stage ${stageName} in ${api.cluster}/${project}: ${why}; nothing was changed`, err.call, err.status, err.details, { cause: err });
+    }
+    throw err;
+  }
+  const promotion = parseObject(promotionSchema, created, { ...call, verb: 'get' });
+  return { name: promotion.metadata.name, promotion, freight, availability };
+}
+
+export interface FollowResult {
+  promotion: Promotion;
+  phase?: string;
+  timedOut: boolean;
+}
+
+/** Follows a Promotion on a watch until a terminal phase; `onPhase` hears every phase change. */
+export async function followPromotion(api: KubeApi, project: string, name: string, options: { timeoutMs: number; onPhase?: (phase: string, promotion: Promotion) => void }): Promise<FollowResult> {
+  let promotion = await getPromotion(api, project, name);
+  let phase = promotion.status?.phase ?? undefined;
+  if (phase) options.onPhase?.(phase, promotion);
+  if (phase && TERMINAL_PROMOTION_PHASES.has(phase)) return { promotion, phase, timedOut: false };
+  let lastVersion = promotion.metadata.resourceVersion;
+  return new Promise<FollowResult>((resolve, reject) => {
+    let settled = false;
+    let stop: (() => void) | undefined;
+    const finish = (timedOut: boolean, error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      stop?.();
+      if (error) reject(error);
+      else resolve({ promotion, ...(phase ? { phase } : {}), timedOut });
+    };
+    const deadline = setTimeout(() => finish(true), options.timeoutMs);
+    const start = (): void => {
+      api
+        .watch(PROMOTIONS, project, { resourceVersion: lastVersion, fieldSelector: `metadata.name=${name}` }, (type, object) => {
+          if (type === 'DELETED') return finish(false, new KubeActionError('not-found', `Promotion ${name} was deleted in ${api.cluster}/${project} before it finished`));
+          if (type !== 'ADDED' && type !== 'MODIFIED') return;
+          const parsed = promotionSchema.safeParse(object);
+          if (!parsed.success) return;
+          promotion = parsed.data;
+          lastVersion = promotion.metadata.resourceVersion;
+          const next = promotion.status?.phase ?? undefined;
+          if (next && next !== phase) {
+            phase = next;
+            options.onPhase?.(next, promotion);
+          }
+          if (phase && TERMINAL_PROMOTION_PHASES.has(phase)) finish(false);
+        })
+        .then((handle) => {
+          stop = handle.stop;
+          if (settled) handle.stop();
+          handle.done.then(
+            () => {
+              if (!settled) start();
+            },
+            (err: unknown) => finish(false, err),
+          );
+        })
+        .catch((err: unknown) => finish(false, err));
+    };
+    start();
+  });
+}
+
+/** The Stage's health since its last Promotion, reading the promoted Freight for verification. */
+export async function stageHealth(api: KubeApi, project: string, stageName: string, options: { seenHealthy?: boolean } = {}): Promise<StageHealthSummary> {
+  const stage = await getStage(api, project, stageName);
+  const freightName = stage.status?.lastPromotion?.freight?.name;
+  let freight: Freight | undefined;
+  if (freightName) {
+    try {
+      freight = await getFreight(api, project, freightName);
+    } catch (err) {
+      // Kargo garbage-collects old Freight; the summary then rests on the Stage alone.
+      if (!(err instanceof KubeActionError) || err.kind !== 'not-found') throw err;
+    }
+  }
+  return summarizeStage(stage, freight, options);
+}

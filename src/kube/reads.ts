@@ -1,0 +1,54 @@
+/** Typed reads: one GET or paginated LIST, parsed at the boundary. */
+import type { KubeApi, ListOptions } from './api.js';
+import { APPLICATIONS, APPLICATION_SETS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
+import {
+  applicationCoreSchema,
+  applicationSchema,
+  applicationSetSchema,
+  freightSchema,
+  parseItems,
+  parseObject,
+  promotionSchema,
+  rolloutSchema,
+  stageSchema,
+  type Application,
+  type ApplicationCore,
+  type ApplicationSet,
+  type Freight,
+  type Promotion,
+  type Rollout,
+  type Stage,
+} from './schemas.js';
+import type { z } from 'zod';
+
+export interface TypedList<T> {
+  items: T[];
+  /** Snapshot version of the list, where a watch resumes. */
+  resourceVersion: string;
+  /** Items that did not parse (left out, counted so that callers can say so). */
+  rejected: number;
+}
+
+async function getTyped<T extends z.ZodType>(api: KubeApi, res: ResourceRef, schema: T, namespace: string, name: string): Promise<z.infer<T>> {
+  const raw = await api.get(res, namespace, name);
+  return parseObject(schema, raw, { cluster: api.cluster, verb: 'get', resource: res.plural, namespace, name });
+}
+
+async function listTyped<T extends z.ZodType>(api: KubeApi, res: ResourceRef, schema: T, namespace: string, options?: ListOptions): Promise<TypedList<z.infer<T>>> {
+  const page = await api.list(res, namespace, options);
+  const { items, rejected } = parseItems(schema, page.items);
+  return { items, rejected, resourceVersion: page.resourceVersion };
+}
+
+export const getRollout = (api: KubeApi, ns: string, name: string): Promise<Rollout> => getTyped(api, ROLLOUTS, rolloutSchema, ns, name);
+export const listRollouts = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Rollout>> => listTyped(api, ROLLOUTS, rolloutSchema, ns, options);
+export const getApplication = (api: KubeApi, ns: string, name: string): Promise<Application> => getTyped(api, APPLICATIONS, applicationSchema, ns, name);
+export const listApplications = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Application>> => listTyped(api, APPLICATIONS, applicationSchema, ns, options);
+/** Applications with only the fields freshness and RollingSync read (the fast path for thousands). */
+export const listApplicationCores = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<ApplicationCore>> => listTyped(api, APPLICATIONS, applicationCoreSchema, ns, options);
+export const getApplicationSet = (api: KubeApi, ns: string, name: string): Promise<ApplicationSet> => getTyped(api, APPLICATION_SETS, applicationSetSchema, ns, name);
+export const getStage = (api: KubeApi, ns: string, name: string): Promise<Stage> => getTyped(api, STAGES, stageSchema, ns, name);
+export const listStages = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Stage>> => listTyped(api, STAGES, stageSchema, ns, options);
+export const getFreight = (api: KubeApi, ns: string, name: string): Promise<Freight> => getTyped(api, FREIGHT, freightSchema, ns, name);
+export const listFreight = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Freight>> => listTyped(api, FREIGHT, freightSchema, ns, options);
+export const getPromotion = (api: KubeApi, ns: string, name: string): Promise<Promotion> => getTyped(api, PROMOTIONS, promotionSchema, ns, name);

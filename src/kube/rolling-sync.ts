@@ -1,0 +1,156 @@
+/**
+ * Approving the next RollingSync step of an ApplicationSet: sync that step's Applications the way
+ * the ApplicationSet controller does (notes/argocd.md §1.3, `operation` on the child), but only on
+ * fresh state and only when every earlier step is Healthy at the expected revision. The decision
+ * is Glidepath's own, made because the controller's may rest on a stale cache (argo-cd#22558).
+ */
+import type { KubeApi } from './api.js';
+import { KubeActionError, refused, type KubeCall } from './errors.js';
+import { boundedEach, checkFreshness } from './freshness-reader.js';
+import { revisionsOf, type ChildFreshness } from './freshness.js';
+import { APPLICATIONS } from './resources.js';
+import type { ApplicationCore as Application, ApplicationSet } from './schemas.js';
+
+interface MatchExpression {
+  key: string;
+  operator: string;
+  values?: string[] | undefined;
+}
+
+function matches(labels: Record<string, string> | undefined, expressions: readonly MatchExpression[]): boolean {
+  return expressions.every((e) => {
+    const value = labels?.[e.key];
+    if (e.operator === 'In') return value !== undefined && (e.values ?? []).includes(value);
+    if (e.operator === 'NotIn') return value === undefined || !(e.values ?? []).includes(value);
+    return false; // the controller rejects other operators (InvalidRolloutConfig)
+  });
+}
+
+/** 1-based step of each child, as the controller assigns it (first matching step; -1 = none). */
+export function stepsOfChildren(appSet: ApplicationSet, children: readonly Application[]): Map<string, number> {
+  const steps = appSet.spec?.strategy?.rollingSync?.steps ?? [];
+  return new Map(
+    children.map((app) => {
+      const i = steps.findIndex((s) => matches(app.metadata.labels, s.matchExpressions ?? []));
+      return [app.metadata.name, i === -1 ? -1 : i + 1];
+    }),
+  );
+}
+
+const short = (sha: string): string => (/^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha);
+
+function atRevision(app: Application, revision: string): boolean {
+  const revisions = revisionsOf(app);
+  return revisions.length > 0 && revisions.every((r) => r === revision);
+}
+
+function describeApp(app: Application): string {
+  const sync = app.status?.sync?.status ?? 'Unknown';
+  const health = app.status?.health?.status ?? 'Unknown';
+  const revision = revisionsOf(app).map(short).join(',') || 'no revision';
+  return `${app.metadata.name} is ${sync}/${health} at ${revision}`;
+}
+
+function listed(items: string[], max = 10): string {
+  return items.length > max ? `${items.slice(0, max).join('; ')} and ${items.length - max} more` : items.join('; ');
+}
+
+export interface RollingSyncStepResult {
+  appSet: string;
+  step: number;
+  revision: string;
+  /** Applications whose sync Glidepath requested. */
+  synced: string[];
+  /** Already Synced and Healthy at the revision, or already syncing: nothing to do. */
+  skipped: { name: string; why: string }[];
+  failed: { name: string; error: KubeActionError }[];
+}
+
+export interface RollingSyncOptions {
+  /** Who approved, for `operation.initiatedBy.username` and the Reason (e.g. `glidepath:U0ALICE`). */
+  initiatedBy?: string;
+  now?: () => number;
+  concurrency?: number;
+}
+
+export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSetName: string, step: number, expectedRevision: string, options: RollingSyncOptions = {}): Promise<RollingSyncStepResult> {
+  const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'applications', namespace, name: appSetName };
+  const snapshot = await checkFreshness(api, namespace, appSetName, { now: options.now });
+  const { appSet, children } = snapshot;
+  if (appSet.spec?.strategy?.type !== 'RollingSync') {
+    throw refused(`ApplicationSet ${appSetName} in ${api.cluster}/${namespace} does not use RollingSync; there are no steps to approve; nothing was changed`, call);
+  }
+  const stepCount = appSet.spec.strategy.rollingSync?.steps?.length ?? 0;
+  if (!Number.isInteger(step) || step < 1 || step > stepCount) {
+    throw refused(`ApplicationSet ${appSetName} has ${stepCount} RollingSync steps; there is no step ${step}; nothing was changed`, call);
+  }
+  const stepOf = stepsOfChildren(appSet, children);
+  const inStep = (n: number): Application[] => children.filter((c) => stepOf.get(c.metadata.name) === n);
+  const thisStep = inStep(step);
+  if (thisStep.length === 0) throw refused(`Step ${step} of ${appSetName} selects no Applications; nothing was changed`, call);
+
+  // Freshness of everything the decision reads: this step and every earlier one.
+  const dependsOn = new Set(children.filter((c) => (stepOf.get(c.metadata.name) ?? -1) >= 1 && stepOf.get(c.metadata.name)! <= step).map((c) => c.metadata.name));
+  const stale: ChildFreshness[] = snapshot.report.stale.filter((s) => dependsOn.has(s.name));
+  if (stale.length > 0) {
+    throw refused(
+      `Not approving step ${step} of ${appSetName}: ${stale.length} of its Applications are not fresh (${listed(stale.map((s) => `${s.name}: ${s.reason}`))}); refresh them and approve again; nothing was changed`,
+      call,
+      { stale },
+    );
+  }
+
+  const unfinished: string[] = [];
+  for (let earlier = 1; earlier < step; earlier++) {
+    for (const app of inStep(earlier)) {
+      const done = app.status?.sync?.status === 'Synced' && app.status?.health?.status === 'Healthy' && atRevision(app, expectedRevision);
+      if (!done) unfinished.push(`step ${earlier}: ${describeApp(app)}`);
+    }
+  }
+  if (unfinished.length > 0) {
+    throw refused(`Not approving step ${step} of ${appSetName}: earlier steps are not Healthy at ${short(expectedRevision)} (${listed(unfinished)}); nothing was changed`, call, { unfinished });
+  }
+  const behind = thisStep.filter((app) => !atRevision(app, expectedRevision));
+  if (behind.length > 0) {
+    throw refused(`Not approving step ${step} of ${appSetName}: Argo CD has not compared ${listed(behind.map(describeApp))} against ${short(expectedRevision)} yet; refresh and approve again; nothing was changed`, call, {
+      behind: behind.map((a) => a.metadata.name),
+    });
+  }
+
+  const result: RollingSyncStepResult = { appSet: appSetName, step, revision: expectedRevision, synced: [], skipped: [], failed: [] };
+  const toSync: Application[] = [];
+  for (const app of thisStep) {
+    if (app.operation) result.skipped.push({ name: app.metadata.name, why: 'a sync is already requested' });
+    else if (app.status?.operationState?.phase === 'Running') result.skipped.push({ name: app.metadata.name, why: 'a sync is running' });
+    else if (app.status?.sync?.status === 'Synced' && app.status?.health?.status === 'Healthy') result.skipped.push({ name: app.metadata.name, why: `already Synced and Healthy at ${short(expectedRevision)}` });
+    else toSync.push(app);
+  }
+  const who = options.initiatedBy ?? 'glidepath';
+  await boundedEach(toSync, options.concurrency ?? 8, async (app) => {
+    const policy = app.spec?.syncPolicy;
+    // What the ApplicationSet controller writes, pinned to the approved revision so that a newer,
+    // unapproved commit cannot ride along.
+    const body = {
+      metadata: { resourceVersion: app.metadata.resourceVersion },
+      operation: {
+        initiatedBy: { username: who, automated: false },
+        info: [{ name: 'Reason', value: `RollingSync step ${step} of ApplicationSet ${appSetName} approved through Glidepath by ${who}` }],
+        sync: { revision: expectedRevision, prune: Boolean(policy?.automated?.prune), ...(policy?.syncOptions ? { syncOptions: policy.syncOptions } : {}) },
+        retry: policy?.retry ?? { limit: 5 },
+      },
+    };
+    try {
+      await api.patch(APPLICATIONS, namespace, app.metadata.name, body);
+      result.synced.push(app.metadata.name);
+    } catch (err) {
+      const error = err instanceof KubeActionError ? err : new KubeActionError('server', String(err));
+      const explained =
+        error.kind === 'conflict'
+          ? new KubeActionError('conflict', `${app.metadata.name} changed while you clicked; it was not synced: look at step ${step} again`, error.call, 409, undefined, { cause: error })
+          : error;
+      result.failed.push({ name: app.metadata.name, error: explained });
+    }
+  });
+  result.synced.sort();
+  return result;
+}

@@ -1,0 +1,163 @@
+/**
+ * Approve, abort and retry a Rollout, each exactly as the tools people know do it (notes/rollouts.md
+ * §2, Argo CD's resource actions) and each guarded: the Rollout is re-read first, the action is
+ * refused unless the Rollout is in the state the button was shown for, and the write carries the
+ * resourceVersion that was read, so a change in between is a conflict, never a skipped step.
+ */
+import { deriveRolloutState, rolloutActionPatch, type RolloutState } from '../facts/rollout-state.js';
+import type { RolloutLike } from '../facts/rollout-like.js';
+import type { KubeApi } from './api.js';
+import { KubeActionError, refused, where, type KubeCall } from './errors.js';
+import { getRollout } from './reads.js';
+import { ROLLOUTS } from './resources.js';
+import { parseObject, rolloutSchema, type Rollout } from './schemas.js';
+
+/** What the Approve button was rendered for. */
+export interface ExpectedCanaryStep {
+  generation: number;
+  podHash: string;
+  /** 0-based `status.currentStepIndex`. */
+  stepIndex: number;
+}
+
+export interface RolloutActionResult {
+  cluster: string;
+  namespace: string;
+  name: string;
+  before: RolloutState;
+  after: RolloutState;
+  /** The merge patches sent, in order, for the audit. */
+  patches: { subresource?: 'status'; body: unknown }[];
+}
+
+const asLike = (r: Rollout): RolloutLike => r as unknown as RolloutLike;
+
+function stepText(index: number | undefined): string {
+  return index === undefined ? 'no step' : `step ${index + 1}`;
+}
+
+/** What moved between what a person saw and what the cluster now holds, in their words. */
+export function describeRolloutChange(name: string, expected: ExpectedCanaryStep, now: Rollout, state: RolloutState): string | undefined {
+  if (state.podHash !== undefined && state.podHash !== expected.podHash) {
+    return `${name} is now rolling out a different version (pod hash ${expected.podHash} → ${state.podHash})`;
+  }
+  const index = state.step?.index;
+  if (index !== expected.stepIndex) return `${name} moved from ${stepText(expected.stepIndex)} to ${stepText(index)}`;
+  if (now.metadata.generation !== expected.generation) {
+    return `${name}'s spec changed (generation ${expected.generation} → ${now.metadata.generation})`;
+  }
+  return undefined;
+}
+
+async function explainConflict(api: KubeApi, ns: string, name: string, expected: ExpectedCanaryStep | undefined, call: KubeCall, cause: unknown): Promise<KubeActionError> {
+  let what: string | undefined;
+  try {
+    const now = await getRollout(api, ns, name);
+    const state = deriveRolloutState(asLike(now));
+    if (expected) what = describeRolloutChange(name, expected, now, state);
+    if (!what && state.aborted) what = `${name} was aborted`;
+    if (!what && expected && !state.pause) what = `${name} was resumed by someone else (now ${state.phase})`;
+  } catch {
+    // The conflict itself is the news; the re-read is only for a better sentence.
+  }
+  const message = `${what ?? `${name} changed in ${where(call)}`} while you clicked; nothing was changed`;
+  return new KubeActionError('conflict', message, call, 409, undefined, { cause });
+}
+
+/**
+ * `kubectl argo rollouts promote` (not --full) for the step a person approved: clears
+ * status.pauseConditions on the status subresource, then spec.paused=false when it is set.
+ */
+export async function approveCanaryStep(api: KubeApi, ns: string, name: string, expected: ExpectedCanaryStep): Promise<RolloutActionResult> {
+  const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
+  const rollout = await getRollout(api, ns, name);
+  const before = deriveRolloutState(asLike(rollout));
+  if (!before.observed) {
+    throw refused(`${name}'s controller has not yet observed generation ${rollout.metadata.generation}; nothing was changed: try again when it has`, call);
+  }
+  const change = describeRolloutChange(name, expected, rollout, before);
+  if (change) throw refused(`${change} since the button was shown; nothing was changed`, call, { before });
+  if ((rollout.status?.pauseConditions ?? []).length === 0) {
+    const why = before.aborted ? 'it was aborted' : `it is ${before.phase}${before.message ? ` (${before.message})` : ''}`;
+    throw refused(`${name} is not paused at ${stepText(expected.stepIndex)}: ${why}; nothing was changed`, call, { before });
+  }
+  const planned = rolloutActionPatch('resume', asLike(rollout));
+  const patches: RolloutActionResult['patches'] = [];
+  let latest: unknown = rollout;
+  let resourceVersion = rollout.metadata.resourceVersion;
+  if (planned.status) {
+    const body = { metadata: { resourceVersion }, ...planned.status };
+    try {
+      latest = await api.patchStatus(ROLLOUTS, ns, name, body);
+    } catch (err) {
+      if (err instanceof KubeActionError && err.kind === 'conflict') throw await explainConflict(api, ns, name, expected, call, err);
+      throw err;
+    }
+    patches.push({ subresource: 'status', body });
+    resourceVersion = parseObject(rolloutSchema, latest, call).metadata.resourceVersion;
+  }
+  if (planned.spec) {
+    const specCall: KubeCall = { ...call, resource: 'rollouts' };
+    const write = async (rv: string): Promise<void> => {
+      const body = { metadata: { resourceVersion: rv }, ...planned.spec };
+      latest = await api.patch(ROLLOUTS, ns, name, body);
+      patches.push({ body });
+    };
+    try {
+      try {
+        await write(resourceVersion);
+      } catch (err) {
+        if (!(err instanceof KubeActionError) || err.kind !== 'conflict') throw err;
+        // The controller reacts to the cleared pause condition at once, so the version read back
+        // is often already stale. Write again only if it is still the same version, still paused by spec.
+        const now = await getRollout(api, ns, name);
+        if (now.status?.currentPodHash !== expected.podHash) throw refused(`${name} started rolling out a different version in the meantime`, specCall);
+        if (now.spec?.paused === true) await write(now.metadata.resourceVersion);
+        else latest = now;
+      }
+    } catch (err) {
+      if (!(err instanceof KubeActionError) || patches.length === 0) throw err;
+      // The pause condition is already cleared; say exactly what is left undone.
+      throw new KubeActionError(err.kind, `${name}: the pause was cleared, but spec.paused=false could not be written (${err.message}); the Rollout stays paused by spec until someone unpauses it`, err.call, err.status, undefined, { cause: err });
+    }
+  }
+  const after = deriveRolloutState(asLike(parseObject(rolloutSchema, latest, call)));
+  return { cluster: api.cluster, namespace: ns, name, before, after, patches };
+}
+
+async function statusAction(api: KubeApi, ns: string, name: string, action: 'abort' | 'retry', expectedPodHash?: string): Promise<RolloutActionResult> {
+  const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
+  const rollout = await getRollout(api, ns, name);
+  const before = deriveRolloutState(asLike(rollout));
+  if (expectedPodHash !== undefined && before.podHash !== expectedPodHash) {
+    throw refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${before.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { before });
+  }
+  // The same rule as Argo CD's action discovery: abort while not fully promoted and not aborted; retry once aborted.
+  if (!before.actions[action]) {
+    const why = before.fullyPromoted ? 'it is fully promoted: there is nothing to ' + action : action === 'abort' ? 'it is already aborted' : 'it is not aborted';
+    throw refused(`${name} cannot be ${action === 'abort' ? 'aborted' : 'retried'}: ${why}; nothing was changed`, call, { before });
+  }
+  const planned = rolloutActionPatch(action, asLike(rollout));
+  // Retry writes abort=false (what `kubectl argo rollouts retry` sends); Argo CD's null is equivalent.
+  const statusPatch = action === 'retry' ? { status: { abort: false } } : planned.status!;
+  const body = { metadata: { resourceVersion: rollout.metadata.resourceVersion }, ...statusPatch };
+  let latest: unknown;
+  try {
+    latest = await api.patchStatus(ROLLOUTS, ns, name, body);
+  } catch (err) {
+    if (err instanceof KubeActionError && err.kind === 'conflict') throw await explainConflict(api, ns, name, undefined, call, err);
+    throw err;
+  }
+  const after = deriveRolloutState(asLike(parseObject(rolloutSchema, latest, call)));
+  return { cluster: api.cluster, namespace: ns, name, before, after, patches: [{ subresource: 'status', body }] };
+}
+
+/** `status.abort=true` on the status subresource. */
+export function abortRollout(api: KubeApi, ns: string, name: string, expected?: { podHash: string }): Promise<RolloutActionResult> {
+  return statusAction(api, ns, name, 'abort', expected?.podHash);
+}
+
+/** `status.abort=false` on the status subresource: the Rollout starts again from step 1. */
+export function retryRollout(api: KubeApi, ns: string, name: string, expected?: { podHash: string }): Promise<RolloutActionResult> {
+  return statusAction(api, ns, name, 'retry', expected?.podHash);
+}

@@ -1,0 +1,46 @@
+/**
+ * Every Kubernetes permission Glidepath uses, declared once. The API wrapper (api.ts) refuses a
+ * call that is not declared here, and test/kube/rbac.test.ts checks that deploy/rbac grants
+ * exactly these: a new call cannot ship without its RBAC rule, and no rule outlives its call.
+ */
+
+export interface VerbDeclaration {
+  apiGroup: string;
+  /** `rollouts` or `rollouts/status`. */
+  resource: string;
+  verb: string;
+  /** Why Glidepath needs it (kept in the ClusterRole as a comment). */
+  why: string;
+}
+
+export const VERBS: readonly VerbDeclaration[] = [
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'get', why: 're-read a Rollout before acting on it' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list', why: 'find the Rollouts a stage selects' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'watch', why: 'the in-process watch path (design.md, data flow) follows Rollouts between notifications' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'patch', why: 'approve a step: spec.paused=false, as kubectl argo rollouts promote' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts/status', verb: 'patch', why: 'approve (clear pauseConditions), abort and retry' },
+  { apiGroup: 'argoproj.io', resource: 'applications', verb: 'get', why: 're-read an Application before syncing it' },
+  { apiGroup: 'argoproj.io', resource: 'applications', verb: 'list', why: 'the children of an ApplicationSet' },
+  { apiGroup: 'argoproj.io', resource: 'applications', verb: 'watch', why: 'wait for refreshed children (freshness)' },
+  { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },
+  { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'get', why: 'RollingSync steps and applicationStatus' },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'get', why: 'requested Freight and health of a Stage' },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or glob' },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'promote', why: "Kargo's webhook checks this custom verb on every Promotion" },
+  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'get', why: 'check Freight availability before promoting' },
+  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'list', why: 'Freight available to a Stage' },
+  { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'create', why: 'promote Freight to a Stage' },
+  { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'get', why: 'follow a Promotion' },
+  { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'watch', why: 'follow a Promotion until it ends' },
+];
+
+export const RBAC_FILE = 'deploy/rbac/glidepath-clusterrole.yaml';
+
+export function isDeclared(apiGroup: string, resource: string, verb: string): boolean {
+  return VERBS.some((v) => v.apiGroup === apiGroup && v.resource === resource && v.verb === verb);
+}
+
+/** `group resource verb` triples, sorted, for comparing with a ClusterRole. */
+export function declaredTriples(): string[] {
+  return VERBS.map((v) => `${v.apiGroup} ${v.resource} ${v.verb}`).sort();
+}

@@ -1,0 +1,201 @@
+/**
+ * Notifications engine simulator, for the Rollouts controller and for Argo CD's notifications
+ * controller. It runs Glidepath's own config (deploy/notifications/): the subscriptions with their
+ * label selectors, and every trigger's `when`/`oncePer` (triggers.ts), evaluated on the fresh object
+ * at every change and at every resync, with notified-state like notifications-engine keeps it.
+ * Bodies are Glidepath's fact bodies (fact-bodies.ts), POSTed with the Bearer token.
+ *
+ * Fault switches (all off by default):
+ * - `staleFacts`: the controller's event path is also wired to our templates, so every event sends
+ *   the object as read before the reconcile: observedGeneration one behind, old pod hash and phase.
+ * - `receiverDown`: the fact is lost silently; it is never redelivered.
+ * - `duplicateDeliveries`: extra copies of every delivery, as two controller replicas sent.
+ * A receiver that answers 5xx or cannot be reached is retried (3 times, 1 s apart on the clock);
+ * after that the notified-state is reset, so the next change or resync may send it again, as upstream.
+ */
+import type { Clock, TimerHandle } from '../clock.js';
+import type { KubeObject } from '../object.js';
+import type { ResourceType } from '../resources.js';
+import { matchesSelectors, parseLabels } from '../selectors.js';
+import type { ObjectStore, StoreEvent } from '../store.js';
+import { applicationFactBody, rolloutFactBody } from './fact-bodies.js';
+import { ARGOCD_CONFIG_FILE, loadNotificationConfig, ROLLOUTS_CONFIG_FILE, type Subscription } from './notification-config.js';
+import type { RolloutEvent, RolloutsController } from './rollouts.js';
+import { APPLICATION_TRIGGERS, EVENT_PATH_TRIGGERS, ROLLOUT_TRIGGERS, type TriggerDefinition } from './triggers.js';
+
+export interface NotificationFaults {
+  staleFacts: boolean;
+  receiverDown: boolean;
+  duplicateDeliveries: number;
+}
+
+export type NotifiedKind = 'rollout' | 'application';
+
+export interface NotificationsEngineOptions {
+  kind: NotifiedKind;
+  store: ObjectStore;
+  clock: Clock;
+  webhook: { url: string; token: string; retryMax?: number; retryWaitMs?: number };
+  /** Event-path source for the staleFacts fault (Rollouts only). */
+  rollouts?: RolloutsController;
+  /** Default: the subscriptions of Glidepath's ConfigMap for this kind. */
+  subscriptions?: Subscription[];
+  /** Namespaces this instance watches (Argo CD: its application namespaces; default all). */
+  namespaces?: string[];
+  /** Informer resync: every object is evaluated again (default 15 min); heartbeats ride on it. */
+  resyncEveryMs?: number;
+  faults?: Partial<NotificationFaults>;
+}
+
+export interface DeliveryRecord {
+  event: string;
+  namespace?: string;
+  name: string;
+  outcome: 'delivered' | 'failed' | 'lost' | 'pending';
+  status?: number;
+  body: unknown;
+}
+
+export class NotificationsEngine {
+  readonly faults: NotificationFaults;
+  readonly deliveries: DeliveryRecord[] = [];
+  private readonly subscriptions: Subscription[];
+  private readonly definitions: Record<string, TriggerDefinition>;
+  private readonly rt: ResourceType;
+  private readonly notified = new Map<string, Set<string>>();
+  private chain: Promise<void> = Promise.resolve();
+  private readonly unsubscribers: (() => void)[] = [];
+  private resyncTimer?: TimerHandle;
+  private stopped = false;
+
+  constructor(private readonly options: NotificationsEngineOptions) {
+    this.faults = { staleFacts: false, receiverDown: false, duplicateDeliveries: 0, ...options.faults };
+    const rollouts = options.kind === 'rollout';
+    this.definitions = rollouts ? ROLLOUT_TRIGGERS : APPLICATION_TRIGGERS;
+    this.subscriptions = options.subscriptions ?? loadNotificationConfig(rollouts ? ROLLOUTS_CONFIG_FILE : ARGOCD_CONFIG_FILE).subscriptions;
+    for (const s of this.subscriptions) {
+      for (const t of s.triggers) if (!this.definitions[t]) throw new Error(`notifications simulator has no definition for trigger "${t}"`);
+    }
+    this.rt = options.store.registry.byKind(rollouts ? 'Rollout' : 'Application', 'argoproj.io');
+  }
+
+  start(): this {
+    this.unsubscribers.push(this.options.store.subscribe((e) => this.onStoreEvent(e)));
+    if (this.options.rollouts) this.unsubscribers.push(this.options.rollouts.onEvent((e) => this.onControllerEvent(e)));
+    this.scheduleResync();
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const u of this.unsubscribers) u();
+    this.resyncTimer?.cancel();
+  }
+
+  /** Resolves once every queued delivery has been attempted. */
+  async idle(): Promise<void> {
+    let current: Promise<void>;
+    do {
+      current = this.chain;
+      await current;
+    } while (current !== this.chain);
+  }
+
+  /** Evaluates every watched object now, as an informer resync does. */
+  resync(): void {
+    for (const obj of this.options.store.list(this.rt, undefined).items) this.evaluate(obj);
+  }
+
+  private watched(obj: KubeObject): boolean {
+    const ns = this.options.namespaces;
+    return !ns || ns.includes(obj.metadata.namespace ?? '');
+  }
+
+  private triggersFor(obj: KubeObject): string[] {
+    return [...new Set(this.subscriptions.filter((s) => matchesSelectors(obj, parseLabels(s.selector), [])).flatMap((s) => s.triggers))];
+  }
+
+  private onStoreEvent(e: StoreEvent): void {
+    if (e.rt !== this.rt || !this.watched(e.object)) return;
+    if (e.type === 'DELETED') {
+      this.notified.delete(e.object.metadata.uid ?? '');
+      return;
+    }
+    this.evaluate(e.object);
+  }
+
+  private evaluate(obj: KubeObject): void {
+    const now = this.options.clock.now();
+    const uid = obj.metadata.uid ?? `${obj.metadata.namespace}/${obj.metadata.name}`;
+    const state = this.notified.get(uid) ?? new Set<string>();
+    this.notified.set(uid, state);
+    for (const trigger of this.triggersFor(obj)) {
+      const def = this.definitions[trigger]!;
+      if (!def.when(obj, now)) {
+        // oncePer keys stay forever; a plain condition re-arms when it turns false.
+        if (!def.oncePer) state.delete(trigger);
+        continue;
+      }
+      const key = def.oncePer ? `${def.oncePer(obj, now)}:${trigger}` : trigger;
+      if (state.has(key)) continue;
+      state.add(key);
+      this.send(trigger, obj, () => state.delete(key));
+    }
+  }
+
+  private onControllerEvent(e: RolloutEvent): void {
+    if (!this.faults.staleFacts || !this.watched(e.before)) return;
+    const trigger = EVENT_PATH_TRIGGERS[e.reason];
+    if (trigger && this.triggersFor(e.before).includes(trigger)) this.send(trigger, e.before, () => undefined);
+  }
+
+  private scheduleResync(): void {
+    if (this.stopped) return;
+    this.resyncTimer = this.options.clock.setTimer(this.options.resyncEveryMs ?? 15 * 60_000, () => {
+      this.resync();
+      this.scheduleResync();
+    });
+  }
+
+  private send(trigger: string, obj: KubeObject, onFailure: () => void): void {
+    if (this.stopped) return;
+    const now = this.options.clock.now();
+    const body = this.options.kind === 'rollout' ? rolloutFactBody(trigger, now, obj) : applicationFactBody(trigger, now, obj);
+    const copies = 1 + Math.max(0, this.faults.duplicateDeliveries);
+    const receiverDown = this.faults.receiverDown;
+    for (let i = 0; i < copies; i++) {
+      const record: DeliveryRecord = { event: trigger, namespace: obj.metadata.namespace, name: obj.metadata.name, outcome: 'pending', body };
+      this.deliveries.push(record);
+      this.chain = this.chain.then(() => this.deliver(record, receiverDown, onFailure));
+    }
+  }
+
+  private async deliver(record: DeliveryRecord, receiverDown: boolean, onFailure: () => void): Promise<void> {
+    if (receiverDown) {
+      record.outcome = 'lost';
+      return;
+    }
+    const { url, token, retryMax = 3, retryWaitMs = 1000 } = this.options.webhook;
+    for (let attempt = 0; attempt <= retryMax; attempt++) {
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+          body: JSON.stringify(record.body),
+        });
+        await res.arrayBuffer();
+        record.status = res.status;
+        if (res.status < 500) {
+          record.outcome = res.status < 300 ? 'delivered' : 'failed';
+          if (res.status >= 300) onFailure();
+          return;
+        }
+      } catch {
+        // connection refused or reset: retried like go-retryablehttp
+      }
+      if (attempt < retryMax) await new Promise<void>((resolve) => this.options.clock.setTimer(retryWaitMs, resolve));
+    }
+    record.outcome = 'failed';
+    onFailure();
+  }
+}

@@ -1,0 +1,471 @@
+/**
+ * The stand-in Kubernetes API server: real HTTP on 127.0.0.1, discovery, CRUD, patch, watch,
+ * bearer-token authentication and RBAC over an ObjectStore. Clients cannot tell it from a real
+ * API server for the calls Glidepath makes (client-node, kubectl get/patch/watch).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Authorizer, type SandboxUser } from './auth.js';
+import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
+import { ApiError, badRequest, forbidden, notFound } from './errors.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import type { KubeObject } from './object.js';
+import { mergePatch } from './patch.js';
+import { ResourceRegistry, apiVersionOf, type ResourceType } from './resources.js';
+import { ObjectStore, type PatchType, type WatchEventType } from './store.js';
+import { toTable, wantsTable } from './table.js';
+
+export interface KubeServerOptions {
+  store?: ObjectStore;
+  users: SandboxUser[];
+  /** 0 picks a free port. */
+  port?: number;
+  /** Interval of BOOKMARK events on watches that allow them (real time). */
+  bookmarkIntervalMs?: number;
+  maxBodyBytes?: number;
+  /**
+   * https by default: kubectl (client-go) does not send a bearer token over plain http. The
+   * certificate is a fixed self-signed one for 127.0.0.1, shipped for the sandbox only.
+   */
+  scheme?: 'https' | 'http';
+  /**
+   * Called synchronously before each resource request is served (after authentication), so a
+   * test can change an object between a client's read and its write, as a controller would.
+   */
+  onRequest?: (request: ServedRequest) => void;
+}
+
+export interface ServedRequest {
+  verb: string;
+  /** `rollouts`, `rollouts/status`. */
+  resource: string;
+  namespace?: string;
+  name?: string;
+}
+
+const TLS_DIR = new URL('./tls/', import.meta.url);
+
+export function sandboxCertificate(): { cert: string; key: string } {
+  return { cert: readFileSync(new URL('sandbox-cert.pem', TLS_DIR), 'utf8'), key: readFileSync(new URL('sandbox-key.pem', TLS_DIR), 'utf8') };
+}
+
+interface ResourcePath {
+  rt: ResourceType;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}
+
+interface SelfSubjectAccessReview {
+  spec?: { resourceAttributes?: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string } };
+}
+
+interface OpenWatch {
+  rt: ResourceType;
+  res: ServerResponse;
+  bookmarks: boolean;
+  table: boolean;
+  stop: () => void;
+}
+
+const JSON_TYPE = 'application/json';
+
+function send(res: ServerResponse, code: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(code, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, err: ApiError): void {
+  send(res, err.code, err.toStatus());
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new ApiError(413, 'RequestEntityTooLarge', 'the request is too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function patchTypeOf(contentType: string | undefined, rt: ResourceType): PatchType {
+  const ct = (contentType ?? '').split(';')[0]!.trim();
+  if (ct === 'application/merge-patch+json') return 'merge';
+  if (ct === 'application/json-patch+json') return 'json';
+  // The API server serves strategic merge patches only for built-in types.
+  if (ct === 'application/strategic-merge-patch+json' && rt.group === '') return 'merge';
+  throw new ApiError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+  );
+}
+
+function verbOf(method: string, path: ResourcePath, watch: boolean): string {
+  switch (method) {
+    case 'GET':
+      return path.name ? 'get' : watch ? 'watch' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return path.name ? 'delete' : 'deletecollection';
+    default:
+      throw new ApiError(405, 'MethodNotAllowed', `method ${method} is not allowed`);
+  }
+}
+
+function isTrue(v: string | null): boolean {
+  return v === 'true' || v === '1';
+}
+
+/** Reads and writes `.spec.replicas`-style paths of the scale subresource. */
+function pathGet(obj: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .filter(Boolean)
+    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), obj);
+}
+
+function pathSet(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.').filter(Boolean);
+  let node = obj;
+  for (const key of keys.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]!] = value;
+}
+
+export class KubeServer {
+  readonly store: ObjectStore;
+  readonly registry: ResourceRegistry;
+  readonly authorizer: Authorizer;
+  private readonly http: Server;
+  private readonly watches = new Set<OpenWatch>();
+  private bookmarkTimer?: NodeJS.Timeout;
+  private readonly maxBodyBytes: number;
+  port = 0;
+  /** Resource requests served, by `verb resource` (e.g. `list applications`, `patch rollouts/status`). */
+  readonly requestCounts = new Map<string, number>();
+  /** See KubeServerOptions.onRequest; may be replaced while the server runs. */
+  onRequest?: (request: ServedRequest) => void;
+
+  constructor(private readonly options: KubeServerOptions) {
+    this.store = options.store ?? new ObjectStore(new ResourceRegistry());
+    this.registry = this.store.registry;
+    this.authorizer = new Authorizer(options.users);
+    this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
+    this.onRequest = options.onRequest;
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      this.handle(req, res).catch((err: unknown) => {
+        const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
+        if (!res.headersSent) sendError(res, apiErr);
+        else res.end();
+      });
+    };
+    this.scheme = options.scheme ?? 'https';
+    this.http = this.scheme === 'https' ? createTlsServer(sandboxCertificate(), handler) : createServer(handler);
+  }
+
+  readonly scheme: 'https' | 'http';
+
+  get url(): string {
+    return `${this.scheme}://127.0.0.1:${this.port}`;
+  }
+
+  /** PEM of the CA that signs the server certificate (undefined over http). */
+  get caPem(): string | undefined {
+    return this.scheme === 'https' ? sandboxCertificate().cert : undefined;
+  }
+
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(this.options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    this.port = (this.http.address() as AddressInfo).port;
+    this.bookmarkTimer = setInterval(() => this.sendBookmarks(), this.options.bookmarkIntervalMs ?? 10_000);
+    this.bookmarkTimer.unref();
+    return this;
+  }
+
+  async close(): Promise<void> {
+    if (this.bookmarkTimer) clearInterval(this.bookmarkTimer);
+    this.dropWatches();
+    this.http.closeAllConnections();
+    await new Promise<void>((resolve) => this.http.close(() => resolve()));
+  }
+
+  /** Kubeconfig with one context per user (the first user's context is named after the cluster). */
+  writeKubeconfig(path: string, clusterName = 'sandbox', defaultUser?: string): void {
+    const users = this.authorizer.users();
+    writeKubeconfig(path, [{ name: clusterName, server: this.url, caPem: this.caPem, users, defaultUser: defaultUser ?? users[0]?.name ?? '' }]);
+  }
+
+  /** Sends a BOOKMARK with the current resourceVersion on every watch that asked for them. */
+  sendBookmarks(): void {
+    for (const w of this.watches) {
+      if (!w.bookmarks || w.res.writableEnded) continue;
+      const object = { kind: w.rt.kind, apiVersion: apiVersionOf(w.rt), metadata: { resourceVersion: this.store.resourceVersion() } };
+      w.res.write(JSON.stringify({ type: 'BOOKMARK', object }) + '\n');
+    }
+  }
+
+  /** Ends every open watch, as an API server restart would. */
+  dropWatches(): void {
+    for (const w of [...this.watches]) {
+      w.stop();
+      w.res.end();
+    }
+    this.watches.clear();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const segments = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const method = req.method ?? 'GET';
+
+    if (segments[0] === 'healthz' || segments[0] === 'readyz' || segments[0] === 'livez') {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return;
+    }
+    const user = this.authorizer.authenticate(req.headers.authorization);
+    if (!user) {
+      sendError(res, new ApiError(401, 'Unauthorized', 'Unauthorized'));
+      return;
+    }
+    if (segments[0] === 'version' && segments.length === 1) return send(res, 200, VERSION_INFO);
+    if (segments[0] === 'api' && segments.length === 1) return send(res, 200, coreVersions(`127.0.0.1:${this.port}`));
+    if (segments[0] === 'api' && segments.length === 2 && segments[1] === 'v1') return send(res, 200, coreResourceList(this.registry));
+    if (segments[0] === 'apis' && segments.length === 1) return send(res, 200, groupList(this.registry));
+    if (segments[0] === 'apis' && segments.length === 2) {
+      const doc = group(this.registry, segments[1]!);
+      return doc ? send(res, 200, doc) : sendError(res, notFound('', '', url.pathname));
+    }
+    if (segments[0] === 'apis' && segments.length === 3 && segments[1] === 'authorization.k8s.io' && segments[2] === 'v1') return send(res, 200, AUTHORIZATION_RESOURCES);
+    if (segments[0] === 'apis' && segments.length === 3) {
+      const doc = groupResourceList(this.registry, segments[1]!, segments[2]!);
+      return doc ? send(res, 200, doc) : sendError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
+    }
+    if ((req.headers['content-type'] ?? '').includes('protobuf')) {
+      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
+    }
+    if (method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
+      return send(res, 201, this.selfSubjectAccessReview(user.name, JSON.parse(await readBody(req, this.maxBodyBytes)) as SelfSubjectAccessReview));
+    }
+    const path = this.resolve(segments);
+    if (!path) {
+      sendError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
+      return;
+    }
+    const watch = isTrue(url.searchParams.get('watch'));
+    const verb = verbOf(method, path, watch);
+    const sub = path.subresource;
+    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name };
+    const countKey = `${served.verb} ${served.resource}`;
+    this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
+    this.onRequest?.(served);
+    if (sub !== undefined && sub !== 'status' && !(sub === 'scale' && path.rt.scale)) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    }
+    if (!this.authorizer.can({ user: user.name, verb, group: path.rt.group, resource: path.rt.plural, subresource: sub, namespace: path.namespace, name: path.name })) {
+      throw forbidden(user.name, verb, sub ? `${path.rt.plural}/${sub}` : path.rt.plural, path.rt.group, path.namespace, path.name);
+    }
+    const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? await readBody(req, this.maxBodyBytes) : '';
+    const parse = (): unknown => {
+      try {
+        return JSON.parse(body);
+      } catch {
+        throw badRequest('the request body is not valid JSON');
+      }
+    };
+    const { rt, namespace, name } = path;
+    const table = wantsTable(req.headers.accept);
+    const now = this.store.clock.now();
+
+    if (sub === 'scale') return this.handleScale(method, path, parse, user.name, res);
+
+    if (method === 'GET' && watch) return this.startWatch(path, url, res, table);
+    if (method === 'GET' && name) {
+      const obj = this.store.get(rt, namespace, name);
+      return send(res, 200, table ? toTable(rt, [obj], obj.metadata.resourceVersion ?? '', now) : obj);
+    }
+    if (method === 'GET') {
+      const limit = url.searchParams.get('limit');
+      const result = this.store.list(rt, namespace, {
+        labelSelector: url.searchParams.get('labelSelector') ?? undefined,
+        fieldSelector: url.searchParams.get('fieldSelector') ?? undefined,
+        limit: limit ? Number(limit) : undefined,
+        continue: url.searchParams.get('continue') ?? undefined,
+      });
+      if (table) return send(res, 200, toTable(rt, result.items, result.resourceVersion, now, result.continue));
+      return send(res, 200, {
+        apiVersion: apiVersionOf(rt),
+        kind: rt.listKind,
+        metadata: {
+          resourceVersion: result.resourceVersion,
+          ...(result.continue ? { continue: result.continue, remainingItemCount: result.remainingItemCount } : {}),
+        },
+        items: result.items,
+      });
+    }
+    const subresource = sub === 'status' ? ('status' as const) : undefined;
+    const dryRun = url.searchParams.getAll('dryRun').includes('All');
+    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name, dryRun }));
+    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource, dryRun }));
+    if (method === 'PATCH' && name) {
+      const type = patchTypeOf(req.headers['content-type'], rt);
+      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource, dryRun }));
+    }
+    if (method === 'DELETE' && name) {
+      let precondition: string | undefined;
+      if (body.trim()) {
+        const opts = parse() as { preconditions?: { resourceVersion?: string } };
+        precondition = opts.preconditions?.resourceVersion;
+      }
+      return send(res, 200, this.store.delete(rt, namespace, name, { user: user.name, resourceVersion: precondition, dryRun }));
+    }
+    throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  /** `kubectl auth can-i` and clients that check before they act. */
+  private selfSubjectAccessReview(user: string, review: SelfSubjectAccessReview): unknown {
+    const a = review.spec?.resourceAttributes ?? {};
+    const allowed = this.authorizer.can({
+      user,
+      verb: a.verb ?? '',
+      group: a.group ?? '',
+      resource: a.resource ?? '',
+      ...(a.subresource ? { subresource: a.subresource } : {}),
+      ...(a.namespace ? { namespace: a.namespace } : {}),
+      ...(a.name ? { name: a.name } : {}),
+    });
+    return {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      metadata: {},
+      spec: review.spec ?? {},
+      status: { allowed, ...(allowed ? { reason: 'allowed by sandbox RBAC' } : {}) },
+    };
+  }
+
+  private handleScale(method: string, path: ResourcePath, parse: () => unknown, user: string, res: ServerResponse): void {
+    const { rt, namespace, name } = path;
+    const scale = rt.scale!;
+    if (!name) throw notFound(rt.plural, rt.group, '');
+    const toScale = (obj: KubeObject): Record<string, unknown> => ({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name, namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp },
+      spec: { replicas: pathGet(obj, scale.specReplicasPath) ?? 0 },
+      status: { replicas: pathGet(obj, scale.statusReplicasPath) ?? 0, selector: scale.labelSelectorPath ? (pathGet(obj, scale.labelSelectorPath) ?? '') : '' },
+    });
+    const current = this.store.get(rt, namespace, name);
+    if (method === 'GET') return send(res, 200, toScale(current));
+    let desired: Record<string, unknown>;
+    if (method === 'PUT') desired = parse() as Record<string, unknown>;
+    else if (method === 'PATCH') {
+      desired = mergePatch(toScale(current), parse()) as Record<string, unknown>;
+    } else throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    const replicas = (desired.spec as { replicas?: unknown } | undefined)?.replicas;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
+    }
+    const rv = (desired.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+    const updated = this.store.mutate(rt, namespace, name, (obj) => {
+      if (rv) obj.metadata.resourceVersion = rv;
+      pathSet(obj as unknown as Record<string, unknown>, scale.specReplicasPath, replicas);
+    }, { user });
+    send(res, 200, toScale(updated));
+  }
+
+  private startWatch(path: ResourcePath, url: URL, res: ServerResponse, table: boolean): void {
+    const { rt, namespace } = path;
+    const now = (): number => this.store.clock.now();
+    const write = (type: WatchEventType | 'ERROR', object: unknown): void => {
+      if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
+    };
+    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
+    res.flushHeaders();
+    let stop: (() => void) | undefined;
+    try {
+      stop = this.store.watch(
+        rt,
+        namespace,
+        {
+          resourceVersion: url.searchParams.get('resourceVersion') ?? undefined,
+          labelSelector: url.searchParams.get('labelSelector') ?? undefined,
+          fieldSelector: url.searchParams.get('fieldSelector') ?? undefined,
+        },
+        (type, object) => write(type, table ? toTable(rt, [object], object.metadata.resourceVersion ?? '', now()) : object),
+      );
+    } catch (err) {
+      // A watch that cannot start is reported in-band, as the real API server does for 410.
+      if (err instanceof ApiError) {
+        write('ERROR', err.toStatus());
+        res.end();
+        return;
+      }
+      throw err;
+    }
+    const open: OpenWatch = { rt, res, bookmarks: isTrue(url.searchParams.get('allowWatchBookmarks')), table, stop: () => stop?.() };
+    this.watches.add(open);
+    const timeout = Number(url.searchParams.get('timeoutSeconds') ?? '0');
+    let timer: NodeJS.Timeout | undefined;
+    if (timeout > 0) timer = setTimeout(() => res.end(), timeout * 1000);
+    const cleanup = (): void => {
+      stop?.();
+      if (timer) clearTimeout(timer);
+      this.watches.delete(open);
+    };
+    res.on('close', cleanup);
+    res.on('finish', cleanup);
+  }
+
+  private resolve(segments: string[]): ResourcePath | undefined {
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (segments[0] === 'api' && segments[1] === 'v1') {
+      group = '';
+      version = 'v1';
+      rest = segments.slice(2);
+    } else if (segments[0] === 'apis' && segments.length >= 4) {
+      group = segments[1]!;
+      version = segments[2]!;
+      rest = segments.slice(3);
+    } else return undefined;
+    let namespace: string | undefined;
+    if (rest[0] === 'namespaces' && rest.length >= 3) {
+      const candidate = this.registry.find(group, version, rest[2]!);
+      if (candidate?.namespaced) {
+        namespace = rest[1];
+        rest = rest.slice(2);
+      }
+    }
+    const rt = this.registry.find(group, version, rest[0] ?? '');
+    if (!rt || rest.length > 3) return undefined;
+    return { rt, namespace, name: rest[1], subresource: rest[2] };
+  }
+}
+
+export async function startKubeServer(options: KubeServerOptions): Promise<KubeServer> {
+  return new KubeServer(options).listen();
+}

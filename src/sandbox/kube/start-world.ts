@@ -1,0 +1,50 @@
+/**
+ * Runs the sample world on the real clock until interrupted: `tsx src/sandbox/kube/start-world.ts`.
+ * With GLIDEPATH_URL set, the notifications engines POST facts to that Glidepath, using the ingest
+ * tokens from INGEST_TOKENS (`dev=<token>,prod=<token>`, the same variable Glidepath reads).
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { startSampleWorld, WORLD_USERS, type SampleWorld } from './world.js';
+
+export interface WorldFromEnv {
+  world: SampleWorld;
+  kubeconfigPath: string;
+}
+
+export async function startWorldFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<WorldFromEnv> {
+  const dir = resolve(env.SANDBOX_DIR ?? '.sandbox');
+  mkdirSync(dir, { recursive: true });
+  const kubeconfigPath = resolve(dir, 'kubeconfig');
+  const tokens = Object.fromEntries((env.INGEST_TOKENS ?? '').split(',').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+  const url = env.GLIDEPATH_URL?.replace(/\/$/, '');
+  const world = await startSampleWorld({
+    kubeconfigPath,
+    ...(url && tokens.dev && tokens.prod
+      ? { webhooks: { rolloutsUrl: `${url}/v1/facts/rollouts`, argocdUrl: `${url}/v1/facts/argocd`, tokens: { dev: tokens.dev, prod: tokens.prod } } }
+      : {}),
+    heartbeatEveryMs: env.SANDBOX_HEARTBEAT_MS ? Number(env.SANDBOX_HEARTBEAT_MS) : undefined,
+  });
+  return { world, kubeconfigPath };
+}
+
+async function main(): Promise<void> {
+  const { world, kubeconfigPath } = await startWorldFromEnv();
+  console.log(`dev  cluster: ${world.clusters.dev.server.url}`);
+  console.log(`prod cluster: ${world.clusters.prod.server.url}`);
+  console.log(`kubeconfig:   ${kubeconfigPath}  (contexts: dev, prod; users: ${WORLD_USERS.map((u) => u.name).join(', ')})`);
+  console.log(`try:          kubectl --kubeconfig ${kubeconfigPath} get rollouts -A`);
+  const stop = async (): Promise<void> => {
+    await world.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,232 @@
+/**
+ * The sample world the tests and the sandbox start from: two clusters, "dev" and "prod", each a
+ * stand-in API server with the controller simulators running on it.
+ *
+ * - dev: Argo CD (namespace argocd) with Application checkout-dev → Rollout shop/checkout-dev.
+ * - prod: Argo CD (argocd) with ApplicationSet "checkout", RollingSync in three steps
+ *   (staging → prod-eu → prod-us, the last a manual gate with maxUpdate 0) → Rollouts
+ *   shop/checkout-staging, checkout-eu, checkout-us; a second Argo CD instance (argocd-apps) with
+ *   Application payments-ledger → Rollout payments/ledger; and the Kargo project kargo-checkout
+ *   with Stages dev → staging → prod.
+ * - Every Rollout and Application is labelled for Glidepath (hangar.io/release-tracked=true).
+ * - One kubeconfig with contexts "dev" and "prod" (user glidepath) plus "<user>@<cluster>" ones.
+ */
+import { ADMIN_RULES, type PolicyRule, type SandboxUser } from './auth.js';
+import { namespaceManifest, type CanaryStep } from './builders.js';
+import { realClock, settle, type Clock } from './clock.js';
+import { AppSetController, type AppSetFaults } from './controllers/appset.js';
+import { ArgoCdController, REFRESH_ANNOTATION } from './controllers/argocd.js';
+import { SimulatedGit, type DesiredManifests } from './controllers/git.js';
+import { installKargoAdmission } from './controllers/kargo-admission.js';
+import { KargoController } from './controllers/kargo.js';
+import { NotificationsEngine, type NotificationFaults } from './controllers/notifications.js';
+import { RolloutsController } from './controllers/rollouts.js';
+import { freightManifest, stageManifest, warehouseManifest } from './kargo-builders.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import type { KubeObject } from './object.js';
+import { ResourceRegistry } from './resources.js';
+import { startKubeServer, type KubeServer } from './server.js';
+import { ObjectStore } from './store.js';
+
+export const DEPLOY_REPO = 'https://git.example.com/shop/deploy.git';
+export const CHECKOUT_IMAGE = 'registry.example.com/shop/checkout';
+export const LEDGER_IMAGE = 'registry.example.com/payments/ledger';
+const TRACKED = { 'hangar.io/release-tracked': 'true' };
+const STEPS: CanaryStep[] = [{ setWeight: 20 }, { pause: {} }, { setWeight: 50 }, { pause: { duration: '2m' } }, { setWeight: 80 }];
+
+/** What Glidepath's own deployment needs: the bot may read everything, patch Rollouts and Applications, and promote. */
+export const GLIDEPATH_RULES: PolicyRule[] = [
+  { verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['patch', 'update'], apiGroups: ['argoproj.io'], resources: ['rollouts', 'rollouts/status', 'applications'] },
+  { verbs: ['create', 'patch'], apiGroups: ['kargo.akuity.io'], resources: ['promotions'] },
+  { verbs: ['promote'], apiGroups: ['kargo.akuity.io'], resources: ['stages'] },
+];
+
+export const WORLD_USERS: SandboxUser[] = [
+  { name: 'glidepath', token: 'glidepath-sandbox-token', rules: GLIDEPATH_RULES },
+  { name: 'admin', token: 'admin-sandbox-token', rules: ADMIN_RULES },
+  { name: 'viewer', token: 'viewer-sandbox-token', rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] }] },
+];
+
+export interface WorldWebhooks {
+  rolloutsUrl: string;
+  argocdUrl: string;
+  /** Ingest token per cluster name. */
+  tokens: Record<'dev' | 'prod', string>;
+}
+
+export interface SampleWorldOptions {
+  clock?: Clock;
+  kubeconfigPath?: string;
+  /** Where the notifications engines POST facts; without it no engine runs. */
+  webhooks?: WorldWebhooks;
+  podReadyMs?: number;
+  notificationFaults?: Partial<NotificationFaults>;
+  appSetFaults?: Partial<AppSetFaults>;
+  heartbeatEveryMs?: number;
+  users?: SandboxUser[];
+}
+
+export interface SimulatedCluster {
+  name: 'dev' | 'prod';
+  server: KubeServer;
+  store: ObjectStore;
+  rollouts: RolloutsController;
+  argocd: ArgoCdController[];
+  notifications: NotificationsEngine[];
+}
+
+export interface SampleWorld {
+  clusters: { dev: SimulatedCluster; prod: SimulatedCluster };
+  git: SimulatedGit;
+  appSet: AppSetController;
+  kargo: KargoController;
+  kubeconfigPath?: string;
+  /** Commits a new checkout version for every environment and asks Argo CD to refresh. */
+  releaseCheckout(version: string, releaseId: string): string;
+  stop(): Promise<void>;
+}
+
+function checkoutTree(version: string, releaseId: string): Record<string, DesiredManifests> {
+  const rollout = (name: string, labels: Record<string, string>): DesiredManifests => ({
+    rollouts: [{ name, image: `${CHECKOUT_IMAGE}:${version}`, replicas: 4, steps: STEPS, labels: { 'app.kubernetes.io/part-of': 'checkout', ...TRACKED, ...labels }, annotations: { 'hangar.io/release-id': releaseId } }],
+  });
+  return {
+    'checkout/dev': rollout('checkout-dev', { env: 'dev' }),
+    'checkout/staging': rollout('checkout-staging', { env: 'staging' }),
+    'checkout/prod-eu': rollout('checkout-eu', { env: 'prod', region: 'eu' }),
+    'checkout/prod-us': rollout('checkout-us', { env: 'prod', region: 'us' }),
+  };
+}
+
+function application(namespace: string, name: string, path: string, destNamespace: string, labels: Record<string, string>): KubeObject {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { namespace, name, labels: { ...TRACKED, ...labels } },
+    spec: {
+      project: 'default',
+      source: { repoURL: DEPLOY_REPO, targetRevision: 'main', path },
+      destination: { server: 'https://kubernetes.default.svc', namespace: destNamespace },
+      syncPolicy: { automated: { prune: true, selfHeal: true } },
+    },
+  };
+}
+
+export async function startSampleWorld(options: SampleWorldOptions = {}): Promise<SampleWorld> {
+  const clock = options.clock ?? realClock;
+  const registry = new ResourceRegistry();
+  const users = options.users ?? WORLD_USERS;
+  const git = new SimulatedGit();
+  git.commit(DEPLOY_REPO, 'main', { ...checkoutTree('1.28.0', 'rel-1.28.0'), 'payments/ledger': { rollouts: [{ name: 'ledger', image: `${LEDGER_IMAGE}:3.4.1`, replicas: 3, steps: STEPS, labels: { 'app.kubernetes.io/part-of': 'ledger', env: 'prod', ...TRACKED }, annotations: { 'hangar.io/release-id': 'ledger-3.4.1' } }] } });
+
+  const cluster = async (name: 'dev' | 'prod', namespaces: string[], argocdNamespaces: string[][]): Promise<SimulatedCluster> => {
+    const store = new ObjectStore(registry, { clock });
+    for (const ns of namespaces) store.create(registry.byKind('Namespace'), undefined, namespaceManifest(ns));
+    const server = await startKubeServer({ store, users });
+    const rollouts = new RolloutsController({ store, clock, podReadyMs: options.podReadyMs ?? 10_000 }).start();
+    const argocd = argocdNamespaces.map((ns) => new ArgoCdController({ store, clock, git, namespaces: ns }).start());
+    const notifications: NotificationsEngine[] = [];
+    if (options.webhooks) {
+      const webhook = (url: string) => ({ url, token: options.webhooks!.tokens[name] });
+      const resync = options.heartbeatEveryMs;
+      notifications.push(new NotificationsEngine({ kind: 'rollout', store, clock, rollouts, webhook: webhook(options.webhooks.rolloutsUrl), resyncEveryMs: resync, faults: options.notificationFaults }).start());
+      for (const ns of argocdNamespaces) {
+        notifications.push(new NotificationsEngine({ kind: 'application', store, clock, namespaces: ns, webhook: webhook(options.webhooks.argocdUrl), resyncEveryMs: resync, faults: options.notificationFaults }).start());
+      }
+    }
+    return { name, server, store, rollouts, argocd, notifications };
+  };
+
+  const dev = await cluster('dev', ['argocd', 'shop'], [['argocd']]);
+  const prod = await cluster('prod', ['argocd', 'argocd-apps', 'shop', 'payments', 'kargo-checkout'], [['argocd'], ['argocd-apps']]);
+  const appRt = registry.byKind('Application');
+
+  dev.store.create(appRt, 'argocd', application('argocd', 'checkout-dev', 'checkout/dev', 'shop', { 'app.kubernetes.io/part-of': 'checkout', env: 'dev' }));
+  prod.store.create(appRt, 'argocd-apps', application('argocd-apps', 'payments-ledger', 'payments/ledger', 'payments', { 'app.kubernetes.io/part-of': 'ledger', env: 'prod' }));
+  const appSet = new AppSetController({ store: prod.store, clock, namespaces: ['argocd'], faults: options.appSetFaults }).start();
+  prod.store.create(registry.byKind('ApplicationSet'), 'argocd', {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'ApplicationSet',
+    metadata: { namespace: 'argocd', name: 'checkout' },
+    spec: {
+      generators: [{ list: { elements: [{ target: 'staging', env: 'staging', region: 'eu' }, { target: 'prod-eu', env: 'prod', region: 'eu' }, { target: 'prod-us', env: 'prod', region: 'us' }] } }],
+      strategy: {
+        type: 'RollingSync',
+        rollingSync: {
+          steps: [
+            { matchExpressions: [{ key: 'env', operator: 'In', values: ['staging'] }] },
+            { matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }, { key: 'region', operator: 'In', values: ['eu'] }] },
+            { matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }, { key: 'region', operator: 'In', values: ['us'] }], maxUpdate: 0 },
+          ],
+        },
+      },
+      template: {
+        metadata: { name: 'checkout-{{target}}', labels: { ...TRACKED, 'app.kubernetes.io/part-of': 'checkout', env: '{{env}}', region: '{{region}}' } },
+        spec: {
+          project: 'default',
+          source: { repoURL: DEPLOY_REPO, targetRevision: 'main', path: 'checkout/{{target}}' },
+          destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+          syncPolicy: { automated: { prune: true } },
+        },
+      },
+    },
+  });
+
+  // The gated last step was approved once, long ago: the world starts fully deployed.
+  await settle();
+  if (prod.store.tryGet(appRt, 'argocd', 'checkout-prod-us')) {
+    prod.store.mutate(appRt, 'argocd', 'checkout-prod-us', (a) => void (a.operation = { initiatedBy: { username: 'admin' }, sync: {} }));
+  }
+
+  // Kargo project on prod: dev → staging → prod.
+  installKargoAdmission(prod.store, (r) => prod.server.authorizer.can(r));
+  const k = (kind: string) => registry.byKind(kind, 'kargo.akuity.io');
+  const ns = 'kargo-checkout';
+  prod.store.create(k('Warehouse'), ns, warehouseManifest(ns, 'checkout', CHECKOUT_IMAGE));
+  prod.store.create(k('Freight'), ns, freightManifest(ns, 'checkout', { repoURL: CHECKOUT_IMAGE, tag: '1.28.0' }, 'steady-otter'));
+  prod.store.create(k('Freight'), ns, freightManifest(ns, 'checkout', { repoURL: CHECKOUT_IMAGE, tag: '1.29.0' }, 'brave-lynx'));
+  prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'dev', warehouse: 'checkout', labels: { tier: 'pre-prod' } }));
+  prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'staging', warehouse: 'checkout', upstream: ['dev'], apps: [{ name: 'checkout-staging' }], labels: { tier: 'pre-prod' } }));
+  prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'prod', warehouse: 'checkout', upstream: ['staging'], apps: [{ name: 'checkout-prod-eu' }, { name: 'checkout-prod-us' }], labels: { tier: 'prod' } }));
+  const kargo = new KargoController({ store: prod.store, clock }).start();
+
+  if (options.kubeconfigPath) {
+    const entry = (c: SimulatedCluster) => ({ name: c.name, server: c.server.url, caPem: c.server.caPem, users, defaultUser: 'glidepath' });
+    writeKubeconfig(options.kubeconfigPath, [entry(dev), entry(prod)], 'prod');
+  }
+
+  return {
+    clusters: { dev, prod },
+    git,
+    appSet,
+    kargo,
+    kubeconfigPath: options.kubeconfigPath,
+    releaseCheckout(version, releaseId) {
+      const sha = git.commit(DEPLOY_REPO, 'main', checkoutTree(version, releaseId));
+      // Refreshed in RollingSync step order. The other order reproduces upstream's out-of-order
+      // progression (argo-cd#29347): a later step's app refreshes while an earlier one still looks
+      // Healthy at the old revision.
+      const steps = new Map<string, number>(
+        (prod.store.get(registry.byKind('ApplicationSet'), 'argocd', 'checkout').status?.applicationStatus ?? []).map((e: { application: string; step: string }) => [e.application, Number(e.step)]),
+      );
+      for (const c of [dev, prod]) {
+        const apps = c.store.list(appRt, 'argocd').items.sort((a, b) => (steps.get(a.metadata.name) ?? 99) - (steps.get(b.metadata.name) ?? 99));
+        for (const app of apps) {
+          c.store.patch(appRt, 'argocd', app.metadata.name, 'merge', { metadata: { annotations: { [REFRESH_ANNOTATION]: 'normal' } } });
+        }
+      }
+      return sha;
+    },
+    async stop() {
+      appSet.stop();
+      kargo.stop();
+      for (const c of [dev, prod]) {
+        c.rollouts.stop();
+        for (const a of c.argocd) a.stop();
+        for (const n of c.notifications) n.stop();
+        await c.server.close();
+      }
+    },
+  };
+}

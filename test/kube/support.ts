@@ -1,0 +1,73 @@
+/**
+ * A stand-in cluster for the Kubernetes layer's tests: the real API server stand-in on 127.0.0.1,
+ * a `glidepath` user whose RBAC rules are read from deploy/rbac (so every test runs with exactly
+ * the permissions Glidepath ships), an admin, and a `no-status` user lacking rollouts/status.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ClusterClients } from '../../src/kube/clusters.js';
+import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../src/sandbox/kube/auth.js';
+import { namespaceManifest } from '../../src/sandbox/kube/builders.js';
+import type { Clock } from '../../src/sandbox/kube/clock.js';
+import { installKargoAdmission } from '../../src/sandbox/kube/controllers/kargo-admission.js';
+import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
+import { startKubeServer, type KubeServer } from '../../src/sandbox/kube/server.js';
+import { ObjectStore } from '../../src/sandbox/kube/store.js';
+
+export interface ClusterRoleRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+export function shippedClusterRoleRules(): ClusterRoleRule[] {
+  const doc = parse(readFileSync(new URL('../../deploy/rbac/glidepath-clusterrole.yaml', import.meta.url), 'utf8')) as { rules: ClusterRoleRule[] };
+  return doc.rules;
+}
+
+export const GLIDEPATH_RULES: PolicyRule[] = shippedClusterRoleRules().map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs }));
+
+export const USERS: SandboxUser[] = [
+  { name: 'glidepath', token: 'glidepath-token', rules: GLIDEPATH_RULES },
+  { name: 'admin', token: 'admin-token', rules: ADMIN_RULES },
+  { name: 'no-status', token: 'no-status-token', rules: GLIDEPATH_RULES.filter((r) => !r.resources.includes('rollouts/status')) },
+  { name: 'no-promote', token: 'no-promote-token', rules: GLIDEPATH_RULES.map((r) => ({ ...r, verbs: r.verbs.filter((v) => v !== 'promote') })) },
+];
+
+export interface KubeWorld {
+  server: KubeServer;
+  store: ObjectStore;
+  kubeconfigPath: string;
+  /** Clients for cluster `prod` (as glidepath), `prod-no-status` and `prod-no-promote` (rules missing). */
+  clusters: ClusterClients;
+  close(): Promise<void>;
+}
+
+export async function startKubeWorld(options: { namespaces?: string[]; clock?: Clock; argocdNamespaces?: string[]; requestTimeoutMs?: number } = {}): Promise<KubeWorld> {
+  const store = new ObjectStore(new ResourceRegistry(), { clock: options.clock });
+  for (const ns of options.namespaces ?? ['shop', 'argocd', 'kargo-demo']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
+  const server = await startKubeServer({ store, users: USERS });
+  installKargoAdmission(store, (r) => server.authorizer.can(r));
+  const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-kube-')), 'kubeconfig');
+  server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
+  const clusters = new ClusterClients(
+    [
+      { name: 'prod', kubeconfigPath, kubeconfigContext: 'prod', argocdNamespaces: options.argocdNamespaces ?? ['argocd'] },
+      { name: 'prod-no-status', kubeconfigPath, kubeconfigContext: 'no-status@prod' },
+      { name: 'prod-no-promote', kubeconfigPath, kubeconfigContext: 'no-promote@prod' },
+    ],
+    { requestTimeoutMs: options.requestTimeoutMs ?? 5000 },
+  );
+  return { server, store, kubeconfigPath, clusters, close: () => server.close() };
+}
+
+export async function failure(promise: Promise<unknown>): Promise<Error & Record<string, any>> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error & Record<string, any>;
+  }
+  throw new Error('expected the call to fail');
+}

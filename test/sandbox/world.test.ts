@@ -1,0 +1,82 @@
+import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/sandbox/kube/clock.js';
+import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { startSampleWorld, type SampleWorld } from '../../src/sandbox/kube/world.js';
+
+let clock: FakeClock;
+let world: SampleWorld;
+let kc: KubeConfig;
+
+beforeAll(async () => {
+  clock = new FakeClock('2026-08-20T09:00:00Z');
+  world = await startSampleWorld({ clock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+  await clock.advance(30_000);
+  kc = new KubeConfig();
+  kc.loadFromFile(world.kubeconfigPath!);
+});
+afterAll(async () => {
+  await world.stop();
+});
+
+function api(context: string): CustomObjectsApi {
+  const c = new KubeConfig();
+  c.loadFromFile(world.kubeconfigPath!);
+  c.setCurrentContext(context);
+  return c.makeApiClient(CustomObjectsApi);
+}
+
+const list = async (context: string, plural: string, group = 'argoproj.io', labelSelector?: string): Promise<KubeObject[]> =>
+  ((await api(context).listClusterCustomObject({ group, version: 'v1alpha1', plural, labelSelector })) as { items: KubeObject[] }).items;
+
+describe('sample world', () => {
+  it('has two clusters reachable through one kubeconfig (contexts dev and prod)', () => {
+    expect(kc.getContexts().map((c) => c.name)).toEqual(expect.arrayContaining(['dev', 'prod', 'admin@dev', 'viewer@prod']));
+    expect(kc.getCurrentContext()).toBe('prod');
+  });
+
+  it('deployed every Rollout through Argo CD, all Healthy and labelled for the pipeline', async () => {
+    const prod = await list('prod', 'rollouts', 'argoproj.io', 'app.kubernetes.io/part-of=checkout');
+    expect(prod.map((r) => r.metadata.name).sort()).toEqual(['checkout-eu', 'checkout-staging', 'checkout-us']);
+    for (const r of prod) expect(r.status.phase).toBe('Healthy');
+    const dev = await list('dev', 'rollouts');
+    expect(dev.map((r) => `${r.metadata.namespace}/${r.metadata.name}`)).toEqual(['shop/checkout-dev']);
+    const ledger = await list('prod', 'rollouts', 'argoproj.io', 'app.kubernetes.io/part-of=ledger');
+    expect(ledger[0]!.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('argocd-apps_payments-ledger:argoproj.io/Rollout:payments/ledger');
+  });
+
+  it('runs an ApplicationSet with three RollingSync steps, the last gated (maxUpdate 0)', async () => {
+    const [appSet] = await list('prod', 'applicationsets');
+    expect(appSet!.spec.strategy.rollingSync.steps).toHaveLength(3);
+    expect(appSet!.status.applicationStatus.map((e: { application: string; step: string }) => `${e.application}:${e.step}`)).toEqual([
+      'checkout-prod-eu:2',
+      'checkout-prod-us:3',
+      'checkout-staging:1',
+    ]);
+    const apps = await list('prod', 'applications');
+    expect(apps.map((a) => `${a.metadata.namespace}/${a.metadata.name}`).sort()).toEqual(['argocd-apps/payments-ledger', 'argocd/checkout-prod-eu', 'argocd/checkout-prod-us', 'argocd/checkout-staging']);
+  });
+
+  it('has a Kargo project with dev → staging → prod', async () => {
+    const stages = await list('prod', 'stages', 'kargo.akuity.io');
+    expect(stages.map((s) => s.metadata.name).sort()).toEqual(['dev', 'prod', 'staging']);
+    const prod = stages.find((s) => s.metadata.name === 'prod')!;
+    expect(prod.spec.requestedFreight[0].sources.stages).toEqual(['staging']);
+    expect((await list('prod', 'freights', 'kargo.akuity.io')).map((f) => f.alias).sort()).toEqual(['brave-lynx', 'steady-otter']);
+  });
+
+  it('a new release moves through the RollingSync steps in order and stops at the gate', async () => {
+    world.releaseCheckout('1.29.0', 'rel-1.29.0');
+    await clock.advance(5_000);
+    const image = async (name: string) => (await list('prod', 'rollouts')).find((r) => r.metadata.name === name)!.spec.template.spec.containers[0].image;
+    expect(await image('checkout-staging')).toBe('registry.example.com/shop/checkout:1.29.0');
+    expect(await image('checkout-eu')).toBe('registry.example.com/shop/checkout:1.28.0');
+    const staging = (await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!;
+    await clock.advance(10_000);
+    expect((await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!.status.phase).toBe('Paused');
+    expect(staging.metadata.annotations?.['hangar.io/release-id']).toBe('rel-1.29.0');
+  });
+});
