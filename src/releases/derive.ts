@@ -83,7 +83,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
     notices.reply(
       `paused:${where}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`,
       'paused',
-      { ...base, message: t.pause.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
+      { ...base, message: t.pause?.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
       stage.name,
       t.ref,
     );

@@ -12,7 +12,18 @@ import type { ThreadEffectSink } from '../releases/ports.js';
 import { ReleaseStore } from '../releases/store.js';
 import { createKeys } from '../store/keys.js';
 import { connectRedis } from '../store/redis.js';
+import { ApprovalStore } from '../../commands/approvals.js';
+import type { CommandServices } from '../../commands/types.js';
+import { AuditLog } from '../audit/audit-log.js';
+import { KubeActions } from '../kube/actions.js';
+import { ClusterClients } from '../kube/clusters.js';
+import type { Keys } from '../store/keys.js';
+import type { Redis } from 'ioredis';
+import type { ReleaseReader } from '../releases/ports.js';
 import { createSlackApp, type SlackApp } from './app.js';
+import { createSlackClient } from './client.js';
+import { SlackGroupDirectory } from './group-directory.js';
+import { ThreadStore } from './writer/threads.js';
 import { checkChannels } from './channels.js';
 import { createSlackWriterMetrics } from './writer/metrics.js';
 import { SlackOutbox } from './writer/outbox.js';
@@ -36,7 +47,9 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
   const workers = connectRedis(env.REDIS_URL, 'worker');
   const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
   const reader = new ReleaseStore(workers, keys, { finishedTtlMs });
-  const app = await createSlackApp({ env, config, releases: new ReleaseStore(requests, keys, { finishedTtlMs }), logger });
+  const releases = new ReleaseStore(requests, keys, { finishedTtlMs });
+  const commands = commandServices({ env, config, logger, redis: requests, keys, releases, finishedTtlMs });
+  const app = await createSlackApp({ env, config, releases, logger, ...(commands ? { commands } : {}) });
   const queue = createSlackQueue(workers, env.REDIS_PREFIX);
   const writer = new SlackWriter({
     connection: workers,
@@ -66,5 +79,30 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
       requests.disconnect();
       workers.disconnect();
     },
+  };
+}
+
+/**
+ * What /glidepath and the buttons act through. A cluster that cannot be configured leaves the
+ * commands unavailable (they say so) rather than stopping the notifications side.
+ */
+function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redis: Redis; keys: Keys; releases: ReleaseReader; finishedTtlMs: number }): CommandServices | undefined {
+  let clusters: ClusterClients;
+  try {
+    clusters = new ClusterClients(o.config.clusters);
+  } catch (err) {
+    o.logger.warn({ err: (err as Error).message }, 'cluster clients could not be configured: /glidepath actions are unavailable');
+    return undefined;
+  }
+  return {
+    config: o.config,
+    releases: o.releases,
+    kube: new KubeActions(clusters),
+    clusters,
+    audit: new AuditLog(o.redis, o.keys.audit()),
+    approvals: new ApprovalStore(o.redis, o.keys),
+    groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
+    threads: new ThreadStore(o.redis, o.keys, o.finishedTtlMs),
+    logger: o.logger.child({ component: 'commands' }),
   };
 }

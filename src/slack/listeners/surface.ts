@@ -1,0 +1,44 @@
+/**
+ * The Slack side of a request as the commands see it (commands/types.ts SlackSurface): answers
+ * through response_url when there is one, otherwise as an ephemeral message to the person.
+ */
+import type { RespondFn } from '@slack/bolt';
+import type { KnownBlock, WebClient } from '@slack/web-api';
+import type { CommandContext, CommandServices, SlackSurface } from '../../../commands/types.js';
+
+type Blocks = KnownBlock[];
+
+export function slackSurface(options: { client: WebClient; channel: string; userId: string; respond?: RespondFn; triggerId?: string }): SlackSurface {
+  const { client, channel, userId, respond, triggerId } = options;
+  return {
+    async reply(message) {
+      const blocks = message.blocks as Blocks | undefined;
+      if (respond) {
+        await respond({ response_type: message.inChannel ? 'in_channel' : 'ephemeral', replace_original: message.replaceOriginal ?? false, text: message.text, ...(blocks ? { blocks } : {}) });
+      } else if (message.inChannel) {
+        await client.chat.postMessage({ channel, text: message.text, ...(blocks ? { blocks } : {}) });
+      } else {
+        await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...(blocks ? { blocks } : {}) });
+      }
+    },
+    async post(message, at) {
+      const blocks = message.blocks as Blocks | undefined;
+      const res = await client.chat.postMessage({ channel: at?.channel ?? channel, text: message.text, ...(blocks ? { blocks } : {}), ...(at?.threadTs ? { thread_ts: at.threadTs } : {}) });
+      return { channel: res.channel ?? at?.channel ?? channel, ts: res.ts ?? '' };
+    },
+    async update(ref, message) {
+      const blocks = message.blocks as Blocks | undefined;
+      await client.chat.update({ channel: ref.channel, ts: ref.ts, text: message.text, ...(blocks ? { blocks } : {}) });
+    },
+    async openDialog(view) {
+      if (!triggerId) throw new Error('a dialog needs the trigger_id of a slash command or a click');
+      await client.views.open({ trigger_id: triggerId, view: view as unknown as Parameters<WebClient['views']['open']>[0]['view'] });
+    },
+  };
+}
+
+export function commandContext(services: CommandServices, user: { id: string; name?: string }, channel: string, slack: SlackSurface): CommandContext {
+  return { ...services, user, channel, slack };
+}
+
+export const NOT_CONFIGURED = 'Acting from Slack is not available in this Glidepath process: no cluster client is configured (see the clusters section of the Glidepath config and the start-up log). Nothing was changed.';
