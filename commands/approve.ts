@@ -5,7 +5,7 @@
 import { deriveRolloutState } from '../src/facts/rollout-state.js';
 import type { RolloutLike } from '../src/facts/rollout-like.js';
 import { KubeActionError } from '../src/kube/errors.js';
-import { revisionsOf, type ChildFreshness } from '../src/kube/freshness.js';
+import type { ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
 import { stepsOfChildren } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep } from '../src/kube/rollout-operations.js';
@@ -53,24 +53,24 @@ export interface AppSetRef {
   name: string;
 }
 
-/** The step to approve next: the first whose Applications are not all Synced and Healthy at their target revision. */
-async function nextStep(ctx: CommandContext, ref: AppSetRef): Promise<{ step: number; revision: string } | string> {
+/**
+ * The step to approve: the stage's configured step, else the first step still Waiting in the
+ * ApplicationSet's status. The revision is the newest one the controller is rolling out (the
+ * targetRevisions of its latest transition); syncRollingSyncStep checks everything else on fresh state.
+ */
+async function nextStep(ctx: CommandContext, ref: AppSetRef, configured: number | undefined): Promise<{ step: number; revision: string } | string> {
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   const { appSet, children } = snapshot;
   if (appSet.spec?.strategy?.type !== 'RollingSync') return `ApplicationSet ${ref.name} does not use RollingSync: there is no step to approve`;
+  const entries = appSet.status?.applicationStatus ?? [];
+  const newest = [...entries].filter((e) => (e.targetRevisions ?? []).length > 0).sort((a, b) => Date.parse(b.lastTransitionTime ?? '') - Date.parse(a.lastTransitionTime ?? ''))[0];
+  const revision = newest?.targetRevisions?.[0];
+  if (!revision) return `${ref.name} has no target revision in the ApplicationSet's status yet: wait for the controller, or refresh with \`/glidepath freshness ${ref.cluster}/${ref.namespace}/${ref.name} --refresh\``;
+  if (configured !== undefined) return { step: configured, revision };
   const steps = stepsOfChildren(appSet, children);
-  const entries = new Map((appSet.status?.applicationStatus ?? []).map((e) => [e.application, e]));
-  const count = appSet.spec.strategy.rollingSync?.steps?.length ?? 0;
-  for (let step = 1; step <= count; step++) {
-    const apps = children.filter((c) => steps.get(c.metadata.name) === step);
-    const revision = apps.map((a) => entries.get(a.metadata.name)?.targetRevisions?.[0]).find((r) => r !== undefined);
-    const done = apps.every((a) => a.status?.sync?.status === 'Synced' && a.status?.health?.status === 'Healthy' && (!revision || revisionsOf(a).every((r) => r === revision)));
-    if (!done) {
-      if (!revision) return `step ${step} of ${ref.name} has no target revision in the ApplicationSet's status yet: wait for the controller, or refresh with \`/glidepath freshness ${ref.cluster}/${ref.namespace}/${ref.name} --refresh\``;
-      return { step, revision };
-    }
-  }
-  return `every RollingSync step of ${ref.name} is already Synced and Healthy: nothing to approve`;
+  const waiting = entries.filter((e) => e.status === 'Waiting').map((e) => steps.get(e.application) ?? -1).filter((n) => n >= 1);
+  if (waiting.length === 0) return `no RollingSync step of ${ref.name} is waiting: nothing to approve`;
+  return { step: Math.min(...waiting), revision };
 }
 
 export function staleRefusal(ref: AppSetRef, step: number, revision: string, stale: readonly ChildFreshness[], reason: string): SlackText {
@@ -139,7 +139,7 @@ async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: Ro
 }
 
 async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: AppSetRef): Promise<SlackText> {
-  const next = await nextStep(ctx, ref);
+  const next = await nextStep(ctx, ref, where.stage.applicationSet?.step);
   if (typeof next === 'string') return { text: `:information_source: ${next}` };
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   return (await approveAppSetStep(ctx, where, ref, next.step, next.revision, release?.releaseId)).message;

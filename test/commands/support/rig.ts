@@ -42,7 +42,7 @@ export function commandsConfig(): ConfigFile {
           { name: 'pay', cluster: 'prod', rollouts: { namespace: 'pay', selector: 'app.kubernetes.io/name=checkout' }, permissions: { ...perms, approve: [ALICE, BOB], requireTwoApprovers: true } },
           { name: 'locked', cluster: 'prod', rollouts: { namespace: 'locked', selector: 'app.kubernetes.io/name=checkout' } },
           { name: 'norbac', cluster: 'prod-no-status', rollouts: { namespace: 'shop', selector: 'app.kubernetes.io/name=checkout' }, permissions: perms },
-          { name: 'rolling', cluster: 'prod', applicationSet: { namespace: 'argocd', name: 'checkout' }, permissions: perms },
+          { name: 'rolling', cluster: 'prod', applicationSet: { namespace: 'argocd', name: 'checkout', step: 3 }, permissions: perms },
         ],
       },
       {

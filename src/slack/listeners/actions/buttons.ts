@@ -15,6 +15,7 @@ import { confirmPromote } from '../../../../commands/promote.js';
 import type { CommandContext, CommandServices, SlackText } from '../../../../commands/types.js';
 import { stagesOfObject } from '../../../../commands/where.js';
 import { progressText } from '../../../kube/freshness.js';
+import { authorize } from '../../../policy/permissions.js';
 import { ABORT_ACTION_ID, APPROVE_ACTION_ID } from '../../render/buttons.js';
 import { commandContext, NOT_CONFIGURED, slackSurface } from '../surface.js';
 import type { ListenerGroup } from '../types.js';
@@ -128,6 +129,13 @@ export const actionButtons: ListenerGroup = {
           return;
         }
         const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
+        // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
+        const decision = await authorize(services.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, services.groups);
+        if (!decision.allowed) {
+          const { message } = await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
+          await ctx.slack.reply(message);
+          return;
+        }
         const snapshot = await services.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
         if (snapshot.report.stale.length > 0) {
           await ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` });
