@@ -5,7 +5,7 @@
  * chosen again at the click (what disappeared is named, not promoted).
  */
 import { freightLabel } from '../src/kube/kargo-availability.js';
-import { TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
+import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
 import { act } from './act.js';
 import { outcomeMessage } from './approve.js';
 import { actions, button, PROMOTE_CONFIRM_ACTION_ID, section, type PromoteConfirmValue } from './buttons.js';
@@ -46,7 +46,7 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
   const target = `${scope.cluster}/${scope.project}/${stage}`;
   let freight = freightWanted;
   if (!freight) {
-    const available = await ctx.kube.availableFreight(scope.cluster, scope.project, stage);
+    const available = await availableFreight(ctx.clusters.api(scope.cluster), scope.project, stage, ctx.now ? { now: ctx.now } : {});
     if (!available.newest) return `:x: \`${stage}\`: no Freight is available to it yet (none is verified in all its upstream Stages)`;
     freight = available.newest.metadata.name;
   }
@@ -57,7 +57,7 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
     where: scope.where,
     describe: `promote Freight ${freight} to ${target}`,
     run: async () => {
-      const result = await ctx.kube.promote(scope.cluster, scope.project, stage, freight);
+      const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
       promotion = result.name;
       return { summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
     },
@@ -98,8 +98,12 @@ export async function confirmPromote(ctx: CommandContext, value: PromoteConfirmV
   const present = new Set((await ctx.kube.selectStages(value.c, value.project, choose)).map((s) => s.metadata.name));
   const stillThere = value.stages.filter((s) => present.has(s));
   const gone = value.stages.filter((s) => !stillThere.includes(s));
+  const unseen = [...present].filter((s) => !value.stages.includes(s)).sort();
   const result = await promoteStages(ctx, scope, stillThere, value.freight);
-  const notes = gone.length > 0 ? `\n:information_source: no longer matched, not promoted: ${gone.map((s) => `\`${s}\``).join(', ')}` : '';
+  const list = (names: string[]) => names.map((s) => `\`${s}\``).join(', ');
+  const notes =
+    (gone.length > 0 ? `\n:information_source: no longer matched, not promoted: ${list(gone)}` : '') +
+    (unseen.length > 0 ? `\n:information_source: matched since you were asked, not promoted (run the command again to include them): ${list(unseen)}` : '');
   return { text: `${result.text}${notes}` };
 }
 
