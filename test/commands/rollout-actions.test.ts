@@ -10,6 +10,7 @@ import { FakeClock } from '../../src/sandbox/kube/clock.js';
 import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../src/sandbox/kube/object.js';
 import { createSlackClient } from '../../src/slack/client.js';
+import { ThreadStore } from '../../src/slack/writer/threads.js';
 import { ABORT_ACTION_ID, APPROVE_ACTION_ID, approveAndAbort, encodeButtonValue, type ButtonValue } from '../../src/slack/render/buttons.js';
 import { eventually } from '../slack/support/harness.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
@@ -116,6 +117,22 @@ describe('approve a Rollout paused at a canary step', () => {
     const audit = await rig.auditEntries();
     expect(audit[0]).toMatchObject({ actor: { slackUserId: BOB }, result: 'done' });
     expect(audit[1]).toMatchObject({ actor: { slackUserId: BOB }, result: 'allowed', reason: 'allowed via S0OPS' });
+  });
+
+  it('tells the release thread who did what: a refused attempt and the approval each get a line', async () => {
+    const at = await pausedAtStep1();
+    const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
+    const parent = await client.chat.postMessage({ channel: CHANNEL, text: 'Release rel-1 (checkout)' });
+    await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('checkout', 'rel-1', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
+    const value = encodeButtonValue(buttonValue(at));
+    await (await rig.click({ actionId: APPROVE_ACTION_ID, value, user: MALLORY })).first();
+    await rig.click({ actionId: APPROVE_ACTION_ID, value, user: ALICE });
+    const thread = await eventually(() => {
+      const replies = rig.slack.transcript.find(CHANNEL, parent.ts!)?.replies ?? [];
+      return replies.length >= 2 ? replies : undefined;
+    }, 'two lines in the release thread');
+    expect(thread[0]!.text).toMatch(new RegExp(`^:no_entry: <@${MALLORY}> tried to approve step 2 of prod/shop/checkout \\(checkout@prod\\): refused, you may not approve`));
+    expect(thread[1]!.text).toBe(`:white_check_mark: <@${ALICE}>: approved step 2 of prod/shop/checkout: the canary moves on`);
   });
 
   it('refuses a stale button with what changed, changes nothing, and audits the failure', async () => {
