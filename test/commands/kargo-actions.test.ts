@@ -4,6 +4,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROMOTE_CONFIRM_ACTION_ID } from '../../commands/buttons.js';
+import { createSlackClient } from '../../src/slack/client.js';
+import { PROMOTE_ACTION_ID } from '../../src/slack/render/buttons.js';
+import { renderReply } from '../../src/slack/render/reply.js';
+import { record, reply, stage as recordStage, T0 } from '../slack/support/records.js';
 import { FakeClock } from '../../src/sandbox/kube/clock.js';
 import { KargoController } from '../../src/sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../src/sandbox/kube/object.js';
@@ -116,6 +120,30 @@ describe('promote', () => {
     } finally {
       kargo.stop();
     }
+  });
+});
+
+describe('the Promote button of a healthy stage', () => {
+  it('promotes the Freight that proved healthy upstream (asking first for a selector stage), then shows who clicked and drops the button; refuses once the release is over', async () => {
+    world.store.patch(rt('Stage'), NS, 'staging', 'merge', { status: { freightHistory: [{ id: 'c0', items: { 'Warehouse/shop': { name: OLD } } }] } }, { subresource: 'status' });
+    const release = record({ pipeline: 'shop', releaseId: 'rel-k', stages: [recordStage('staging', 'Healthy', [], { healthyAt: T0 }), recordStage('prod', 'Waiting')] });
+    await rig.store.update('shop', 'rel-k', () => ({ next: release, result: null }));
+    const rendered = renderReply(reply('stage-healthy', {}, { stage: 'staging', target: undefined }), release);
+    const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
+    const posted = await client.chat.postMessage({ channel: CHANNEL, text: rendered.text, blocks: rendered.blocks as never });
+    const value = (rendered.blocks.find((b) => b.type === 'actions') as { elements: { value: string }[] }).elements[0]!.value;
+
+    const ask = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value, messageTs: posted.ts!, messageText: rendered.text, messageBlocks: rendered.blocks })).first();
+    expect(said(ask)).toBe(`Promote Freight ${OLD} to 2 Stages in kargo-demo: \`prod-eu\`, \`prod-us\`?`);
+    const message = rig.slack.transcript.find(CHANNEL, posted.ts!)!;
+    await eventually(() => message.edits.length > 0 || undefined, 'the clicked message to be updated');
+    expect(message.blocks.some((b) => (b as { type: string }).type === 'actions')).toBe(false);
+    expect(JSON.stringify(message.blocks)).toContain(`<@${ALICE}> asked to promote Freight ${OLD} to prod`);
+    expect(promotions()).toEqual([]);
+
+    await rig.store.update('shop', 'rel-k', (current) => ({ next: { ...current!.record, status: 'Superseded' }, result: null }));
+    const late = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value })).first();
+    expect(said(late)).toBe(':x: Release `rel-k` is no longer in flight (Superseded) since the button was shown; nothing was changed.');
   });
 });
 

@@ -16,7 +16,10 @@ import type { CommandContext, CommandServices, SlackText } from '../../../../com
 import { stagesOfObject } from '../../../../commands/where.js';
 import { progressText } from '../../../kube/freshness.js';
 import { authorize } from '../../../policy/permissions.js';
-import { ABORT_ACTION_ID, APPROVE_ACTION_ID } from '../../render/buttons.js';
+import { dispatch } from '../../../../commands/dispatch.js';
+import { getStage } from '../../../kube/reads.js';
+import { FINISHED_RELEASE_STATUSES } from '../../../releases/record.js';
+import { ABORT_ACTION_ID, APPROVE_ACTION_ID, PROMOTE_ACTION_ID } from '../../render/buttons.js';
 import { commandContext, NOT_CONFIGURED, slackSurface } from '../surface.js';
 import type { ListenerGroup } from '../types.js';
 
@@ -47,6 +50,8 @@ function clickContext(services: CommandServices, { body, respond, client }: Clic
   const slack = slackSurface({ client, channel, userId: body.user.id, respond, triggerId: body.trigger_id });
   return commandContext(services, { id: body.user.id, ...(body.user.username ? { name: body.user.username } : {}) }, channel, slack);
 }
+
+const promoteButtonValue = z.object({ v: z.literal(1), p: z.string(), r: z.string(), st: z.string(), from: z.string() });
 
 /** Shows on the clicked message who did what, without its buttons (kept for a first of two approvals). */
 async function markMessage(ctx: CommandContext, args: ClickArgs, line: string, keepButtons: boolean): Promise<void> {
@@ -162,6 +167,38 @@ export const actionButtons: ListenerGroup = {
         const result = await confirmPromote(ctx, value);
         await markMessage(ctx, args, `<@${ctx.user.id}> confirmed:\n${result.text}`, false);
         await ctx.slack.reply({ ...result, inChannel: true });
+      }),
+    );
+
+    app.action<BlockAction<ButtonAction>>(
+      PROMOTE_ACTION_ID,
+      withServices(deps, async (services, args) => {
+        const ctx = clickContext(services, args);
+        const value = parseValue(promoteButtonValue, args.action.value);
+        const pipeline = value ? services.config.pipelines.find((p) => p.name === value.p) : undefined;
+        const target = pipeline?.stages.find((s) => s.name === value?.st);
+        if (!value || !pipeline || !target) {
+          await ctx.slack.reply({ text: ':x: This button names no configured stage to promote to; nothing was changed.' });
+          return;
+        }
+        if (!target.kargo) {
+          await ctx.slack.reply({ text: `:information_source: ${value.p}@${value.st} is not a Kargo stage: it moves on with the release itself. When it pauses, approve it with \`/glidepath approve ${value.p}@${value.st}\`. Nothing was changed.` });
+          return;
+        }
+        const release = await services.releases.get(value.p, value.r);
+        if (!release || FINISHED_RELEASE_STATUSES.includes(release.status)) {
+          await ctx.slack.reply({ text: `:x: Release \`${value.r}\` is no longer in flight (${release?.status ?? 'gone'}) since the button was shown; nothing was changed.` });
+          return;
+        }
+        // What proved healthy upstream is what moves on, when the upstream stage is one Kargo Stage of the same project.
+        const from = pipeline.stages.find((s) => s.name === value.from);
+        let freight: string | undefined;
+        if (from?.kargo?.stage && from.cluster === target.cluster && from.kargo.project === target.kargo.project) {
+          const upstream = await getStage(services.clusters.api(from.cluster), from.kargo.project, from.kargo.stage);
+          freight = Object.values(upstream.status?.freightHistory?.[0]?.items ?? {})[0]?.name ?? undefined;
+        }
+        await dispatch(ctx, `promote ${value.p}@${value.st}${freight ? ` --freight ${freight}` : ''}`);
+        await markMessage(ctx, args, `<@${ctx.user.id}> asked to promote ${freight ? `Freight ${freight} ` : ''}to ${value.st}`, false);
       }),
     );
 
