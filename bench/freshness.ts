@@ -126,6 +126,12 @@ for (let run = 0; run < RUNS + 3; run++) {
 const freshnessMs = median(freshnessTimes);
 const baselineListMs = median(baselineTimes);
 console.log(`freshness check of ${APPS} children: median ${freshnessMs.toFixed(1)} ms; bare paginated LIST: median ${baselineListMs.toFixed(1)} ms (${RUNS} runs each, alternated)`);
+const counted = async (work: () => Promise<unknown>): Promise<string> => {
+  const start = new Map(server.requestCounts);
+  await work();
+  return JSON.stringify(Object.fromEntries([...server.requestCounts].map(([k, n]) => [k, n - (start.get(k) ?? 0)] as const).filter(([, n]) => n > 0)));
+};
+console.log(`requests per check: ${await counted(() => checkFreshness(api, NS, 'shop'))}; per bare LIST: ${await counted(baselineList)}`);
 
 // --refresh
 const before = new Map(server.requestCounts);

@@ -58,7 +58,7 @@ time('status write ApplicationSet (50 applicationStatus entries)', 2000, (i) =>
 );
 time('list 2000 Rollouts with a label selector', 200, () => store.list(ro, 'shop', { labelSelector: 'n in (1,2)' }));
 
-const server = await startKubeServer({ store, users: [{ name: 'admin', token: 't', rules: ADMIN_RULES }] });
+const server = await startKubeServer({ store, users: [{ name: 'admin', token: 't', rules: ADMIN_RULES }], scheme: process.env.BENCH_SCHEME === 'http' ? 'http' : 'https' });
 const path = join(mkdtempSync(join(tmpdir(), 'bench-kube-')), 'kubeconfig');
 server.writeKubeconfig(path, 'bench', 'admin');
 const kc = new KubeConfig();
@@ -74,7 +74,7 @@ for (let i = 0; i < n; i++) {
   );
 }
 let ms = Date.now() - start;
-console.log(`client-node status merge patch over HTTPS, sequential: ${n} in ${ms} ms = ${((n / ms) * 1000).toFixed(0)}/s`);
+console.log(`client-node status merge patch over ${server.scheme}, sequential: ${n} in ${ms} ms = ${((n / ms) * 1000).toFixed(0)}/s`);
 start = Date.now();
 let pages = 0;
 let token: string | undefined;

@@ -141,6 +141,7 @@ export class KubeApi {
     onEvent: (type: WatchEventType, object: unknown) => void,
   ): Promise<WatchHandle> {
     const call: KubeCall = { cluster: this.cluster, verb: 'watch', resource: res.plural, namespace };
+    // Only the declaration check: the watch itself reports through its callbacks.
     await this.call(res, 'watch', undefined, namespace, undefined, async () => undefined);
     let finish!: () => void;
     let failure: KubeActionError | undefined;

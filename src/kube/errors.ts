@@ -108,8 +108,8 @@ function isTimeout(err: unknown): boolean {
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 
 /**
- * Turns whatever a client-node call threw into a KubeActionError. `changed` says what a failed
- * write means for the user (reads change nothing).
+ * Turns whatever a client-node call threw into a KubeActionError. A write that was refused says
+ * "nothing was changed"; one whose outcome is unknown (timeout, 5xx) says to look before retrying.
  */
 export function toKubeActionError(err: unknown, call: KubeCall, options: { timeoutMs?: number } = {}): KubeActionError {
   if (err instanceof KubeActionError) return err;

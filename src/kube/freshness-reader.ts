@@ -6,7 +6,7 @@
  */
 import type { KubeApi } from './api.js';
 import { KubeActionError } from './errors.js';
-import { judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
+import { humanDuration, judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
 import { getApplicationSet, listApplicationCores } from './reads.js';
 import { APPLICATIONS } from './resources.js';
 import { applicationCoreSchema, type ApplicationCore as Application, type ApplicationSet, type ApplicationStatusEntry } from './schemas.js';
@@ -25,7 +25,11 @@ export interface FreshnessOptions {
 
 export async function checkFreshness(api: KubeApi, namespace: string, appSetName: string, options: FreshnessOptions & { pageSize?: number } = {}): Promise<FreshnessSnapshot> {
   // The ApplicationSet first would be as good; together they cost one round trip less.
-  const [appSet, apps] = await Promise.all([getApplicationSet(api, namespace, appSetName), listApplicationCores(api, namespace, { limit: options.pageSize })]);
+  const [setResult, appsResult] = await Promise.allSettled([getApplicationSet(api, namespace, appSetName), listApplicationCores(api, namespace, { limit: options.pageSize })]);
+  if (setResult.status === 'rejected') throw setResult.reason;
+  if (appsResult.status === 'rejected') throw appsResult.reason;
+  const appSet = setResult.value;
+  const apps = appsResult.value;
   const children = childrenOf(appSet, apps.items);
   const report = judgeChildren(appSet, children, (options.now ?? Date.now)());
   return { appSet, children, resourceVersion: apps.resourceVersion, report };
@@ -136,7 +140,14 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
     if (verdicts.get(name)?.fresh) freshCount--;
     verdicts.delete(name);
   };
-  const report = (): FreshnessReport => judgeFreshness(appSet, [...children.values()], now());
+  // When Glidepath asked for a refresh (the annotation carries no time before Argo CD 3.6).
+  const requestedAt = new Map<string, number>((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, now()]));
+  const report = (): FreshnessReport => {
+    const r = judgeFreshness(appSet, [...children.values()], now());
+    const withAge = (c: ChildFreshness): ChildFreshness =>
+      c.reason === 'refresh pending' && requestedAt.has(c.name) ? { ...c, reason: `refresh pending for ${humanDuration(now() - requestedAt.get(c.name)!)}` } : c;
+    return { ...r, children: r.children.map(withAge), stale: r.stale.map(withAge) };
+  };
 
   const refreshedAt = new Map((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, initial.latestTransition ?? '']));
   const refreshedAgain: string[] = [];
@@ -189,6 +200,7 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       }
       refreshedAt.set(verdict.name, anchor);
       refreshedAgain.push(verdict.name);
+      requestedAt.set(verdict.name, now());
       refreshQueue.push(verdict.name);
       pumpRefreshes();
     };
@@ -303,11 +315,11 @@ export async function refreshAndWait(
   api: KubeApi,
   namespace: string,
   snapshot: FreshnessSnapshot,
-  options: Omit<WaitFreshOptions, 'refreshNewlyStale'> & { concurrency?: number },
+  options: Omit<WaitFreshOptions, 'refreshNewlyStale'> & { concurrency?: number; refreshRounds?: number },
 ): Promise<WaitFreshResult & { refreshed: RefreshResult }> {
   const toRefresh = snapshot.report.stale.filter((c) => !c.reason?.startsWith('refresh pending'));
   const refreshed = await refreshStale(api, namespace, toRefresh, { concurrency: options.concurrency });
   if (refreshed.failed.length > 0) throw refreshed.failed[0]!.error;
-  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshNewlyStale: { refreshed: refreshed.requested, concurrency: options.concurrency } });
+  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshNewlyStale: { refreshed: refreshed.requested, concurrency: options.concurrency, maxRounds: options.refreshRounds } });
   return { ...waited, refreshed };
 }

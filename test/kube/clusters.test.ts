@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeActions } from '../../src/kube/actions.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
-import { refreshStale } from '../../src/kube/freshness-reader.js';
+import { checkFreshness, refreshStale } from '../../src/kube/freshness-reader.js';
 import { KubeActionError } from '../../src/kube/errors.js';
 import { getRollout, listApplications } from '../../src/kube/reads.js';
 import { writeKubeconfig } from '../../src/sandbox/kube/kubeconfig.js';
@@ -116,5 +116,20 @@ describe('API failures a person can act on', () => {
     expect(err.kind).toBe('invalid');
     expect(err.status).toBe(422);
     expect(err.message).toMatch(/^prod\/shop rejected the patch of rollouts "checkout": spec\.replicas: .*; nothing was changed$/);
+  });
+});
+
+describe('freshness of an ApplicationSet that is not there', () => {
+  it('is a not-found naming it (and the LIST beside it cannot fail unheard)', async () => {
+    const w = await startKubeWorld({ namespaces: ['argocd'] });
+    try {
+      const err = await failure(checkFreshness(w.clusters.api('prod-no-status'), 'argocd', 'checkout'));
+      expect(err.kind).toBe('not-found');
+      expect(err.message).toBe('checkout (applicationsets) was not found in prod-no-status/argocd: it may have been deleted or renamed, or its CRD is not installed');
+      const both = await failure(checkFreshness(w.clusters.api('prod'), 'nowhere', 'checkout'));
+      expect(both.kind).toBe('not-found');
+    } finally {
+      await w.close();
+    }
   });
 });

@@ -106,6 +106,7 @@ describe('ApplicationSet RollingSync simulator', () => {
     await w.clock.advance(60_000);
     expect(entry('prod')).toMatchObject({ status: 'Waiting', step: '3' });
     expect(appSet().status.conditions.find((c: { type: string }) => c.type === 'RolloutProgressing')).toMatchObject({ status: 'True', message: 'ApplicationSet is performing rollout of step 3' });
+    expect(appSet().status.health.status).toBe('Progressing');
     // The manual gate: a sync of the prod app (what Glidepath's "approve next step" does).
     w.store.mutate(w.store.registry.byKind('Application'), 'argocd', 'checkout-prod', (a) => void (a.operation = { initiatedBy: { username: 'glidepath' }, sync: {} }));
     await w.clock.advance(2000);
@@ -113,6 +114,8 @@ describe('ApplicationSet RollingSync simulator', () => {
     expect(entry('prod').status).toBe('Healthy');
     expect(appSet().status.conditions.find((c: { type: string }) => c.type === 'RolloutProgressing')).toMatchObject({ status: 'False', reason: 'ApplicationSetRolloutComplete' });
     expect(entry('prod').targetRevisions).toEqual([w.git.resolve(REPO, 'main')]);
+    expect(appSet().status).toMatchObject({ health: { status: 'Healthy' }, resourcesCount: 3 });
+    expect(appSet().status.resources.find((r: { name: string }) => r.name === 'checkout-prod')).toMatchObject({ kind: 'Application', status: 'Synced', health: { status: 'Healthy' } });
   });
 
   it('a new commit: every child goes Waiting with the new targetRevisions, and steps run in order', async () => {

@@ -79,6 +79,11 @@ describe('stand-in API server with client-node', () => {
     expect(await names(undefined, 'metadata.name=cart')).toEqual(['cart']);
     const all = (await api.listClusterCustomObject({ ...ROLLOUTS, fieldSelector: 'metadata.namespace=payments' })) as { items: KubeObject[] };
     expect(all.items.map((i) => i.metadata.name)).toEqual(['ledger']);
+    const events = cluster.store.registry.byKind('Event');
+    cluster.store.create(events, 'shop', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1' }, involvedObject: { kind: 'Rollout', name: 'cart' }, reason: 'RolloutPaused' });
+    cluster.store.create(events, 'shop', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e2' }, involvedObject: { kind: 'Rollout', name: 'checkout' }, reason: 'RolloutPaused' });
+    const ev = JSON.parse((await rawRequest(cluster.server, '/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dcheckout', 'admin-token')).body) as { items: KubeObject[] };
+    expect(ev.items.map((e) => e.metadata.name)).toEqual(['e2']);
     const bad = statusOf(await rejection(api.listClusterCustomObject({ ...ROLLOUTS, fieldSelector: 'spec.replicas=3' })));
     expect(bad).toMatchObject({ code: 400, message: 'field label not supported: spec.replicas' });
 
@@ -277,3 +282,23 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!condition()) throw new Error('condition not met');
 }
+
+describe('field validation', () => {
+  it('warns about unknown fields by default, refuses them with fieldValidation=Strict', async () => {
+    const c = await startTestCluster();
+    try {
+      const body = JSON.stringify({ ...rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'img:1' }), extra: true });
+      const warned = await rawRequest(c.server, '/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts', 'admin-token', { method: 'POST', body, contentType: 'application/json' });
+      expect(warned.status).toBe(201);
+      const strict = await rawRequest(c.server, '/apis/argoproj.io/v1alpha1/namespaces/shop/rollouts?fieldValidation=Strict', 'admin-token', {
+        method: 'POST',
+        body: body.replace('"checkout"', '"cart"'),
+        contentType: 'application/json',
+      });
+      expect(strict.status).toBe(400);
+      expect(JSON.parse(strict.body).message).toBe('Rollout in version "v1alpha1" cannot be handled as a Rollout: strict decoding error: unknown field "extra"');
+    } finally {
+      await c.server.close();
+    }
+  });
+});

@@ -58,6 +58,27 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
     expect(denied.stderr).toContain('Error from server (Forbidden): rollouts.argoproj.io "checkout-eu" is forbidden: User "viewer" cannot patch resource "rollouts" in API group "argoproj.io" in the namespace "shop"');
   });
 
+  it('kubectl describe shows the Rollout with its Events; kubectl apply updates it', async () => {
+    const described = await kubectl(['describe', 'rollout', 'checkout-eu', '-n', 'shop']);
+    expect(described.stderr).toBe('');
+    expect(described.stdout).toMatch(/Events:[\s\S]*RolloutCompleted\s+\S+\s+rollouts-controller\s+Rollout completed update to revision 1/);
+    const current = await kubectl(['get', 'rollout', 'checkout-eu', '-n', 'shop', '-o', 'json']);
+    const obj = JSON.parse(current.stdout) as { spec: { replicas: number } };
+    obj.spec.replicas = 6;
+    const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(obj));
+    expect(applied.stdout.trim()).toBe('rollout.argoproj.io/checkout-eu configured');
+    await clock.advance(0);
+    const after = await kubectl(['get', 'rollout', 'checkout-eu', '-n', 'shop', '-o', 'jsonpath={.spec.replicas} {.status.replicas}']);
+    expect(after.stdout).toBe('6 6');
+  });
+
+  it('kubectl auth can-i answers from the sandbox RBAC, including the custom verb promote', async () => {
+    expect((await kubectl(['auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['--context', 'viewer@prod', 'auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('no');
+    expect((await kubectl(['auth', 'can-i', 'patch', 'rollouts', '--subresource=status', '-n', 'shop'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('no');
+  });
+
   it('kubectl get --watch streams changes', async () => {
     const child = spawn('kubectl', args(['get', 'rollout', 'checkout-us', '-n', 'shop', '--watch', '-o', 'jsonpath={.metadata.name} {.spec.paused}{"\\n"}']));
     let out = '';
@@ -76,10 +97,13 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
     const stages = await kubectl(['get', 'freight', '-n', 'kargo-checkout', '-o', 'jsonpath={range .items[?(@.alias=="steady-otter")]}{.metadata.name}{end}']);
     const freight = stages.stdout.trim();
     expect(freight).toMatch(/^[0-9a-f]{40}$/);
-    // The stand-in serves no OpenAPI documents, so kubectl's client-side validation is off here.
-    const res = await kubectl(['create', '--validate=false', '-f', '-'], JSON.stringify({ apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Promotion', metadata: { generateName: 'promo-', namespace: 'kargo-checkout' }, spec: { stage: 'dev', freight } }));
+    const res = await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Promotion', metadata: { generateName: 'promo-', namespace: 'kargo-checkout' }, spec: { stage: 'dev', freight } }));
     expect(res.stderr).toBe('');
     expect(res.stdout.trim()).toMatch(new RegExp(`^promotion\\.kargo\\.akuity\\.io/dev\\.[0-9a-z]{26}\\.${freight.slice(0, 7)} created$`));
+    // kubectl leaves field validation to the server (it reads /openapi/v3): Strict refuses unknown fields.
+    const strict = await kubectl(['create', '-f', '-'], JSON.stringify({ apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Promotion', metadata: { generateName: 'promo-', namespace: 'kargo-checkout' }, spec: { stage: 'dev', freight, bogus: 1 } }));
+    expect(strict.code).not.toBe(0);
+    expect(strict.stderr).toContain('Promotion in version "v1alpha1" cannot be handled as a Promotion: strict decoding error: unknown field "spec.bogus"');
   });
 });
 

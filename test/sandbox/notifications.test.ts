@@ -221,4 +221,41 @@ describe('notifications engine simulator', () => {
     expect(body.application.metadata.name).toBe('shop-checkout');
     expect(body.application.spec).toEqual({ project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } });
   });
+
+  it('Argo CD: an operation Running for 10 minutes (a hook-pinned sync) is reported at the next resync', async () => {
+    await setUp({ kind: 'application', rollouts: undefined, resyncEveryMs: 5 * 60_000 });
+    const appRt = store.registry.byKind('Application');
+    store.create(appRt, 'argocd', {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'shop-checkout', labels: TRACKED },
+      spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
+    });
+    store.mutate(appRt, 'argocd', 'shop-checkout', (o) => {
+      o.status = {
+        health: { status: 'Suspended' },
+        operationState: { operation: { sync: {} }, phase: 'Running', message: 'waiting for completion of hook batch/Job/shop-checkout-postsync', startedAt: '2026-08-20T09:00:00Z' },
+      };
+    });
+    await flush(9 * 60_000);
+    expect(receiver.events()).toEqual([]);
+    await flush(60_000);
+    expect(receiver.events()).toEqual(['on-glidepath-sync-running-long']);
+    await flush(30 * 60_000);
+    expect(receiver.events()).toEqual(['on-glidepath-sync-running-long']);
+  });
+
+  it('delivers in parallel across Rollouts but in order for each one', async () => {
+    await setUp({ concurrency: 4 });
+    for (const name of ['a', 'b', 'c']) createRollout(name);
+    await flush();
+    for (const name of ['a', 'b', 'c']) {
+      store.mutate(rolloutType(), 'shop', name, (o) => void (o.spec.template.spec.containers[0].image = 'registry.example.com/shop/checkout:1.29.0'));
+    }
+    await flush(10_000);
+    for (const name of ['a', 'b', 'c']) {
+      const mine = receiver.received.filter((r) => r.body.rollout.metadata.name === name && r.body.event !== 'on-glidepath-heartbeat').map((r) => r.body.event);
+      expect(mine).toEqual(['on-glidepath-rollout-healthy', 'on-glidepath-rollout-updated', 'on-glidepath-rollout-step', 'on-glidepath-rollout-step', 'on-glidepath-rollout-paused']);
+    }
+  });
 });

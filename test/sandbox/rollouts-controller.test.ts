@@ -209,3 +209,62 @@ describe('Argo Rollouts controller simulator', () => {
     expect(list.map((e) => e.reason)).toEqual(expect.arrayContaining(['RolloutUpdated', 'RolloutCompleted']));
   });
 });
+
+describe('Argo Rollouts controller simulator: step analysis', () => {
+  let outcome: { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string } = { phase: 'Successful' };
+  let aClock: FakeClock;
+  let aCluster: TestCluster;
+  let aController: RolloutsController;
+
+  beforeEach(async () => {
+    aClock = new FakeClock('2026-08-20T09:00:00Z');
+    aCluster = await startTestCluster({ clock: aClock });
+    aController = new RolloutsController({ store: aCluster.store, clock: aClock, podReadyMs: 10_000, analysisMs: 60_000, analysisOutcome: () => outcome }).start();
+    const rt = aCluster.store.registry.byKind('Rollout');
+    aCluster.store.create(rt, 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'img:1', steps: [{ setWeight: 20 }, { analysis: { templates: [{ templateName: 'success-rate' }] } }, { setWeight: 50 }] }));
+    await aClock.advance(0);
+    aCluster.store.patch(rt, 'shop', 'checkout', 'merge', { spec: { template: { spec: { containers: [{ name: 'checkout', image: 'img:2' }] } } } });
+    await aClock.advance(10_000);
+  });
+  afterEach(async () => {
+    aController.stop();
+    await aCluster.server.close();
+  });
+
+  const read = () => aCluster.store.get(aCluster.store.registry.byKind('Rollout'), 'shop', 'checkout');
+
+  it('runs an AnalysisRun named <rollout>-<hash>-<revision>-<step>; Successful moves on', async () => {
+    outcome = { phase: 'Successful' };
+    let r = read();
+    const name = `checkout-${r.status.currentPodHash}-2-1`;
+    expect(r.status.canary.currentStepAnalysisRunStatus).toEqual({ name, status: 'Running' });
+    const run = aCluster.store.get(aCluster.store.registry.byKind('AnalysisRun'), 'shop', name);
+    expect(run.metadata.labels).toMatchObject({ 'rollout-type': 'Step', 'step-index': '1' });
+    await aClock.advance(60_000);
+    r = read();
+    expect(r.status.currentStepIndex).toBe(2);
+    expect(r.status.canary.currentStepAnalysisRunStatus).toEqual({ name, status: 'Successful' });
+  });
+
+  it('a Failed analysis aborts the rollout with the analysis message', async () => {
+    outcome = { phase: 'Failed', message: 'metric "success-rate" assessed Failed due to failed (1) > failureLimit (0)' };
+    await aClock.advance(60_000);
+    const r = read();
+    expect(r.status).toMatchObject({ abort: true, phase: 'Degraded', currentStepIndex: 0 });
+    expect(r.status.message).toBe(
+      'RolloutAborted: Rollout aborted update to revision 2: Step-based analysis phase Failed: metric "success-rate" assessed Failed due to failed (1) > failureLimit (0)',
+    );
+  });
+
+  it('an Inconclusive analysis pauses with InconclusiveAnalysisRun until someone resumes', async () => {
+    outcome = { phase: 'Inconclusive' };
+    await aClock.advance(60_000);
+    let r = read();
+    expect(r.status).toMatchObject({ phase: 'Paused', message: 'InconclusiveAnalysisRun', controllerPause: true, currentStepIndex: 1 });
+    aCluster.store.patch(aCluster.store.registry.byKind('Rollout'), 'shop', 'checkout', 'merge', { status: { pauseConditions: null } }, { subresource: 'status' });
+    await aClock.advance(0);
+    r = read();
+    expect(r.status.currentStepIndex).toBe(2);
+    expect(r.status.phase).toBe('Progressing');
+  });
+});

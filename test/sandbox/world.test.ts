@@ -79,4 +79,42 @@ describe('sample world', () => {
     expect((await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!.status.phase).toBe('Paused');
     expect(staging.metadata.annotations?.['hangar.io/release-id']).toBe('rel-1.29.0');
   });
+
+  it('a release with a PostSync hook pins prod-eu\'s sync Running while its canary is paused', async () => {
+    world.releaseCheckout('1.30.0', 'rel-1.30.0', { postSyncHook: true });
+    await clock.advance(15_000);
+    const { store } = world.clusters.prod;
+    const rollouts = store.registry.byKind('Rollout');
+    store.patch(rollouts, 'shop', 'checkout-staging', 'merge', { status: { promoteFull: true } }, { subresource: 'status' });
+    await clock.advance(30_000);
+    const eu = store.get(rollouts, 'shop', 'checkout-eu');
+    expect(eu.spec.template.spec.containers[0].image).toBe('registry.example.com/shop/checkout:1.30.0');
+    expect(eu.status.phase).toBe('Paused');
+    const app = store.get(store.registry.byKind('Application'), 'argocd', 'checkout-prod-eu');
+    expect(app.status.operationState).toMatchObject({ phase: 'Running', message: 'waiting for completion of hook batch/Job/checkout-prod-eu-postsync' });
+  });
+});
+
+describe('sample world config for Glidepath', () => {
+  it('parses with Glidepath\'s config schema, and every Rollouts stage selects at least one Rollout of the world', async () => {
+    const { parseConfigFile } = await import('../../src/config/file.js');
+    const { sampleWorldConfig } = await import('../../src/sandbox/kube/world-config.js');
+    const worldClock = new FakeClock();
+    const w = await startSampleWorld({ clock: worldClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+    try {
+      await worldClock.advance(30_000);
+      const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath: w.kubeconfigPath! }));
+      expect(config.pipelines.map((p) => p.name)).toEqual(['checkout', 'checkout-appset', 'ledger', 'checkout-kargo']);
+      for (const p of config.pipelines) {
+        for (const s of p.stages) {
+          if (!s.rollouts) continue;
+          const store = w.clusters[s.cluster as 'dev' | 'prod'].store;
+          const found = store.list(store.registry.byKind('Rollout'), s.rollouts.namespace, { labelSelector: s.rollouts.selector }).items;
+          expect(found.length, `${p.name}/${s.name}`).toBeGreaterThan(0);
+        }
+      }
+    } finally {
+      await w.stop();
+    }
+  });
 });

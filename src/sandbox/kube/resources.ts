@@ -3,7 +3,9 @@
  * CRD files shipped in `deploy/crds/` (names, scope, subresources, printer columns and schema come
  * from the CRD, so the stand-in follows the real definitions rather than our idea of them).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -38,6 +40,8 @@ export interface ResourceType {
   printerColumns: PrinterColumn[];
   /** Validates and prunes everything but `metadata`; undefined for core types we do not validate. */
   validate?: CompiledNode;
+  /** The CRD's openAPIV3Schema, served in /openapi/v3. */
+  schema?: JsonSchema;
 }
 
 export function apiVersionOf(rt: ResourceType): string {
@@ -124,6 +128,7 @@ export function resourceTypesFromCrd(doc: CrdDocument): ResourceType[] {
       ...(v.subresources?.scale ? { scale: v.subresources.scale } : {}),
       printerColumns: v.additionalPrinterColumns ?? [],
       validate: compileObjectSchema(v.schema?.openAPIV3Schema),
+      ...(v.schema?.openAPIV3Schema ? { schema: v.schema.openAPIV3Schema } : {}),
     }));
 }
 
@@ -147,15 +152,43 @@ const loaded = new Map<string, ResourceType[]>();
 function loadCustomTypes(directory: string): ResourceType[] {
   let types = loaded.get(directory);
   if (!types) {
-    types = readdirSync(directory)
-      .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
-      .sort()
-      .map((f) => parse(readFileSync(join(directory, f), 'utf8')) as CrdDocument)
+    types = readCrdDocuments(directory)
       .filter((d) => d?.kind === 'CustomResourceDefinition')
       .flatMap(resourceTypesFromCrd);
     loaded.set(directory, types);
   }
   return types;
+}
+
+/**
+ * The parsed CRDs, from a JSON cache in the temp directory keyed by the files' names, sizes and
+ * times: JSON parses in a few milliseconds, the YAML in a second or more on a busy machine.
+ */
+function readCrdDocuments(directory: string): CrdDocument[] {
+  const files = readdirSync(directory)
+    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+    .sort();
+  const key = createHash('sha256')
+    .update(JSON.stringify(files.map((f) => [f, statSync(join(directory, f)).size, statSync(join(directory, f)).mtimeMs])))
+    .digest('hex')
+    .slice(0, 16);
+  const cacheDir = join(tmpdir(), 'glidepath-crd-cache');
+  const cacheFile = join(cacheDir, `${key}.json`);
+  try {
+    return JSON.parse(readFileSync(cacheFile, 'utf8')) as CrdDocument[];
+  } catch {
+    // not cached yet (or unreadable): parse the YAML
+  }
+  const docs = files.map((f) => parse(readFileSync(join(directory, f), 'utf8')) as CrdDocument);
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    writeFileSync(`${cacheFile}.${process.pid}`, JSON.stringify(docs));
+    // Rename is atomic, so a concurrent reader never sees half a file.
+    renameSync(`${cacheFile}.${process.pid}`, cacheFile);
+  } catch {
+    // a cache that cannot be written only costs time
+  }
+  return docs;
 }
 
 export class ResourceRegistry {

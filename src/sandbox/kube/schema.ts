@@ -29,7 +29,10 @@ export interface JsonSchema {
   'x-kubernetes-embedded-resource'?: boolean;
 }
 
-/** Returns the value to store (pruned, defaulted) and appends violations to `causes`. */
+/** Cause reason of a pruned unknown field: not a violation unless the client asked for strict validation. */
+export const UNKNOWN_FIELD = 'FieldValueUnknown';
+
+/** Returns the value to store (pruned, defaulted) and appends violations (and pruned fields) to `causes`. */
 export type CompiledNode = (value: unknown, path: string, causes: StatusCause[]) => unknown;
 
 function describe(value: unknown): string {
@@ -170,7 +173,11 @@ export function compileSchema(schema: JsonSchema | undefined): CompiledNode {
         const node = propNode(key);
         const extra = node ? undefined : additionalNode();
         const keep = node ?? extra ?? (preserveUnknown || schema.additionalProperties === true ? acceptAnything : undefined);
-        if (!keep) continue; // pruned, as the API server does for unknown fields
+        if (!keep) {
+          // Pruned, as the API server does; reported so fieldValidation=Strict/Warn can act on it.
+          causes.push({ reason: UNKNOWN_FIELD, field: child(path, key), message: 'unknown field' });
+          continue;
+        }
         if (v === null && node && !props?.[key]?.nullable) continue; // null of a non-nullable field is dropped
         out[key] = keep(v, child(path, key), causes);
       }

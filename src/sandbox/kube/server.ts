@@ -3,7 +3,9 @@
  * bearer-token authentication and RBAC over an ObjectStore. Clients cannot tell it from a real
  * API server for the calls Glidepath makes (client-node, kubectl get/patch/watch).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +14,11 @@ import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupLi
 import { ApiError, badRequest, forbidden, notFound } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
+import { OpenApiDocuments } from './openapi.js';
 import { mergePatch } from './patch.js';
+import { decodeSelfSubjectAccessReview, isKubernetesProtobuf } from './protobuf.js';
 import { ResourceRegistry, apiVersionOf, type ResourceType } from './resources.js';
-import { ObjectStore, type PatchType, type WatchEventType } from './store.js';
+import { ObjectStore, type PatchType, type WatchEventType, type WriteOptions } from './store.js';
 import { toTable, wantsTable } from './table.js';
 
 export interface KubeServerOptions {
@@ -45,10 +49,20 @@ export interface ServedRequest {
   name?: string;
 }
 
-const TLS_DIR = new URL('./tls/', import.meta.url);
+/** src/sandbox/kube/tls next to this module, or found from the repository root when running from dist/. */
+function tlsDirectory(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  if (existsSync(join(dir, 'tls'))) return join(dir, 'tls');
+  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
+    const candidate = join(dir, 'src', 'sandbox', 'kube', 'tls');
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error('sandbox TLS certificate (src/sandbox/kube/tls) not found');
+}
 
 export function sandboxCertificate(): { cert: string; key: string } {
-  return { cert: readFileSync(new URL('sandbox-cert.pem', TLS_DIR), 'utf8'), key: readFileSync(new URL('sandbox-key.pem', TLS_DIR), 'utf8') };
+  const dir = tlsDirectory();
+  return { cert: readFileSync(join(dir, 'sandbox-cert.pem'), 'utf8'), key: readFileSync(join(dir, 'sandbox-key.pem'), 'utf8') };
 }
 
 interface ResourcePath {
@@ -82,7 +96,11 @@ function sendError(res: ServerResponse, err: ApiError): void {
   send(res, err.code, err.toStatus());
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBuffer(req, limit)).toString('utf8');
+}
+
+function readBuffer(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -95,7 +113,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
       }
       chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -160,6 +178,7 @@ export class KubeServer {
   private readonly watches = new Set<OpenWatch>();
   private bookmarkTimer?: NodeJS.Timeout;
   private readonly maxBodyBytes: number;
+  private readonly openapi: OpenApiDocuments;
   port = 0;
   /** Resource requests served, by `verb resource` (e.g. `list applications`, `patch rollouts/status`). */
   readonly requestCounts = new Map<string, number>();
@@ -172,6 +191,7 @@ export class KubeServer {
     this.authorizer = new Authorizer(options.users);
     this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.onRequest = options.onRequest;
+    this.openapi = new OpenApiDocuments(this.registry);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err: unknown) => {
         const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
@@ -252,6 +272,15 @@ export class KubeServer {
       return;
     }
     if (segments[0] === 'version' && segments.length === 1) return send(res, 200, VERSION_INFO);
+    if (segments[0] === 'openapi' && segments[1] === 'v3') {
+      if (segments.length === 2) return send(res, 200, this.openapi.root());
+      const [kind, a, b] = segments.slice(2);
+      const text = kind === 'api' ? this.openapi.document('', a ?? '') : kind === 'apis' ? this.openapi.document(a ?? '', b ?? '') : undefined;
+      if (!text) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     if (segments[0] === 'api' && segments.length === 1) return send(res, 200, coreVersions(`127.0.0.1:${this.port}`));
     if (segments[0] === 'api' && segments.length === 2 && segments[1] === 'v1') return send(res, 200, coreResourceList(this.registry));
     if (segments[0] === 'apis' && segments.length === 1) return send(res, 200, groupList(this.registry));
@@ -264,11 +293,16 @@ export class KubeServer {
       const doc = groupResourceList(this.registry, segments[1]!, segments[2]!);
       return doc ? send(res, 200, doc) : sendError(res, new ApiError(404, 'NotFound', 'the server could not find the requested resource'));
     }
-    if ((req.headers['content-type'] ?? '').includes('protobuf')) {
-      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
-    }
+    const protobuf = (req.headers['content-type'] ?? '').includes('protobuf');
     if (method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews') {
-      return send(res, 201, this.selfSubjectAccessReview(user.name, JSON.parse(await readBody(req, this.maxBodyBytes)) as SelfSubjectAccessReview));
+      const raw = await readBuffer(req, this.maxBodyBytes);
+      const review: SelfSubjectAccessReview = protobuf && isKubernetesProtobuf(raw)
+        ? { spec: { resourceAttributes: decodeSelfSubjectAccessReview(raw) } }
+        : (JSON.parse(raw.toString('utf8')) as SelfSubjectAccessReview);
+      return send(res, 201, this.selfSubjectAccessReview(user.name, review));
+    }
+    if (protobuf) {
+      throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/json-patch+json');
     }
     const path = this.resolve(segments);
     if (!path) {
@@ -328,11 +362,25 @@ export class KubeServer {
     }
     const subresource = sub === 'status' ? ('status' as const) : undefined;
     const dryRun = url.searchParams.getAll('dryRun').includes('All');
-    if (method === 'POST' && !name) return send(res, 201, this.store.create(rt, namespace, parse() as KubeObject, { user: user.name, dryRun }));
-    if (method === 'PUT' && name) return send(res, 200, this.store.update(rt, namespace, name, parse() as KubeObject, { user: user.name, subresource, dryRun }));
+    const validation = url.searchParams.get('fieldValidation');
+    const warnings: string[] = [];
+    const write: WriteOptions = {
+      user: user.name,
+      subresource,
+      dryRun,
+      warnings,
+      fieldValidation: validation === 'Strict' || validation === 'Ignore' ? validation : ('Warn' as const),
+    };
+    const sendWritten = (code: number, obj: KubeObject): void => {
+      // Warnings travel in the standard Warning header (code 299), as kubectl prints them.
+      if (warnings.length > 0) res.setHeader('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`));
+      send(res, code, obj);
+    };
+    if (method === 'POST' && !name) return sendWritten(201, this.store.create(rt, namespace, parse() as KubeObject, write));
+    if (method === 'PUT' && name) return sendWritten(200, this.store.update(rt, namespace, name, parse() as KubeObject, write));
     if (method === 'PATCH' && name) {
       const type = patchTypeOf(req.headers['content-type'], rt);
-      return send(res, 200, this.store.patch(rt, namespace, name, type, parse(), { user: user.name, subresource, dryRun }));
+      return sendWritten(200, this.store.patch(rt, namespace, name, type, parse(), write));
     }
     if (method === 'DELETE' && name) {
       let precondition: string | undefined;

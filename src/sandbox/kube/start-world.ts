@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { z } from 'zod';
 import { startSampleWorld, WORLD_USERS, type SampleWorld } from './world.js';
 
 export interface WorldFromEnv {
@@ -12,8 +13,19 @@ export interface WorldFromEnv {
   kubeconfigPath: string;
 }
 
-export async function startWorldFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<WorldFromEnv> {
-  const dir = resolve(env.SANDBOX_DIR ?? '.sandbox');
+const WorldEnv = z.object({
+  SANDBOX_DIR: z.string().default('.sandbox'),
+  GLIDEPATH_URL: z.url().optional(),
+  INGEST_TOKENS: z
+    .string()
+    .regex(/^([a-z0-9-]+=[^,=]+)(,[a-z0-9-]+=[^,=]+)*$/, 'INGEST_TOKENS must look like dev=<token>,prod=<token>')
+    .optional(),
+  SANDBOX_HEARTBEAT_MS: z.coerce.number().int().positive().optional(),
+});
+
+export async function startWorldFromEnv(rawEnv: NodeJS.ProcessEnv = process.env): Promise<WorldFromEnv> {
+  const env = WorldEnv.parse(rawEnv);
+  const dir = resolve(env.SANDBOX_DIR);
   mkdirSync(dir, { recursive: true });
   const kubeconfigPath = resolve(dir, 'kubeconfig');
   const tokens = Object.fromEntries((env.INGEST_TOKENS ?? '').split(',').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
@@ -23,7 +35,7 @@ export async function startWorldFromEnv(env: NodeJS.ProcessEnv = process.env): P
     ...(url && tokens.dev && tokens.prod
       ? { webhooks: { rolloutsUrl: `${url}/v1/facts/rollouts`, argocdUrl: `${url}/v1/facts/argocd`, tokens: { dev: tokens.dev, prod: tokens.prod } } }
       : {}),
-    heartbeatEveryMs: env.SANDBOX_HEARTBEAT_MS ? Number(env.SANDBOX_HEARTBEAT_MS) : undefined,
+    heartbeatEveryMs: env.SANDBOX_HEARTBEAT_MS,
   });
   return { world, kubeconfigPath };
 }

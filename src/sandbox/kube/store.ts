@@ -10,9 +10,10 @@ import { isValidLabelKey, isValidLabelValue, type LabelSelector } from '../../ku
 import { isoSeconds, realClock, type Clock } from './clock.js';
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, type StatusCause } from './errors.js';
 import type { KubeObject, ObjectMeta } from './object.js';
+import { UNKNOWN_FIELD } from './schema.js';
 import { canonical, jsonPatch, mergePatch } from './patch.js';
 import { apiVersionOf, typeKey, type ResourceRegistry, type ResourceType } from './resources.js';
-import { matchesSelectors, parseFields, parseLabels, type FieldRequirement } from './selectors.js';
+import { EXTRA_FIELDS, matchesSelectors, parseFields, parseLabels, type FieldRequirement } from './selectors.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -36,6 +37,10 @@ export interface WriteOptions extends Caller {
   subresource?: 'status';
   /** `?dryRun=All`: admission and validation run, nothing is stored. */
   dryRun?: boolean;
+  /** `?fieldValidation=`: unknown fields are dropped (Ignore), dropped with a warning (Warn, the default) or refused (Strict). */
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /** Receives the warnings of this write (unknown fields under Warn). */
+  warnings?: string[];
 }
 
 export interface AdmissionRequest extends Caller {
@@ -198,7 +203,7 @@ export class ObjectStore {
 
   list(rt: ResourceType, namespace: string | undefined, options: ListOptions = {}): ListResult {
     const labels = parseLabels(options.labelSelector);
-    const fields = parseFields(options.fieldSelector);
+    const fields = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     let start = '';
     if (options.continue) {
       const token = decodeContinue(options.continue);
@@ -255,7 +260,7 @@ export class ObjectStore {
     }
     const bucket = this.bucket(rt);
     if (bucket.has(objectKey(ns, name))) throw alreadyExists(rt.plural, rt.group, name);
-    const stored = this.validated(rt, obj);
+    const stored = this.validated(rt, obj, options);
     const meta = stored.metadata;
     meta.uid = randomUUID();
     meta.creationTimestamp = isoSeconds(this.clock.now());
@@ -360,7 +365,7 @@ export class ObjectStore {
       }
     }
     this.runAdmission({ operation: 'UPDATE', rt, object: next, old: clone(old), subresource: options.subresource, user: options.user, store: this });
-    const stored = this.validated(rt, next);
+    const stored = this.validated(rt, next, options);
     stored.metadata.resourceVersion = old.metadata.resourceVersion;
     if (generationPart(rt, stored) !== generationPart(rt, old)) stored.metadata.generation = (old.metadata.generation ?? 0) + 1;
     if (JSON.stringify(withoutVolatileMeta(stored)) === JSON.stringify(withoutVolatileMeta(old))) return clone(old);
@@ -374,15 +379,21 @@ export class ObjectStore {
     for (const a of this.admission) if (a.key === key) a.hook(request);
   }
 
-  private validated(rt: ResourceType, obj: KubeObject): KubeObject {
-    const causes: StatusCause[] = [];
-    this.checkMetadata(obj.metadata, causes);
+  private validated(rt: ResourceType, obj: KubeObject, options: WriteOptions = {}): KubeObject {
+    const all: StatusCause[] = [];
+    this.checkMetadata(obj.metadata, all);
     let out = obj;
     if (rt.validate) {
-      out = rt.validate(obj, '', causes) as KubeObject;
+      out = rt.validate(obj, '', all) as KubeObject;
       out.metadata = obj.metadata;
     }
+    const unknown = all.filter((c) => c.reason === UNKNOWN_FIELD).map((c) => `unknown field "${c.field}"`);
+    const causes = all.filter((c) => c.reason !== UNKNOWN_FIELD);
     if (causes.length > 0) throw invalid(rt.kind, rt.group, obj.metadata.name ?? '', causes);
+    if (unknown.length > 0 && options.fieldValidation === 'Strict') {
+      throw badRequest(`${rt.kind} in version "${rt.version}" cannot be handled as a ${rt.kind}: strict decoding error: ${unknown.join(', ')}`);
+    }
+    if (unknown.length > 0 && options.fieldValidation !== 'Ignore') options.warnings?.push(...unknown);
     return out;
   }
 
@@ -439,7 +450,7 @@ export class ObjectStore {
     deliver: (type: WatchEventType, object: KubeObject) => void,
   ): () => void {
     const labels: LabelSelector | undefined = parseLabels(options.labelSelector);
-    const fields: FieldRequirement[] = parseFields(options.fieldSelector);
+    const fields: FieldRequirement[] = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     const ns = this.scopeNamespace(rt, namespace);
     const key = typeKey(rt);
     const wanted = (e: StoreEvent): boolean =>

@@ -20,7 +20,7 @@ import { SimulatedGit, type DesiredManifests } from './controllers/git.js';
 import { installKargoAdmission } from './controllers/kargo-admission.js';
 import { KargoController } from './controllers/kargo.js';
 import { NotificationsEngine, type NotificationFaults } from './controllers/notifications.js';
-import { RolloutsController } from './controllers/rollouts.js';
+import { RolloutsController, type RolloutsControllerOptions } from './controllers/rollouts.js';
 import { freightManifest, stageManifest, warehouseManifest } from './kargo-builders.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
@@ -32,7 +32,14 @@ export const DEPLOY_REPO = 'https://git.example.com/shop/deploy.git';
 export const CHECKOUT_IMAGE = 'registry.example.com/shop/checkout';
 export const LEDGER_IMAGE = 'registry.example.com/payments/ledger';
 const TRACKED = { 'hangar.io/release-tracked': 'true' };
-const STEPS: CanaryStep[] = [{ setWeight: 20 }, { pause: {} }, { setWeight: 50 }, { pause: { duration: '2m' } }, { setWeight: 80 }];
+const STEPS: CanaryStep[] = [
+  { setWeight: 20 },
+  { pause: {} },
+  { setWeight: 50 },
+  { analysis: { templates: [{ templateName: 'success-rate' }] } },
+  { pause: { duration: '2m' } },
+  { setWeight: 80 },
+];
 
 /** What Glidepath's own deployment needs: the bot may read everything, patch Rollouts and Applications, and promote. */
 export const GLIDEPATH_RULES: PolicyRule[] = [
@@ -65,6 +72,15 @@ export interface SampleWorldOptions {
   appSetFaults?: Partial<AppSetFaults>;
   heartbeatEveryMs?: number;
   users?: SandboxUser[];
+  /** Outcome of the canary's analysis step (default Successful). */
+  analysisOutcome?: RolloutsControllerOptions['analysisOutcome'];
+}
+
+export interface ReleaseOptions {
+  /** The prod apps get a PostSync hook that waits while their Rollout is paused (the hook-pinned sync). */
+  postSyncHook?: boolean;
+  /** Every sync of this release fails with this message. */
+  failSync?: string;
 }
 
 export interface SimulatedCluster {
@@ -83,12 +99,14 @@ export interface SampleWorld {
   kargo: KargoController;
   kubeconfigPath?: string;
   /** Commits a new checkout version for every environment and asks Argo CD to refresh. */
-  releaseCheckout(version: string, releaseId: string): string;
+  releaseCheckout(version: string, releaseId: string, options?: ReleaseOptions): string;
   stop(): Promise<void>;
 }
 
-function checkoutTree(version: string, releaseId: string): Record<string, DesiredManifests> {
+function checkoutTree(version: string, releaseId: string, options: ReleaseOptions = {}): Record<string, DesiredManifests> {
   const rollout = (name: string, labels: Record<string, string>): DesiredManifests => ({
+    ...(options.postSyncHook && labels.env === 'prod' ? { postSyncHook: true } : {}),
+    ...(options.failSync ? { failSync: options.failSync } : {}),
     rollouts: [{ name, image: `${CHECKOUT_IMAGE}:${version}`, replicas: 4, steps: STEPS, labels: { 'app.kubernetes.io/part-of': 'checkout', ...TRACKED, ...labels }, annotations: { 'hangar.io/release-id': releaseId } }],
   });
   return {
@@ -124,7 +142,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
     const store = new ObjectStore(registry, { clock });
     for (const ns of namespaces) store.create(registry.byKind('Namespace'), undefined, namespaceManifest(ns));
     const server = await startKubeServer({ store, users });
-    const rollouts = new RolloutsController({ store, clock, podReadyMs: options.podReadyMs ?? 10_000 }).start();
+    const rollouts = new RolloutsController({ store, clock, podReadyMs: options.podReadyMs ?? 10_000, analysisOutcome: options.analysisOutcome }).start();
     const argocd = argocdNamespaces.map((ns) => new ArgoCdController({ store, clock, git, namespaces: ns }).start());
     const notifications: NotificationsEngine[] = [];
     if (options.webhooks) {
@@ -202,8 +220,8 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
     appSet,
     kargo,
     kubeconfigPath: options.kubeconfigPath,
-    releaseCheckout(version, releaseId) {
-      const sha = git.commit(DEPLOY_REPO, 'main', checkoutTree(version, releaseId));
+    releaseCheckout(version, releaseId, releaseOptions) {
+      const sha = git.commit(DEPLOY_REPO, 'main', checkoutTree(version, releaseId, releaseOptions));
       // Refreshed in RollingSync step order. The other order reproduces upstream's out-of-order
       // progression (argo-cd#29347): a later step's app refreshes while an earlier one still looks
       // Healthy at the old revision.

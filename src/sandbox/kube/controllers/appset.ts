@@ -248,18 +248,43 @@ export class AppSetController {
     }
     const applicationStatus = [...entries.values()].sort((a, b) => a.application.localeCompare(b.application));
     const complete = applicationStatus.every((e) => e.status === 'Healthy');
+    const resources = current.map((c) => ({
+      group: 'argoproj.io',
+      version: 'v1alpha1',
+      kind: 'Application',
+      namespace: ns,
+      name: c.metadata.name,
+      ...(c.status?.sync?.status ? { status: c.status.sync.status } : {}),
+      ...(c.status?.health ? { health: { status: c.status.health.status, ...(c.status.health.message ? { message: c.status.health.message } : {}) } } : {}),
+    }));
     store.mutate(
       this.appSetRt,
       ns,
       key.name,
       (o) => {
-        const conditions = (o.status?.conditions ?? []).filter((c: { type: string }) => c.type !== 'RolloutProgressing');
-        const previousCondition = (o.status?.conditions ?? []).find((c: { type: string }) => c.type === 'RolloutProgressing');
-        const condition = complete
-          ? { type: 'RolloutProgressing', status: 'False', reason: 'ApplicationSetRolloutComplete', message: 'ApplicationSet Rollout has completed' }
-          : { type: 'RolloutProgressing', status: 'True', reason: 'ApplicationSetModified', message: `ApplicationSet is performing rollout of step ${currentStep}` };
-        const same = previousCondition && previousCondition.status === condition.status && previousCondition.message === condition.message;
-        o.status = { ...o.status, applicationStatus, conditions: [...conditions, { ...condition, lastTransitionTime: same ? previousCondition.lastTransitionTime : now }] };
+        let conditions: { type: string; status: string; reason: string; message: string; lastTransitionTime: string }[] = o.status?.conditions ?? [];
+        const set = (next: { type: string; status: string; reason: string; message: string }): void => {
+          const prev = conditions.find((c) => c.type === next.type);
+          const same = prev && prev.status === next.status && prev.message === next.message;
+          conditions = [...conditions.filter((c) => c.type !== next.type), { ...next, lastTransitionTime: same ? prev.lastTransitionTime : now }];
+        };
+        set({ type: 'ResourcesUpToDate', status: 'True', reason: 'ApplicationSetUpToDate', message: 'All applications have been generated successfully' });
+        set(
+          complete
+            ? { type: 'RolloutProgressing', status: 'False', reason: 'ApplicationSetRolloutComplete', message: 'ApplicationSet Rollout has completed' }
+            : { type: 'RolloutProgressing', status: 'True', reason: 'ApplicationSetModified', message: `ApplicationSet is performing rollout of step ${currentStep}` },
+        );
+        // v3.4+ health: RolloutProgressing=True → Progressing; ResourcesUpToDate=True → Healthy.
+        const health = complete ? { status: 'Healthy', message: 'ApplicationSet is healthy' } : { status: 'Progressing', message: `ApplicationSet is performing rollout of step ${currentStep}` };
+        const prevHealth = o.status?.health;
+        o.status = {
+          ...o.status,
+          applicationStatus,
+          conditions,
+          resources,
+          resourcesCount: resources.length,
+          health: { ...health, lastTransitionTime: prevHealth?.status === health.status ? prevHealth.lastTransitionTime : now },
+        };
       },
       { subresource: 'status' },
     );

@@ -42,6 +42,8 @@ export interface NotificationsEngineOptions {
   subscriptions?: Subscription[];
   /** Namespaces this instance watches (Argo CD: its application namespaces; default all). */
   namespaces?: string[];
+  /** Parallel deliveries across objects (default 10, the Rollouts controller's worker count); one object's are in order. */
+  concurrency?: number;
   /** Informer resync: every object is evaluated again (default 15 min); heartbeats ride on it. */
   resyncEveryMs?: number;
   faults?: Partial<NotificationFaults>;
@@ -63,7 +65,11 @@ export class NotificationsEngine {
   private readonly definitions: Record<string, TriggerDefinition>;
   private readonly rt: ResourceType;
   private readonly notified = new Map<string, Set<string>>();
-  private chain: Promise<void> = Promise.resolve();
+  /** Deliveries in order per object; objects proceed in parallel up to `concurrency`, like the controller's workers. */
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
   private readonly unsubscribers: (() => void)[] = [];
   private resyncTimer?: TimerHandle;
   private stopped = false;
@@ -94,11 +100,19 @@ export class NotificationsEngine {
 
   /** Resolves once every queued delivery has been attempted. */
   async idle(): Promise<void> {
-    let current: Promise<void>;
-    do {
-      current = this.chain;
-      await current;
-    } while (current !== this.chain);
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  }
+
+  private async slot<T>(work: () => Promise<T>): Promise<T> {
+    const limit = this.options.concurrency ?? 10;
+    if (this.active >= limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await work();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
   }
 
   /** Evaluates every watched object now, as an informer resync does. */
@@ -166,7 +180,14 @@ export class NotificationsEngine {
     for (let i = 0; i < copies; i++) {
       const record: DeliveryRecord = { event: trigger, namespace: obj.metadata.namespace, name: obj.metadata.name, outcome: 'pending', body };
       this.deliveries.push(record);
-      this.chain = this.chain.then(() => this.deliver(record, receiverDown, onFailure));
+      const key = obj.metadata.uid ?? `${obj.metadata.namespace}/${obj.metadata.name}`;
+      const next = (this.chains.get(key) ?? Promise.resolve()).then(() => this.slot(() => this.deliver(record, receiverDown, onFailure)));
+      this.chains.set(key, next);
+      this.inFlight.add(next);
+      void next.finally(() => {
+        this.inFlight.delete(next);
+        if (this.chains.get(key) === next) this.chains.delete(key);
+      });
     }
   }
 

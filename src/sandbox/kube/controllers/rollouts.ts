@@ -34,6 +34,10 @@ export interface RolloutsControllerOptions {
   isUnpullable?: (image: string) => boolean;
   /** Record core/v1 Events in the Rollout's namespace, like the real controller (default true). */
   recordKubeEvents?: boolean;
+  /** How long a step analysis runs (default 30 s). */
+  analysisMs?: number;
+  /** Outcome of a step analysis (default Successful): the switch for failed and inconclusive analyses. */
+  analysisOutcome?: (rollout: KubeObject, templates: string[]) => { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string };
 }
 
 const REVISION = 'rollout.argoproj.io/revision';
@@ -47,6 +51,8 @@ export class RolloutsController {
   private readonly queue: WorkQueue;
   private readonly rt: ResourceType;
   private readonly eventRt: ResourceType;
+  private readonly analysisRt: ResourceType;
+  private readonly analysisMs: number;
   private readonly stepClocks = new Map<string, StepClock>();
   private readonly restartClocks = new Map<string, StepClock>();
   private readonly listeners = new Set<(event: RolloutEvent) => void>();
@@ -56,6 +62,8 @@ export class RolloutsController {
   constructor(private readonly options: RolloutsControllerOptions) {
     this.rt = options.store.registry.byKind('Rollout', 'argoproj.io');
     this.eventRt = options.store.registry.byKind('Event', '');
+    this.analysisRt = options.store.registry.byKind('AnalysisRun', 'argoproj.io');
+    this.analysisMs = options.analysisMs ?? 30_000;
     this.podReadyMs = options.podReadyMs ?? 10_000;
     this.isUnpullable = options.isUnpullable ?? ((image) => image.includes('does-not-exist'));
     this.queue = new WorkQueue(options.clock, (key) => this.reconcile(key));
@@ -171,6 +179,7 @@ export class RolloutsController {
     let deadlineExceeded = conditions.some((c) => c.type === 'Progressing' && c.reason === 'ProgressDeadlineExceeded');
     const pausedBySpec = Boolean(spec.paused);
 
+    let analysisStatus: { name: string; status: string; message?: string } | undefined = status.canary?.currentStepAnalysisRunStatus;
     // One step transition per reconcile, as the real controller requeues after each status write.
     if (!aborted && !pausedBySpec && !fullyPromoted() && !deadlineExceeded) {
       const idx = stepIndex();
@@ -209,13 +218,38 @@ export class RolloutsController {
           record('RolloutPaused', 'Rollout is paused (CanaryPauseStep)');
           if (duration !== undefined && duration >= 0) wake(now + duration);
         }
+      } else if (step.analysis) {
+        const result = this.stepAnalysis(before, `${key.name}-${podHash}-${revision}-${idx}`, idx, podHash, now, wake);
+        analysisStatus = result.status;
+        if (result.phase === 'Successful') completeStep();
+        else if (result.phase === 'Failed' || result.phase === 'Error') {
+          const why = `Rollout aborted update to revision ${revision}: Step-based analysis phase ${result.phase}: ${result.message}`;
+          status.abort = true;
+          status.abortedAt = nowIso;
+          status.currentStepIndex = 0;
+          delete status.pauseConditions;
+          delete status.controllerPause;
+          condition('Progressing', 'False', 'RolloutAborted', why);
+          record('RolloutAborted', why, 'Warning');
+        } else if (result.phase === 'Inconclusive') {
+          const inconclusive = (status.pauseConditions ?? []).some((p: { reason: string }) => p.reason === 'InconclusiveAnalysisRun');
+          if (!inconclusive && status.controllerPause) {
+            // Resumed by the user (pauseConditions cleared): the step counts as done.
+            delete status.controllerPause;
+            completeStep();
+          } else if (!inconclusive) {
+            status.pauseConditions = [{ reason: 'InconclusiveAnalysisRun', startTime: nowIso }];
+            status.controllerPause = true;
+            record('RolloutPaused', 'Rollout is paused (InconclusiveAnalysisRun)');
+          }
+        }
       } else if (podsReady) {
         completeStep();
       } else if (!unpullable) {
         wake(stepSince + this.podReadyMs);
       }
-      // The progress deadline only runs while pods are expected to come up (not during pauses).
-      if (!podsReady && !step?.pause) {
+      // The progress deadline only runs while pods are expected to come up (not during pauses or analysis).
+      if (!podsReady && !step?.pause && !step?.analysis) {
         const deadline = stepSince + (spec.progressDeadlineSeconds ?? 600) * 1000;
         if (now >= deadline) {
           deadlineExceeded = true;
@@ -262,14 +296,19 @@ export class RolloutsController {
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(',');
     status.blueGreen = status.blueGreen ?? {};
-    status.canary = trafficRouting
-      ? {
-          weights: {
-            canary: { podTemplateHash: podHash, serviceName: canary?.canaryService, weight: fullyPromoted() ? 0 : weight },
-            stable: { podTemplateHash: status.stableRS, serviceName: canary?.stableService, weight: fullyPromoted() ? 100 : 100 - weight },
-          },
-        }
-      : {};
+    // The step analysis status stays until the next revision (the real controller keeps the last one).
+    if (analysisStatus && !analysisStatus.name.startsWith(`${key.name}-${podHash}-`)) analysisStatus = undefined;
+    status.canary = {
+      ...(analysisStatus ? { currentStepAnalysisRunStatus: analysisStatus } : {}),
+      ...(trafficRouting
+        ? {
+            weights: {
+              canary: { podTemplateHash: podHash, serviceName: canary?.canaryService, weight: fullyPromoted() ? 0 : weight },
+              stable: { podTemplateHash: status.stableRS, serviceName: canary?.stableService, weight: fullyPromoted() ? 100 : 100 - weight },
+            },
+          }
+        : {}),
+    };
 
     // Conditions.
     const paused = pausedBySpec || (status.pauseConditions ?? []).length > 0;
@@ -323,6 +362,57 @@ export class RolloutsController {
       if (this.options.recordKubeEvents !== false) this.recordKubeEvent(after, e);
       for (const l of [...this.listeners]) l({ ...e, before, after });
     }
+  }
+
+  /** Creates the step's AnalysisRun and completes it after the analysis duration with the configured outcome. */
+  private stepAnalysis(
+    rollout: KubeObject,
+    name: string,
+    stepIndex: number,
+    podHash: string,
+    now: number,
+    wake: (at: number) => void,
+  ): { phase: string; message: string; status: { name: string; status: string; message?: string } } {
+    const { store } = this.options;
+    const ns = rollout.metadata.namespace;
+    const step = rollout.spec.strategy.canary.steps[stepIndex].analysis as { templates?: { templateName: string }[] };
+    const templates = (step.templates ?? []).map((t) => t.templateName);
+    let run = store.tryGet(this.analysisRt, ns, name);
+    if (!run) {
+      run = store.create(this.analysisRt, ns, {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'AnalysisRun',
+        metadata: {
+          name,
+          labels: { 'rollout-type': 'Step', 'step-index': String(stepIndex), 'rollouts-pod-template-hash': podHash },
+          ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', name: rollout.metadata.name, uid: rollout.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+        },
+        spec: { metrics: templates.map((t) => ({ name: t, provider: { prometheus: { address: 'http://prometheus.monitoring:9090', query: `${t}{rollout="${rollout.metadata.name}"}` } }, successCondition: 'result[0] >= 0.95' })) },
+        status: { phase: 'Running', startedAt: isoSeconds(now) },
+      });
+    }
+    const runStatus = run.status ?? {};
+    if (runStatus.phase === 'Running') {
+      const due = Date.parse(runStatus.startedAt) + this.analysisMs;
+      if (now < due) {
+        wake(due);
+        return { phase: 'Running', message: '', status: { name, status: 'Running' } };
+      }
+      const outcome = this.options.analysisOutcome?.(rollout, templates) ?? { phase: 'Successful' };
+      const message = outcome.message ?? (outcome.phase === 'Successful' ? '' : `metric "${templates[0] ?? 'analysis'}" assessed ${outcome.phase}`);
+      run = store.mutate(this.analysisRt, ns, name, (r) => {
+        r.status = {
+          phase: outcome.phase,
+          startedAt: runStatus.startedAt,
+          completedAt: isoSeconds(now),
+          ...(message ? { message } : {}),
+          metricResults: templates.map((t) => ({ name: t, phase: outcome.phase, count: 1, ...(outcome.phase === 'Successful' ? { successful: 1 } : outcome.phase === 'Failed' ? { failed: 1 } : {}) })),
+        };
+      });
+    }
+    const phase: string = run.status.phase;
+    const message: string = run.status.message ?? '';
+    return { phase, message, status: { name, status: phase, ...(message ? { message } : {}) } };
   }
 
   private recordKubeEvent(rollout: KubeObject, e: { reason: string; message: string; type: string }): void {

@@ -71,7 +71,12 @@ export class WorkQueue {
     this.scheduled = false;
     let passes = 0;
     while (this.pending.size > 0 && !this.stopped) {
-      if (++passes > MAX_PASSES) throw new Error('controller did not settle: a reconcile keeps changing its own objects');
+      if (++passes > MAX_PASSES) {
+        // A reconcile that keeps changing its own objects is a simulator bug; stop looping, say so.
+        this.onError(new Error('controller did not settle: a reconcile keeps changing its own objects'), { name: [...this.pending.keys()].join(',') });
+        this.pending.clear();
+        return;
+      }
       const [id, key] = this.pending.entries().next().value as [string, ObjectKey];
       this.pending.delete(id);
       try {

@@ -1,0 +1,65 @@
+/**
+ * A Glidepath config file (YAML) for the sample world, so the sandbox and tests can start Glidepath
+ * against it: both clusters through the world's kubeconfig, and one pipeline per way a stage can
+ * select its targets (Rollouts by label, ApplicationSet steps, Kargo stages).
+ */
+export interface WorldConfigOptions {
+  kubeconfigPath: string;
+  /** Slack channel ids per pipeline (defaults are sandbox ids). */
+  channels?: Partial<Record<'checkout' | 'checkoutAppSet' | 'ledger' | 'checkoutKargo', string>>;
+  /** Slack principals allowed to approve, abort and promote in prod (default: user group S0SANDBOXSRE). */
+  prodApprovers?: string[];
+}
+
+export function sampleWorldConfig(options: WorldConfigOptions): string {
+  const c = { checkout: 'C0SANDBOX1', checkoutAppSet: 'C0SANDBOX2', ledger: 'C0SANDBOX3', checkoutKargo: 'C0SANDBOX4', ...options.channels };
+  const approvers = JSON.stringify(options.prodApprovers ?? ['S0SANDBOXSRE']);
+  const path = JSON.stringify(options.kubeconfigPath);
+  return `# Generated for the sandbox's simulated clusters (src/sandbox/kube/world.ts).
+clusters:
+  - name: dev
+    kubeconfigContext: dev
+    kubeconfigPath: ${path}
+  - name: prod
+    kubeconfigContext: prod
+    kubeconfigPath: ${path}
+    argocdNamespaces: [argocd, argocd-apps]
+pipelines:
+  - name: checkout
+    channel: ${c.checkout}
+    releaseIdAnnotation: hangar.io/release-id
+    stages:
+      - name: dev
+        cluster: dev
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=dev" }
+      - name: staging
+        cluster: prod
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=staging" }
+      - name: prod-eu
+        cluster: prod
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod,region=eu" }
+        permissions: { approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }
+      - name: prod-us
+        cluster: prod
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod,region=us" }
+        permissions: { approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }
+  - name: checkout-appset
+    channel: ${c.checkoutAppSet}
+    stages:
+      - { name: staging, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 1 } }
+      - { name: prod-eu, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 2 } }
+      - { name: prod-us, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 3 }, permissions: { approve: ${approvers} } }
+  - name: ledger
+    channel: ${c.ledger}
+    stages:
+      - name: prod
+        cluster: prod
+        rollouts: { namespace: payments, selector: "app.kubernetes.io/part-of=ledger" }
+  - name: checkout-kargo
+    channel: ${c.checkoutKargo}
+    stages:
+      - { name: dev, cluster: prod, kargo: { project: kargo-checkout, stage: dev } }
+      - { name: staging, cluster: prod, kargo: { project: kargo-checkout, stage: staging } }
+      - { name: prod, cluster: prod, kargo: { project: kargo-checkout, stage: prod }, permissions: { promote: ${approvers} } }
+`;
+}
