@@ -14,7 +14,8 @@ const FACTS = Number(process.env.BENCH_FACTS ?? 20_000);
 const CONCURRENCY = 64;
 const OFFERED_RATE = 1_000;
 const TOKEN = 'bench-token-0123456789abcdef';
-const ROLE = fileURLToPath(new URL('./ingest-roles.ts', import.meta.url));
+// The processes under test run the compiled code, as `npm start` does (npm run bench:ingest builds it).
+const ROLE = fileURLToPath(new URL('../dist/bench/ingest-roles.js', import.meta.url));
 const STAGES = ['dev', 'staging', 'canary', 'prod'];
 const ROLLOUTS_PER_STAGE = 25;
 

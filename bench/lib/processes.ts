@@ -21,8 +21,10 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** Starts a child; a `.ts` script runs through tsx, a compiled `.js` one on plain node (as production runs). */
 export async function startChild(script: string, env: Record<string, string>): Promise<Child> {
-  const child = fork(script, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = fork(script, [], { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const hello = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

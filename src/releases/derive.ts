@@ -13,12 +13,14 @@ export function activeTargets(stage: StageState): TargetState[] {
 }
 
 function stageStatus(stage: StageState): StageStatus {
-  const targets = activeTargets(stage);
+  const active = activeTargets(stage);
+  // A stage whose targets all moved on to a newer release keeps the state it was last seen in.
+  const targets = active.length > 0 ? active : Object.values(stage.targets);
   if (targets.length === 0) return 'Waiting';
   if (targets.some((t) => t.aborted)) return 'Aborted';
   if (targets.some((t) => t.phase === 'Degraded')) return 'Degraded';
   if (targets.some((t) => t.phase === 'Paused')) return 'Paused';
-  if (stage.pending.length === 0 && targets.every((t) => t.phase === 'Healthy')) return 'Healthy';
+  if ((stage.pending.length === 0 || active.length === 0) && targets.every((t) => t.phase === 'Healthy')) return 'Healthy';
   return 'Progressing';
 }
 

@@ -85,8 +85,9 @@ describe('reducer scenarios', () => {
     expect(h.record('rel-5')!.images).toEqual(['registry.example.com/shop/checkout:1.28.0']);
     expect(stage(h, 'rel-5').status).toBe('Progressing');
     expect(target(h, 'rel-4').supersededBy).toBe('rel-5');
-    expect(stage(h, 'rel-4').status).toBe('Waiting');
-    expect(stage(h, 'rel-4').healthyAt).toBe(T0); // it was healthy for its release
+    expect(stage(h, 'rel-4').status).toBe('Healthy'); // as it was last seen in this release
+    expect(stage(h, 'rel-4').healthyAt).toBe(T0);
+    expect(h.record('rel-4')!.status).toBe('Superseded');
     expect(h.replies('drift')).toHaveLength(0);
     // A late fact of the old release changes nothing any more.
     expect(h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 399, stableRS: rel4.podHash, phase: 'Healthy' }), T0 + 2 * min))).toEqual(['out-of-order']);

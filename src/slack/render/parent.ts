@@ -52,6 +52,8 @@ export function stageRow(stage: StageState, configured: { cluster: string } | un
   if (targets.length === 0 && (stage.pending ?? []).length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);
   if (stage.lastHeardAt !== undefined) tail.push(`last heard ${slackDate(stage.lastHeardAt)}`);
   if (stage.healthyAt !== undefined && stage.status !== 'Healthy') tail.push('was healthy for this release');
+  const movedOn = [...new Set(targets.map((t) => t.supersededBy))];
+  if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(r ?? '', 80, { oneLine: true }))).join(', ')}`);
   if (tail.length > 0) lines.push(tail.join(' · '));
 
   const troubled = troubledTargets(targets);

@@ -96,6 +96,13 @@ describe('renderParent', () => {
     expect(never).not.toContain('was healthy');
   });
 
+  it('says which release took over a stage whose targets all moved on', () => {
+    const movedOn = stage('prod', 'Healthy', [target('checkout', { supersededBy: 'rel-6' }), target('checkout-worker', { supersededBy: 'rel-6' })], { healthyAt: T0 });
+    expect(stageText(renderParent(record({ stages: [movedOn] }), pipeline).blocks, 'prod')).toContain('moved on to `rel-6`');
+    const partly = stage('prod', 'Healthy', [target('checkout', { supersededBy: 'rel-6' }), target('checkout-worker')]);
+    expect(stageText(renderParent(record({ stages: [partly] }), pipeline).blocks, 'prod')).not.toContain('moved on');
+  });
+
   it('shows when the stage last heard a fact as a Slack date (each reader sees their own time zone)', () => {
     const text = stageText(renderParent(record(), pipeline).blocks, 'staging');
     expect(text).toContain(`last heard <!date^${(T0 + 60_000) / 1000}^{date_short_pretty} {time}|2026-11-29 12:01 UTC>`);
