@@ -43,7 +43,15 @@ export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialog
     },
   });
   const message = outcomeMessage(outcome);
-  if (outcome.kind === 'done') message.text += `\n${wayBack({ cluster: meta.c, namespace: meta.ns, name: meta.n })}`;
+  if (outcome.kind === 'done') {
+    message.text += `\n${wayBack({ cluster: meta.c, namespace: meta.ns, name: meta.n })}`;
+    const sync = known?.target.sync;
+    if (sync?.phase === 'Running' && sync.runningHooks.length > 0) {
+      // A revert cannot sync while the current operation waits on its hooks (notes: hook-pinned sync).
+      const app = known?.target.application ?? 'its Application';
+      message.text += `\n:pushpin: Argo CD's sync of ${app} is still Running with hooks (${sync.runningHooks.slice(0, 5).join(', ')}): a revert in git will not sync until they finish or the operation is terminated (\`argocd app terminate-op ${app}\`).`;
+    }
+  }
   return { outcome, message };
 }
 

@@ -11,6 +11,8 @@ import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.
 import type { KubeObject } from '../../src/sandbox/kube/object.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
+import type { TargetState } from '../../src/releases/record.js';
+import { record, stage as recordStage, target } from '../slack/support/records.js';
 import { ABORT_ACTION_ID, APPROVE_ACTION_ID, approveAndAbort, encodeButtonValue, type ButtonValue } from '../../src/slack/render/buttons.js';
 import { eventually } from '../slack/support/harness.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
@@ -53,6 +55,22 @@ async function pausedReply(value: ButtonValue): Promise<{ ts: string; text: stri
   const blocks = [{ type: 'section', text: { type: 'mrkdwn', text } }, { type: 'actions', block_id: 'glidepath.approval', elements: approveAndAbort(value, 'prod/shop/checkout') }];
   const res = await createSlackClient('xoxb-commands', rig.slack.apiUrl).chat.postMessage({ channel: CHANNEL, text, blocks: blocks as never });
   return { ts: res.ts!, text, blocks };
+}
+
+/** The release record the reducer would hold for the paused canary (the thread's source). */
+async function storeRelease(at: { g: number; h: string; s: number }, sync?: TargetState['sync']): Promise<void> {
+  const paused = target('checkout', {
+    generation: at.g,
+    podHash: at.h,
+    phase: 'Paused',
+    pause: { reason: 'CanaryPauseStep' },
+    step: { index: at.s, count: 6 },
+    weight: 20,
+    application: 'checkout-prod',
+    ...(sync ? { sync } : {}),
+  });
+  const release = record({ releaseId: 'rel-1', status: 'Paused', stages: [recordStage('prod', 'Paused', [paused])] });
+  await rig.store.update('checkout', 'rel-1', () => ({ next: release, result: null }));
 }
 
 function buttonValue(at: { g: number; h: string; s: number }, ns = 'shop', stage = 'prod'): ButtonValue {
@@ -117,6 +135,18 @@ describe('approve a Rollout paused at a canary step', () => {
     const audit = await rig.auditEntries();
     expect(audit[0]).toMatchObject({ actor: { slackUserId: BOB }, result: 'done' });
     expect(audit[1]).toMatchObject({ actor: { slackUserId: BOB }, result: 'allowed', reason: 'allowed via S0OPS' });
+  });
+
+  it('by pipeline@stage: approves what the release shows paused there, at the step it shows; status lists it first', async () => {
+    const at = await pausedAtStep1();
+    await storeRelease(at);
+    const status = await (await rig.command('status checkout')).first();
+    expect(said(status)).toContain('*checkout* release `rel-1` — Paused');
+    expect(said(status)).toContain('prod: Paused (0/1 Healthy) — waiting for approval: prod/shop/checkout at step 2/6');
+    const answer = await (await rig.command('approve checkout@prod')).first();
+    expect(said(answer)).toBe(':white_check_mark: approved step 2 of prod/shop/checkout: the canary moves on');
+    expect(live().status.pauseConditions ?? []).toHaveLength(0);
+    expect((await rig.auditEntries())[0]).toMatchObject({ releaseId: 'rel-1', pipeline: 'checkout', stage: 'prod', result: 'done' });
   });
 
   it('tells the release thread who did what: a refused attempt and the approval each get a line', async () => {
@@ -240,12 +270,15 @@ describe('abort', () => {
     world.store.mutate(world.store.registry.byKind('Application'), 'argocd', 'checkout-prod', (a) => {
       a.status = { operationState: { phase: 'Running', message: 'waiting for completion of hook batch/Job/smoke-test', startedAt: '2026-08-20T08:50:00Z', operation: { sync: { revision: 'abc1234' } } } };
     });
-    const value = encodeButtonValue(buttonValue({ g: live().metadata.generation!, h: live().status.currentPodHash, s: 1 }));
+    const at = { g: live().metadata.generation!, h: live().status.currentPodHash as string, s: 1 };
+    await storeRelease(at, { phase: 'Running', message: 'waiting for completion of hook batch/Job/smoke-test', runningHooks: ['batch/Job/smoke-test'] });
+    const value = encodeButtonValue(buttonValue(at));
     const reply = await pausedReply(JSON.parse(value) as ButtonValue);
     await rig.click({ actionId: ABORT_ACTION_ID, value, messageTs: reply.ts, messageText: reply.text, messageBlocks: reply.blocks });
     const message = await eventually(() => rig.slack.transcript.find(CHANNEL, reply.ts)?.edits.length ? rig.slack.transcript.find(CHANNEL, reply.ts) : undefined, 'the aborted message');
     expect(JSON.stringify(message.blocks)).toContain(`aborted prod/shop/checkout: traffic goes back to the stable version`);
     expect(JSON.stringify(message.blocks)).toContain(`(by <@${ALICE}>)`);
+    expect(message.text).toContain("Argo CD's sync of checkout-prod is still Running with hooks (batch/Job/smoke-test): a revert in git will not sync until they finish or the operation is terminated (`argocd app terminate-op checkout-prod`)");
     expect(message.blocks.some((b) => (b as { type: string }).type === 'actions')).toBe(false);
     expect(live().status.abort).toBe(true);
     expect(world.store.get(world.store.registry.byKind('Application'), 'argocd', 'checkout-prod').status.operationState.phase).toBe('Running');
