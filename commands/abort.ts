@@ -7,6 +7,7 @@
 import { deriveRolloutState } from '../src/facts/rollout-state.js';
 import type { RolloutLike } from '../src/facts/rollout-like.js';
 import { getRollout } from '../src/kube/reads.js';
+import { authorize } from '../src/policy/permissions.js';
 import { act, type Outcome } from './act.js';
 import { outcomeMessage, type RolloutRef } from './approve.js';
 import { ABORT_DIALOG_CALLBACK_ID, section, type AbortDialogMetadata } from './buttons.js';
@@ -65,7 +66,15 @@ export const abort: Subcommand = {
     if (words.positional.length !== 1) throw new UsageError('name exactly one Rollout', NAME);
     const target = parseTarget(words.positional[0]!, NAME);
     if (target.kind !== 'object') throw new UsageError('name the Rollout as cluster/namespace/rollout', NAME);
-    if (stagesOfObject(ctx.config, target, 'Rollout').length === 0) throw new UsageError(`no configured stage selects Rollouts in ${target.cluster}/${target.namespace}`, NAME);
+    const where = stagesOfObject(ctx.config, target, 'Rollout')[0];
+    if (!where) throw new UsageError(`no configured stage selects Rollouts in ${target.cluster}/${target.namespace}`, NAME);
+    const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'abort', ctx.user.id, ctx.groups);
+    if (!decision.allowed) {
+      // No dialog for someone who may not abort: the attempt is refused (and audited) now.
+      const { message } = await abortConfirmed(ctx, { c: target.cluster, ns: target.namespace, n: target.name });
+      await ctx.slack.reply(message);
+      return;
+    }
     const live = await getRollout(ctx.clusters.api(target.cluster), target.namespace, target.name);
     const state = deriveRolloutState(live as unknown as RolloutLike);
     if (!state.actions.abort) {

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
 import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
+import { eventually } from '../slack/support/harness.js';
 import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
 
 let w: ArgoWorld;
@@ -59,6 +60,17 @@ describe('freshness', () => {
     expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
     expect(w.app('checkout-prod').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'refresh', actor: { slackUserId: ALICE }, result: 'done' });
+  });
+
+
+  it('--refresh that runs out of time says so and lists what is still stale', async () => {
+    await start(false);
+    await newCommit();
+    // Nobody advances the simulated clock: Argo CD never gets to the refresh before the timeout.
+    await rig.command('freshness prod/argocd/checkout --refresh --timeout 1s');
+    const message = await eventually(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(':warning:')), 'the timeout');
+    expect(message.text.split('\n')[0]).toBe(':warning: *prod/argocd/checkout*: 1/3 fresh after the timeout; still stale: 2');
+    expect(message.text).toMatch(/`checkout-prod` stale: refresh pending/);
   });
 });
 

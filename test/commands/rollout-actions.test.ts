@@ -259,6 +259,15 @@ describe('abort', () => {
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'abort', result: 'done', actor: { slackUserId: ALICE } });
   });
 
+  it('opens no dialog for someone who may not abort: refused at once, audited, nothing changed', async () => {
+    await pausedAtStep1();
+    const answer = await (await rig.command('abort prod/shop/checkout', BOB)).first();
+    expect(said(answer)).toBe(`:no_entry: Not allowed: you may not abort in checkout@prod: pipelines[0].stages[0].permissions.abort allows ${ALICE}; ask one of them, or an admin to add you`);
+    expect(rig.slack.transcript.openedViews).toEqual([]);
+    expect(live().status.abort).toBeFalsy();
+    expect((await rig.auditEntries())[0]).toMatchObject({ actor: { slackUserId: BOB }, action: 'abort', result: 'denied' });
+  });
+
   it('aborts while an Argo CD PostSync hook pins the sync: the abort is on the Rollout, the running sync does not stop it', async () => {
     await pausedAtStep1();
     world.store.create(world.store.registry.byKind('Application'), 'argocd', {
