@@ -4,7 +4,7 @@
  * simulated cluster with its Rollouts controller on a fake clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ABORT_DIALOG_CALLBACK_ID } from '../../commands/buttons.js';
+import { ABORT_DIALOG_CALLBACK_ID, REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
 import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
 import { FakeClock } from '../../src/sandbox/kube/clock.js';
 import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
@@ -238,6 +238,12 @@ describe('approve a Rollout paused at a canary step', () => {
       [ALICE, 'allowed'],
     ]);
   });
+});
+
+it('a button whose object is gone answers with what the cluster said, not silence', async () => {
+  const value = JSON.stringify({ v: 1, c: 'prod', ns: 'argocd', n: 'checkout', step: 3, rev: 'abc1234' });
+  const answer = await (await rig.click({ actionId: REFRESH_APPROVE_ACTION_ID, value })).first();
+  expect(said(answer)).toBe(':x: checkout (applicationsets) was not found in prod/argocd: it may have been deleted or renamed, or its CRD is not installed');
 });
 
 describe('abort', () => {

@@ -17,6 +17,7 @@ import { stagesOfObject } from '../../../../commands/where.js';
 import { progressText } from '../../../kube/freshness.js';
 import { authorize } from '../../../policy/permissions.js';
 import { dispatch } from '../../../../commands/dispatch.js';
+import { KubeActionError } from '../../../kube/errors.js';
 import { getStage } from '../../../kube/reads.js';
 import { FINISHED_RELEASE_STATUSES } from '../../../releases/record.js';
 import { ABORT_ACTION_ID, APPROVE_ACTION_ID, PROMOTE_ACTION_ID } from '../../render/buttons.js';
@@ -80,7 +81,14 @@ function withServices(deps: { commands?: CommandServices | undefined }, handler:
       await args.respond({ response_type: 'ephemeral', replace_original: false, text: NOT_CONFIGURED });
       return;
     }
-    await handler(deps.commands, args);
+    try {
+      await handler(deps.commands, args);
+    } catch (err) {
+      // A cluster or Redis failure outside an action's own handling: say so instead of going quiet.
+      deps.commands.logger.error({ err, action: args.action.action_id, user: args.body.user.id }, 'button failed');
+      const why = err instanceof KubeActionError ? err.message : 'it failed unexpectedly; the Glidepath log has the details';
+      await args.respond({ response_type: 'ephemeral', replace_original: false, text: `:x: ${why}` }).catch(() => undefined);
+    }
   };
 }
 
