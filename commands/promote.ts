@@ -10,6 +10,7 @@ import { act } from './act.js';
 import { outcomeMessage } from './approve.js';
 import { actions, button, PROMOTE_CONFIRM_ACTION_ID, section, type PromoteConfirmValue } from './buttons.js';
 import { splitWords, UsageError } from './parse.js';
+import { releaseAtStage } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
 import { stageByName, type StageRef } from './where.js';
 
@@ -51,10 +52,12 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
     freight = available.newest.metadata.name;
   }
   let promotion: string | undefined;
+  const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
   const outcome = await act(ctx, {
     action: 'promote',
     target,
     where: scope.where,
+    ...(release ? { releaseId: release.releaseId } : {}),
     describe: `promote Freight ${freight} to ${target}`,
     run: async () => {
       const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
@@ -66,17 +69,27 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
   return `\`${stage}\`: ${outcomeMessage(outcome).text}`;
 }
 
-/** A message per Promotion, with its phases as thread replies until it ends. */
+/**
+ * The Promotion's phases until it ends, in the release thread of the stage when there is one,
+ * else in a thread under a message of its own.
+ */
 function follow(ctx: CommandContext, scope: PromoteScope, stage: string, name: string): void {
   void (async () => {
-    const parent = await ctx.slack.post({ text: `:arrow_forward: Promotion \`${name}\` to \`${stage}\` (${scope.project}): following its phase` });
+    const header = { text: `:arrow_forward: Promotion \`${name}\` to \`${stage}\` (${scope.project}): following its phase` };
+    const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
+    const thread = release ? await ctx.threads.get(scope.where.pipeline.name, release.releaseId) : undefined;
+    const parent = thread ? { channel: thread.channel, ts: thread.ts } : await ctx.slack.post(header);
+    if (thread) await ctx.slack.post(header, { channel: thread.channel, threadTs: thread.ts });
     let chain = Promise.resolve();
     const result = await ctx.kube.followPromotion(scope.cluster, scope.project, name, {
       timeoutMs: ctx.followTimeoutMs ?? 30 * 60_000,
       onPhase: (phase, p) => {
         const message = p.status?.message ? `: ${p.status.message.slice(0, 300)}` : '';
         const icon = phase === 'Succeeded' ? ':white_check_mark:' : TERMINAL_PROMOTION_PHASES.has(phase) ? ':x:' : ':hourglass_flowing_sand:';
-        chain = chain.then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${message}` }, { channel: parent.channel, threadTs: parent.ts })));
+        // One lost line must not end the following.
+        chain = chain
+          .then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${message}` }, { channel: parent.channel, threadTs: parent.ts })))
+          .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name, phase }, 'could not post a Promotion phase'));
       },
     });
     await chain;

@@ -12,8 +12,8 @@ export async function releaseWithTarget(ctx: Pick<CommandContext, 'releases'>, p
   return undefined;
 }
 
-/** The newest release in flight that has reached `stage`. */
+/** The newest release in flight that has reached `stage`, else the newest in flight at all. */
 export async function releaseAtStage(ctx: Pick<CommandContext, 'releases'>, pipeline: string, stage: string): Promise<ReleaseRecord | undefined> {
   const records = await ctx.releases.list(pipeline, { limit: 20 });
-  return records.find((r) => r.stages.some((s) => s.name === stage && Object.keys(s.targets).length > 0));
+  return records.find((r) => r.stages.some((s) => s.name === stage && Object.keys(s.targets).length > 0)) ?? records[0];
 }

@@ -7,6 +7,7 @@ import { PROMOTE_CONFIRM_ACTION_ID } from '../../commands/buttons.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { PROMOTE_ACTION_ID } from '../../src/slack/render/buttons.js';
 import { renderReply } from '../../src/slack/render/reply.js';
+import { ThreadStore } from '../../src/slack/writer/threads.js';
 import { record, reply, stage as recordStage, T0 } from '../slack/support/records.js';
 import { FakeClock } from '../../src/sandbox/kube/clock.js';
 import { KargoController } from '../../src/sandbox/kube/controllers/kargo.js';
@@ -103,20 +104,31 @@ describe('promote', () => {
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'failed', actor: { slackUserId: ALICE } });
   });
 
-  it('by default promotes the newest available Freight, reports the real Promotion name and follows its phase to the end in a thread', async () => {
+  it('by default promotes the newest available Freight, reports the real Promotion name and follows its phase to the end in the release thread', async () => {
     const kargo = new KargoController({ store: world.store, clock, stepDurationMs: 1000 }).start();
     try {
+      const release = record({ pipeline: 'shop', releaseId: 'rel-k', stages: [recordStage('staging', 'Waiting'), recordStage('prod', 'Waiting')] });
+      await rig.store.update('shop', 'rel-k', () => ({ next: release, result: null }));
+      const parent = await createSlackClient('xoxb-commands', rig.slack.apiUrl).chat.postMessage({ channel: CHANNEL, text: 'Release rel-k (shop)' });
+      await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('shop', 'rel-k', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
+
       const answer = await (await rig.command('promote shop@staging')).first();
       const name = promotions()[0]!.metadata.name!;
       expect(promotions()[0]!.spec).toMatchObject({ stage: 'staging', freight: NEW });
       expect(said(answer)).toContain(`created Promotion ${name} of Freight jolly-jaguar`);
-      const parent = await eventually(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes(`Promotion \`${name}\``)), 'the follow message');
-      for (let i = 0; i < 60 && !parent.replies.some((r) => r.text.includes('Succeeded')); i++) {
+      const thread = () => rig.slack.transcript.find(CHANNEL, parent.ts!)!.replies.map((r) => r.text);
+      await eventually(() => thread().some((t) => t.includes('following its phase')) || undefined, 'the follow line in the release thread');
+      for (let i = 0; i < 60 && promotions()[0]!.status?.phase !== 'Succeeded'; i++) {
         await clock.advance(500);
         await new Promise((r) => setTimeout(r, 20));
       }
-      expect(parent.replies.at(-1)!.text).toBe(`:white_check_mark: \`${name}\` is Succeeded`);
-      expect(parent.replies.some((r) => r.text.includes('is Running'))).toBe(true);
+      // Slack allows about one message a second per channel: the lines arrive as it lets them.
+      await eventually(() => thread().some((t) => t.includes('is Succeeded')) || undefined, 'the end of the Promotion in the thread');
+      expect(thread()[0]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
+      expect(thread()).toContain(`:arrow_forward: Promotion \`${name}\` to \`staging\` (kargo-demo): following its phase`);
+      expect(thread().some((t) => t.includes('is Running'))).toBe(true);
+      expect(thread().at(-1)).toBe(`:white_check_mark: \`${name}\` is Succeeded`);
+      expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
     } finally {
       kargo.stop();
     }
