@@ -58,14 +58,19 @@ const promoteButtonValue = z.object({ v: z.literal(1), p: z.string(), r: z.strin
 async function markMessage(ctx: CommandContext, args: ClickArgs, line: string, keepButtons: boolean): Promise<void> {
   const message = args.body.message as { ts?: string; text?: string; blocks?: { type?: string }[] } | undefined;
   const ts = message?.ts ?? args.body.container?.message_ts;
-  if (!ts || !ctx.channel) return;
   const original = message?.blocks ?? [{ type: 'section', text: { type: 'mrkdwn', text: message?.text || ' ' } }];
   const kept = original.filter((b) => keepButtons || b.type !== 'actions');
   const context = { type: 'context', elements: [{ type: 'mrkdwn', text: line.slice(0, 2900) }] };
+  const marked = { text: `${message?.text ?? ''}\n${line}`.trim(), blocks: [...kept, context] };
+  const ephemeral = (args.body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
   try {
-    await ctx.slack.update({ channel: ctx.channel, ts }, { text: `${message?.text ?? ''}\n${line}`.trim(), blocks: [...kept, context] });
+    // The writer's messages are the bot's own: edit them. An ephemeral answer (or one chat.update
+    // may not touch) is replaced through the click's response_url instead.
+    if (!ephemeral && ts && ctx.channel) await ctx.slack.update({ channel: ctx.channel, ts }, marked);
+    else await ctx.slack.reply({ ...marked, replaceOriginal: true });
   } catch (err) {
-    ctx.logger.warn({ err: (err as Error).message }, 'could not update the clicked message');
+    ctx.logger.warn({ err: (err as Error).message }, 'could not edit the clicked message; replacing it through response_url');
+    await ctx.slack.reply({ ...marked, replaceOriginal: true }).catch(() => undefined);
   }
 }
 
