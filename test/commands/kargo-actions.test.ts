@@ -86,7 +86,12 @@ describe('promote', () => {
     world.store.delete(rt('Stage'), NS, 'prod-eu');
     stage('prod-ap', { stages: ['staging'] }, { tier: 'prod' });
 
-    const done = await (await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: button.value })).first();
+    // The question was an ephemeral answer: it is replaced through the click's response_url.
+    const clicked = await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: button.value, ephemeral: true, messageText: said(ask), messageBlocks: ask.body.blocks as unknown[] });
+    const replaced = await eventually(() => clicked.responses().find((r) => r.body.replace_original === true), 'the question replaced');
+    expect(said(replaced)).toContain(`<@${ALICE}> confirmed:`);
+    expect((replaced.body.blocks as { type: string }[]).some((b) => b.type === 'actions')).toBe(false);
+    const done = await eventually(() => clicked.responses().find((r) => r.body.response_type === 'in_channel'), 'the outcome');
     const created = promotions();
     expect(created.map((p) => p.spec.stage)).toEqual(['prod-us']);
     const name = created[0]!.metadata.name!;

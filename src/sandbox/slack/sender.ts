@@ -63,14 +63,14 @@ export class SignedSender {
     return this.post(form.toString(), 'application/x-www-form-urlencoded', override);
   }
 
-  blockAction(input: { actionId: string; value: string; userId: string; channelId: string; messageTs: string; threadTs?: string; responseUrl: string; blockId?: string; messageText?: string; messageBlocks?: unknown[] }, override?: { timestamp?: number; secret?: string }): Promise<SentResponse> {
+  blockAction(input: { actionId: string; value: string; userId: string; channelId: string; messageTs: string; threadTs?: string; responseUrl: string; blockId?: string; messageText?: string; messageBlocks?: unknown[]; ephemeral?: boolean }, override?: { timestamp?: number; secret?: string }): Promise<SentResponse> {
     const payload = {
       type: 'block_actions',
       team: { id: this.team, domain: 'stand-in' },
       user: { id: input.userId, username: input.userId.toLowerCase(), team_id: this.team },
       api_app_id: this.options.apiAppId ?? 'A0GLIDEPATH',
       token: 'deprecated-verification-token',
-      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channelId, is_ephemeral: false },
+      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channelId, is_ephemeral: input.ephemeral ?? false },
       trigger_id: `trigger-${Date.now()}`,
       channel: { id: input.channelId, name: input.channelId.toLowerCase() },
       message: {

@@ -67,7 +67,7 @@ export interface CommandsRig {
   app: SlackApp;
   /** Sends `/glidepath <text>` as `user`; returns the response_url's answers as they arrive. */
   command(text: string, user?: string): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
-  click(input: { actionId: string; value: string; user?: string; messageTs?: string; messageText?: string; messageBlocks?: unknown[] }): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
+  click(input: { actionId: string; value: string; user?: string; messageTs?: string; messageText?: string; messageBlocks?: unknown[]; ephemeral?: boolean }): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
   submitView(view: Record<string, unknown>, user?: string): Promise<void>;
   auditEntries(): Promise<StoredAuditEntry[]>;
   close(): Promise<void>;
@@ -135,6 +135,7 @@ export async function startCommandsRig(options: { clusters: ClusterClients; now?
         responseUrl,
         ...(input.messageText !== undefined ? { messageText: input.messageText } : {}),
         ...(input.messageBlocks ? { messageBlocks: input.messageBlocks } : {}),
+        ...(input.ephemeral ? { ephemeral: true } : {}),
       });
       if (res.status !== 200) throw new Error(`click answered ${res.status}: ${res.body}`);
       return answers(responseUrl);
