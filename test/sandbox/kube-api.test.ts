@@ -153,6 +153,18 @@ describe('stand-in API server with client-node', () => {
     expect(replaced.spec.replicas).toBe(4);
     const stalePut = statusOf(await rejection(api.replaceNamespacedCustomObject({ ...ROLLOUTS, namespace: 'shop', name: 'checkout', body: current })));
     expect(stalePut.code).toBe(409);
+    // A JSON patch can guard itself with a `test` of the resourceVersion.
+    const rv = replaced.metadata.resourceVersion;
+    const guarded = (await api.patchNamespacedCustomObject(
+      { ...ROLLOUTS, namespace: 'shop', name: 'checkout', body: [{ op: 'test', path: '/metadata/resourceVersion', value: rv }, { op: 'replace', path: '/spec/replicas', value: 6 }] },
+      jsonPatch,
+    )) as KubeObject;
+    expect(guarded.spec.replicas).toBe(6);
+    const staleTest = statusOf(await rejection(api.patchNamespacedCustomObject(
+      { ...ROLLOUTS, namespace: 'shop', name: 'checkout', body: [{ op: 'test', path: '/metadata/resourceVersion', value: rv }, { op: 'replace', path: '/spec/replicas', value: 7 }] },
+      jsonPatch,
+    )));
+    expect(staleTest.code).toBe(422);
   });
 
   it('rejects a schema violation with 422 Invalid naming the field path', async () => {

@@ -76,7 +76,10 @@ describe('sample world', () => {
     expect(await image('checkout-eu')).toBe('registry.example.com/shop/checkout:1.28.0');
     const staging = (await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!;
     await clock.advance(10_000);
-    expect((await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!.status.phase).toBe('Paused');
+    const pausedStaging = (await list('prod', 'rollouts')).find((r) => r.metadata.name === 'checkout-staging')!;
+    expect(pausedStaging.status.phase).toBe('Paused');
+    // nginx traffic routing: the weights are in the status, as the Rollouts controller writes them.
+    expect(pausedStaging.status.canary.weights).toMatchObject({ canary: { weight: 20, serviceName: 'checkout-staging-canary' }, stable: { weight: 80, serviceName: 'checkout-staging-stable' } });
     expect(staging.metadata.annotations?.['hangar.io/release-id']).toBe('rel-1.29.0');
   });
 
@@ -92,6 +95,38 @@ describe('sample world', () => {
     expect(eu.status.phase).toBe('Paused');
     const app = store.get(store.registry.byKind('Application'), 'argocd', 'checkout-prod-eu');
     expect(app.status.operationState).toMatchObject({ phase: 'Running', message: 'waiting for completion of hook batch/Job/checkout-prod-eu-postsync' });
+  });
+});
+
+describe('sample world: Kargo', () => {
+  it('promotes Freight dev → staging as the glidepath user; staging syncs its Argo CD app and reports its health', async () => {
+    const kargoClock = new FakeClock('2026-08-20T09:00:00Z');
+    const w = await startSampleWorld({ clock: kargoClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+    try {
+      await kargoClock.advance(30_000);
+      const c = new KubeConfig();
+      c.loadFromFile(w.kubeconfigPath!);
+      const kargo = c.makeApiClient(CustomObjectsApi);
+      const K = { group: 'kargo.akuity.io', version: 'v1alpha1', namespace: 'kargo-checkout' } as const;
+      const freights = ((await kargo.listNamespacedCustomObject({ ...K, plural: 'freights' })) as { items: KubeObject[] }).items;
+      const freight = freights.find((f) => f.alias === 'brave-lynx')!;
+      const promote = async (stage: string): Promise<string> =>
+        ((await kargo.createNamespacedCustomObject({ ...K, plural: 'promotions', body: { apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Promotion', metadata: { generateName: 'promo-' }, spec: { stage, freight: freight.metadata.name } } })) as KubeObject).metadata.name;
+      const dev = await promote('dev');
+      expect(dev.startsWith('dev.')).toBe(true);
+      await kargoClock.advance(30_000);
+      const stage = async (name: string) => (await kargo.getNamespacedCustomObject({ ...K, plural: 'stages', name })) as KubeObject;
+      expect((await stage('dev')).status.lastPromotion).toMatchObject({ name: dev, status: { phase: 'Succeeded' } });
+      const staging = await promote('staging');
+      await kargoClock.advance(30_000);
+      const s = await stage('staging');
+      expect(s.status.lastPromotion).toMatchObject({ name: staging, status: { phase: 'Succeeded' } });
+      expect(s.status.health.output.applicationStatuses.map((a: { name: string }) => a.name)).toEqual(['checkout-staging']);
+      const app = w.clusters.prod.store.get(w.clusters.prod.store.registry.byKind('Application'), 'argocd', 'checkout-staging');
+      expect(app.status.operationState.operation.initiatedBy).toEqual({ username: 'kargo-controller', automated: true });
+    } finally {
+      await w.stop();
+    }
   });
 });
 

@@ -12,6 +12,8 @@ export interface RolloutManifest {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   progressDeadlineSeconds?: number;
+  /** nginx traffic routing with <name>-canary / <name>-stable services, so status.canary.weights is written. */
+  trafficRouting?: boolean;
 }
 
 export const DEFAULT_STEPS: CanaryStep[] = [{ setWeight: 20 }, { pause: {} }, { setWeight: 50 }, { pause: { duration: '10m' } }, { setWeight: 80 }, { pause: { duration: 300 } }];
@@ -31,7 +33,14 @@ export function rolloutManifest(m: RolloutManifest): KubeObject {
         metadata: { labels: { app } },
         spec: { containers: [{ name: app, image: m.image, ports: [{ containerPort: 8080 }] }] },
       },
-      strategy: { canary: { steps: m.steps ?? DEFAULT_STEPS } },
+      strategy: {
+        canary: {
+          ...(m.trafficRouting
+            ? { canaryService: `${m.name}-canary`, stableService: `${m.name}-stable`, trafficRouting: { nginx: { stableIngress: m.name } } }
+            : {}),
+          steps: m.steps ?? DEFAULT_STEPS,
+        },
+      },
     },
   };
 }

@@ -90,6 +90,7 @@ export function compileSchema(schema: JsonSchema | undefined): CompiledNode {
   const itemNode = (): CompiledNode => (items ??= compileSchema(schema.items));
 
   return (value, path, causes) => {
+    if (value === null && schema.nullable) return null;
     if (intOrString) {
       if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
         causes.push({

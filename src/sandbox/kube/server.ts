@@ -18,8 +18,9 @@ import { OpenApiDocuments } from './openapi.js';
 import { mergePatch } from './patch.js';
 import { decodeSelfSubjectAccessReview, isKubernetesProtobuf } from './protobuf.js';
 import { ResourceRegistry, apiVersionOf, type ResourceType } from './resources.js';
-import { ObjectStore, type PatchType, type WatchEventType, type WriteOptions } from './store.js';
+import { ObjectStore, type PatchType, type WriteOptions } from './store.js';
 import { toTable, wantsTable } from './table.js';
+import { WatchStreams } from './watch-streams.js';
 
 export interface KubeServerOptions {
   store?: ObjectStore;
@@ -74,14 +75,6 @@ interface ResourcePath {
 
 interface SelfSubjectAccessReview {
   spec?: { resourceAttributes?: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string } };
-}
-
-interface OpenWatch {
-  rt: ResourceType;
-  res: ServerResponse;
-  bookmarks: boolean;
-  table: boolean;
-  stop: () => void;
 }
 
 const JSON_TYPE = 'application/json';
@@ -175,7 +168,7 @@ export class KubeServer {
   readonly registry: ResourceRegistry;
   readonly authorizer: Authorizer;
   private readonly http: Server;
-  private readonly watches = new Set<OpenWatch>();
+  private readonly watches: WatchStreams;
   private bookmarkTimer?: NodeJS.Timeout;
   private readonly maxBodyBytes: number;
   private readonly openapi: OpenApiDocuments;
@@ -192,6 +185,7 @@ export class KubeServer {
     this.maxBodyBytes = options.maxBodyBytes ?? 3 * 1024 * 1024;
     this.onRequest = options.onRequest;
     this.openapi = new OpenApiDocuments(this.registry);
+    this.watches = new WatchStreams(this.store);
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((err: unknown) => {
         const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${String(err)}`);
@@ -240,20 +234,12 @@ export class KubeServer {
 
   /** Sends a BOOKMARK with the current resourceVersion on every watch that asked for them. */
   sendBookmarks(): void {
-    for (const w of this.watches) {
-      if (!w.bookmarks || w.res.writableEnded) continue;
-      const object = { kind: w.rt.kind, apiVersion: apiVersionOf(w.rt), metadata: { resourceVersion: this.store.resourceVersion() } };
-      w.res.write(JSON.stringify({ type: 'BOOKMARK', object }) + '\n');
-    }
+    this.watches.sendBookmarks();
   }
 
   /** Ends every open watch, as an API server restart would. */
   dropWatches(): void {
-    for (const w of [...this.watches]) {
-      w.stop();
-      w.res.end();
-    }
-    this.watches.clear();
+    this.watches.dropAll();
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -336,7 +322,7 @@ export class KubeServer {
 
     if (sub === 'scale') return this.handleScale(method, path, parse, user.name, res);
 
-    if (method === 'GET' && watch) return this.startWatch(path, url, res, table);
+    if (method === 'GET' && watch) return this.watches.start(path.rt, path.namespace, url.searchParams, res, table);
     if (method === 'GET' && name) {
       const obj = this.store.get(rt, namespace, name);
       return send(res, 200, table ? toTable(rt, [obj], obj.metadata.resourceVersion ?? '', now) : obj);
@@ -442,49 +428,6 @@ export class KubeServer {
       pathSet(obj as unknown as Record<string, unknown>, scale.specReplicasPath, replicas);
     }, { user });
     send(res, 200, toScale(updated));
-  }
-
-  private startWatch(path: ResourcePath, url: URL, res: ServerResponse, table: boolean): void {
-    const { rt, namespace } = path;
-    const now = (): number => this.store.clock.now();
-    const write = (type: WatchEventType | 'ERROR', object: unknown): void => {
-      if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
-    };
-    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
-    res.flushHeaders();
-    let stop: (() => void) | undefined;
-    try {
-      stop = this.store.watch(
-        rt,
-        namespace,
-        {
-          resourceVersion: url.searchParams.get('resourceVersion') ?? undefined,
-          labelSelector: url.searchParams.get('labelSelector') ?? undefined,
-          fieldSelector: url.searchParams.get('fieldSelector') ?? undefined,
-        },
-        (type, object) => write(type, table ? toTable(rt, [object], object.metadata.resourceVersion ?? '', now()) : object),
-      );
-    } catch (err) {
-      // A watch that cannot start is reported in-band, as the real API server does for 410.
-      if (err instanceof ApiError) {
-        write('ERROR', err.toStatus());
-        res.end();
-        return;
-      }
-      throw err;
-    }
-    const open: OpenWatch = { rt, res, bookmarks: isTrue(url.searchParams.get('allowWatchBookmarks')), table, stop: () => stop?.() };
-    this.watches.add(open);
-    const timeout = Number(url.searchParams.get('timeoutSeconds') ?? '0');
-    let timer: NodeJS.Timeout | undefined;
-    if (timeout > 0) timer = setTimeout(() => res.end(), timeout * 1000);
-    const cleanup = (): void => {
-      stop?.();
-      if (timer) clearTimeout(timer);
-      this.watches.delete(open);
-    };
-    res.on('close', cleanup);
-    res.on('finish', cleanup);
   }
 
   private resolve(segments: string[]): ResourcePath | undefined {

@@ -289,10 +289,9 @@ export class ObjectStore {
     options: WriteOptions = {},
   ): KubeObject {
     const old = this.current(rt, namespace, name);
-    // The patch is applied to the object without its resourceVersion so that a resourceVersion
-    // in the patch is a precondition, exactly as the API server treats it.
+    // Applied to the current object, resourceVersion included: a patch that sets another
+    // resourceVersion fails the precondition (409), and a JSON patch can `test` it.
     const base = clone(old);
-    delete base.metadata.resourceVersion;
     const patched = (type === 'merge' ? mergePatch(base, patch) : jsonPatch(base, patch)) as KubeObject;
     if (typeof patched !== 'object' || patched === null || Array.isArray(patched)) throw badRequest('patch produced a non-object');
     return this.write(rt, old, patched, options);

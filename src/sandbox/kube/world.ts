@@ -107,7 +107,7 @@ function checkoutTree(version: string, releaseId: string, options: ReleaseOption
   const rollout = (name: string, labels: Record<string, string>): DesiredManifests => ({
     ...(options.postSyncHook && labels.env === 'prod' ? { postSyncHook: true } : {}),
     ...(options.failSync ? { failSync: options.failSync } : {}),
-    rollouts: [{ name, image: `${CHECKOUT_IMAGE}:${version}`, replicas: 4, steps: STEPS, labels: { 'app.kubernetes.io/part-of': 'checkout', ...TRACKED, ...labels }, annotations: { 'hangar.io/release-id': releaseId } }],
+    rollouts: [{ name, image: `${CHECKOUT_IMAGE}:${version}`, replicas: 4, steps: STEPS, trafficRouting: true, labels: { 'app.kubernetes.io/part-of': 'checkout', ...TRACKED, ...labels }, annotations: { 'hangar.io/release-id': releaseId } }],
   });
   return {
     'checkout/dev': rollout('checkout-dev', { env: 'dev' }),

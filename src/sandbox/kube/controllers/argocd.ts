@@ -313,7 +313,7 @@ export class ArgoCdController {
     for (const d of desired.rollouts) {
       const annotations = { ...d.annotations, [TRACKING_ANNOTATION]: trackingId(app, ns, d.name) };
       if (!dest.tryGet(rt, ns, d.name)) {
-        dest.create(rt, ns, rolloutManifest({ namespace: ns, name: d.name, image: d.image, replicas: d.replicas, steps: d.steps, labels: d.labels, annotations }));
+        dest.create(rt, ns, rolloutManifest({ namespace: ns, name: d.name, image: d.image, replicas: d.replicas, steps: d.steps, labels: d.labels, annotations, trafficRouting: d.trafficRouting }));
         continue;
       }
       dest.mutate(rt, ns, d.name, (r) => {

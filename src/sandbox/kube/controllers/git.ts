@@ -13,6 +13,7 @@ export interface DesiredRollout {
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   steps?: CanaryStep[];
+  trafficRouting?: boolean;
 }
 
 export interface DesiredManifests {
