@@ -17,6 +17,7 @@ import type { CommandServices } from '../../commands/types.js';
 import { AuditLog } from '../audit/audit-log.js';
 import { KubeActions } from '../kube/actions.js';
 import { ClusterClients } from '../kube/clusters.js';
+import { KubeActionError } from '../kube/errors.js';
 import type { Keys } from '../store/keys.js';
 import type { Redis } from 'ioredis';
 import type { ReleaseReader } from '../releases/ports.js';
@@ -49,7 +50,7 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
   const reader = new ReleaseStore(workers, keys, { finishedTtlMs });
   const releases = new ReleaseStore(requests, keys, { finishedTtlMs });
   const commands = commandServices({ env, config, logger, redis: requests, keys, releases, finishedTtlMs });
-  const app = await createSlackApp({ env, config, releases, logger, ...(commands ? { commands } : {}) });
+  const app = await createSlackApp({ env, config, releases, logger, commands });
   const queue = createSlackQueue(workers, env.REDIS_PREFIX);
   const writer = new SlackWriter({
     connection: workers,
@@ -83,22 +84,33 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
 }
 
 /**
- * What /glidepath and the buttons act through. A cluster that cannot be configured leaves the
- * commands unavailable (they say so) rather than stopping the notifications side.
+ * What /glidepath and the buttons act through. Cluster clients are built at the first command, not
+ * at start-up: a kubeconfig mounted later (or written by the sandbox after Glidepath listens)
+ * still works, and a cluster that cannot be configured fails the command with the reason instead
+ * of stopping the notifications side.
  */
-function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redis: Redis; keys: Keys; releases: ReleaseReader; finishedTtlMs: number }): CommandServices | undefined {
-  let clusters: ClusterClients;
-  try {
-    clusters = new ClusterClients(o.config.clusters);
-  } catch (err) {
-    o.logger.warn({ err: (err as Error).message }, 'cluster clients could not be configured: /glidepath actions are unavailable');
-    return undefined;
-  }
+function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redis: Redis; keys: Keys; releases: ReleaseReader; finishedTtlMs: number }): CommandServices {
+  let built: { clusters: ClusterClients; kube: KubeActions } | undefined;
+  const build = (): { clusters: ClusterClients; kube: KubeActions } => {
+    if (built) return built;
+    try {
+      const clusters = new ClusterClients(o.config.clusters);
+      built = { clusters, kube: new KubeActions(clusters) };
+      return built;
+    } catch (err) {
+      o.logger.warn({ err: (err as Error).message }, 'cluster clients could not be configured: /glidepath cannot act yet');
+      throw new KubeActionError('unknown-cluster', `${(err as Error).message}: Glidepath cannot reach its clusters, so nothing was changed; check the clusters section of the config`, undefined, undefined, undefined, { cause: err });
+    }
+  };
   return {
     config: o.config,
     releases: o.releases,
-    kube: new KubeActions(clusters),
-    clusters,
+    get kube() {
+      return build().kube;
+    },
+    get clusters() {
+      return build().clusters;
+    },
     audit: new AuditLog(o.redis, o.keys.audit()),
     approvals: new ApprovalStore(o.redis, o.keys),
     groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),

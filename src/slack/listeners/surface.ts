@@ -55,8 +55,10 @@ export function slackSurface(options: { client: WebClient; channel: string; user
   };
 }
 
+/** The services stay behind the context (not copied): cluster clients are built when first used. */
 export function commandContext(services: CommandServices, user: { id: string; name?: string }, channel: string, slack: SlackSurface): CommandContext {
-  return { ...services, user, channel, slack };
+  const ctx = Object.create(services) as CommandContext;
+  return Object.assign(ctx, { user, channel, slack });
 }
 
 export const NOT_CONFIGURED = 'Acting from Slack is not available in this Glidepath process: no cluster client is configured (see the clusters section of the Glidepath config and the start-up log). Nothing was changed.';
