@@ -12,7 +12,19 @@ import type { ThreadEffectSink } from '../releases/ports.js';
 import { ReleaseStore } from '../releases/store.js';
 import { createKeys } from '../store/keys.js';
 import { connectRedis } from '../store/redis.js';
+import { ApprovalStore } from '../../commands/approvals.js';
+import type { CommandServices } from '../../commands/types.js';
+import { AuditLog } from '../audit/audit-log.js';
+import { KubeActions } from '../kube/actions.js';
+import { ClusterClients } from '../kube/clusters.js';
+import { KubeActionError } from '../kube/errors.js';
+import type { Keys } from '../store/keys.js';
+import type { Redis } from 'ioredis';
+import type { ReleaseReader } from '../releases/ports.js';
 import { createSlackApp, type SlackApp } from './app.js';
+import { createSlackClient } from './client.js';
+import { SlackGroupDirectory } from './group-directory.js';
+import { ThreadStore } from './writer/threads.js';
 import { checkChannels } from './channels.js';
 import { createSlackWriterMetrics } from './writer/metrics.js';
 import { SlackOutbox } from './writer/outbox.js';
@@ -36,7 +48,9 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
   const workers = connectRedis(env.REDIS_URL, 'worker');
   const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
   const reader = new ReleaseStore(workers, keys, { finishedTtlMs });
-  const app = await createSlackApp({ env, config, releases: new ReleaseStore(requests, keys, { finishedTtlMs }), logger });
+  const releases = new ReleaseStore(requests, keys, { finishedTtlMs });
+  const commands = commandServices({ env, config, logger, redis: requests, keys, releases, finishedTtlMs });
+  const app = await createSlackApp({ env, config, releases, logger, commands });
   const queue = createSlackQueue(workers, env.REDIS_PREFIX);
   const writer = new SlackWriter({
     connection: workers,
@@ -66,5 +80,41 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
       requests.disconnect();
       workers.disconnect();
     },
+  };
+}
+
+/**
+ * What /glidepath and the buttons act through. Cluster clients are built at the first command, not
+ * at start-up: a kubeconfig mounted later (or written by the sandbox after Glidepath listens)
+ * still works, and a cluster that cannot be configured fails the command with the reason instead
+ * of stopping the notifications side.
+ */
+function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redis: Redis; keys: Keys; releases: ReleaseReader; finishedTtlMs: number }): CommandServices {
+  let built: { clusters: ClusterClients; kube: KubeActions } | undefined;
+  const build = (): { clusters: ClusterClients; kube: KubeActions } => {
+    if (built) return built;
+    try {
+      const clusters = new ClusterClients(o.config.clusters);
+      built = { clusters, kube: new KubeActions(clusters) };
+      return built;
+    } catch (err) {
+      o.logger.warn({ err: (err as Error).message }, 'cluster clients could not be configured: /glidepath cannot act yet');
+      throw new KubeActionError('unknown-cluster', `${(err as Error).message}: Glidepath cannot reach its clusters, so nothing was changed; check the clusters section of the config`, undefined, undefined, undefined, { cause: err });
+    }
+  };
+  return {
+    config: o.config,
+    releases: o.releases,
+    get kube() {
+      return build().kube;
+    },
+    get clusters() {
+      return build().clusters;
+    },
+    audit: new AuditLog(o.redis, o.keys.audit()),
+    approvals: new ApprovalStore(o.redis, o.keys),
+    groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
+    threads: new ThreadStore(o.redis, o.keys, o.finishedTtlMs),
+    logger: o.logger.child({ component: 'commands' }),
   };
 }

@@ -28,6 +28,8 @@ export interface Keys {
   slackReplies(pipeline: string, releaseId: string): string;
   /** String held while one worker posts one reply (two dispatches of the same effect post it once). */
   slackReplyClaim(pipeline: string, releaseId: string, effectId: string): string;
+  /** String: the Slack user id of the first of two approvers of one object at one generation and step. */
+  firstApproval(object: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
 }
@@ -44,6 +46,7 @@ export function createKeys(prefix: string): Keys {
     slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
     slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,
     slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
+    firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
   };
 }

@@ -6,7 +6,7 @@ import { startSlackStandIn, type SlackStandIn } from '../../src/sandbox/slack/se
 import { SignedSender } from '../../src/sandbox/slack/sender.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';
 import { SlackStartupError } from '../../src/slack/errors.js';
-import { NOT_YET_AVAILABLE } from '../../src/slack/listeners/actions/approval-not-yet-available.js';
+import { NOT_CONFIGURED } from '../../src/slack/listeners/surface.js';
 import { LISTENER_GROUPS } from '../../src/slack/listeners/index.js';
 import type { ListenerGroup } from '../../src/slack/listeners/types.js';
 import { APPROVE_ACTION_ID, ABORT_ACTION_ID } from '../../src/slack/render/buttons.js';
@@ -93,14 +93,14 @@ describe('Slack app', () => {
     expect(app.handleSlackRequest).toBeUndefined();
   });
 
-  it('answers an Approve or Abort click honestly: not available yet, nothing changed', async () => {
+  it('answers an Approve or Abort click honestly when no cluster is configured: nothing changed', async () => {
     const { slack, sender } = await boot();
     for (const actionId of [APPROVE_ACTION_ID, ABORT_ACTION_ID]) {
       const responseUrl = slack.responseUrl();
       const res = await sender.blockAction({ actionId, value: '{}', userId: 'U1', channelId: 'C0CHECKOUT', messageTs: '1.000001', responseUrl });
       expect(res.status).toBe(200);
       const answer = await eventually(() => slack.transcript.responses.find((r) => responseUrl.endsWith(r.id)), 'the ephemeral answer');
-      expect(answer.body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: NOT_YET_AVAILABLE });
+      expect(answer.body).toMatchObject({ response_type: 'ephemeral', replace_original: false, text: NOT_CONFIGURED });
     }
   });
 
@@ -131,7 +131,7 @@ describe('Slack app', () => {
         });
       },
     };
-    const { slack, sender, log } = await boot([...LISTENER_GROUPS, failing]);
+    const { slack, sender, log } = await boot([...LISTENER_GROUPS.filter((g) => g.name !== 'glidepath-command'), failing]);
     const res = await sender.slashCommand({ command: '/glidepath', text: 'status', userId: 'U1', channelId: 'C1', responseUrl: slack.responseUrl() });
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('kube exploded');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../src/sandbox/slack/transcript.js';
-import { NOT_YET_AVAILABLE } from '../../src/slack/listeners/actions/approval-not-yet-available.js';
+import { NOT_CONFIGURED } from '../../src/slack/listeners/surface.js';
 import type { ButtonValue } from '../../src/slack/render/buttons.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { releaseFacts } from './e2e-scenario.js';
@@ -55,12 +55,12 @@ describe('release thread, end to end (facts → reducer → writer → Slack sta
     const value = JSON.parse(approve!.value) as ButtonValue;
     expect(value).toMatchObject({ p: 'checkout', r: 'rel-5', st: 'prod', k: 'Rollout', c: 'prod', ns: 'shop', n: 'checkout', g: 5, h: '7c9d6b5f48', s: 1 });
 
-    // A click goes through the real Bolt app and gets an honest answer.
+    // A click goes through the real Bolt app; without cluster clients it gets an honest answer.
     const responseUrl = rig.slack.responseUrl();
     const res = await rig.sender.blockAction({ actionId: 'glidepath.approve', value: approve!.value, userId: 'U0ALICE', channelId: CHANNEL, messageTs: paused.ts, threadTs: parent.ts, responseUrl });
     expect(res.status).toBe(200);
     const answer = await eventually(() => rig!.slack.transcript.responses.find((x) => responseUrl.endsWith(x.id)), 'the answer to the click');
-    expect(answer.body.text).toBe(NOT_YET_AVAILABLE);
+    expect(answer.body.text).toBe(NOT_CONFIGURED);
   });
 
   it('continues the same thread after the bot restarts mid-release', async () => {

@@ -4,7 +4,6 @@ import { createLogger } from '../../src/obs/logger.js';
 import { createMetrics } from '../../src/obs/metrics.js';
 import { startSlackStandIn, type SlackStandIn } from '../../src/sandbox/slack/server.js';
 import { SignedSender } from '../../src/sandbox/slack/sender.js';
-import { NOT_YET_AVAILABLE } from '../../src/slack/listeners/actions/approval-not-yet-available.js';
 import { startSlackService, type SlackService } from '../../src/slack/service.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
@@ -47,7 +46,8 @@ describe('Slack in the Glidepath process (one port for ingest and Slack)', () =>
     const responseUrl = slack.responseUrl();
     const click = await sender.blockAction({ actionId: 'glidepath.approve', value: '{}', userId: 'U1', channelId: 'C0123CHECKOUT', messageTs: parent.replies[0]!.ts, responseUrl });
     expect(click.status).toBe(200);
-    await eventually(() => slack.transcript.responses.find((r) => r.body.text === NOT_YET_AVAILABLE), 'the answer');
+    const answer = await eventually(() => slack.transcript.responses.find((r) => responseUrl.endsWith(r.id)), 'the answer');
+    expect(String(answer.body.text)).toMatch(/nothing was changed/i);
 
     const metrics = await (await fetch(`${glidepath.url}/metrics`)).text();
     expect(metrics).toContain('glidepath_slack_calls_total{method="chat.postMessage",outcome="ok"} 2');

@@ -63,17 +63,23 @@ export class SignedSender {
     return this.post(form.toString(), 'application/x-www-form-urlencoded', override);
   }
 
-  blockAction(input: { actionId: string; value: string; userId: string; channelId: string; messageTs: string; threadTs?: string; responseUrl: string; blockId?: string }, override?: { timestamp?: number; secret?: string }): Promise<SentResponse> {
+  blockAction(input: { actionId: string; value: string; userId: string; channelId: string; messageTs: string; threadTs?: string; responseUrl: string; blockId?: string; messageText?: string; messageBlocks?: unknown[]; ephemeral?: boolean }, override?: { timestamp?: number; secret?: string }): Promise<SentResponse> {
     const payload = {
       type: 'block_actions',
       team: { id: this.team, domain: 'stand-in' },
       user: { id: input.userId, username: input.userId.toLowerCase(), team_id: this.team },
       api_app_id: this.options.apiAppId ?? 'A0GLIDEPATH',
       token: 'deprecated-verification-token',
-      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channelId, is_ephemeral: false },
+      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channelId, is_ephemeral: input.ephemeral ?? false },
       trigger_id: `trigger-${Date.now()}`,
       channel: { id: input.channelId, name: input.channelId.toLowerCase() },
-      message: { type: 'message', ts: input.messageTs, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) },
+      message: {
+        type: 'message',
+        ts: input.messageTs,
+        ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+        ...(input.messageText !== undefined ? { text: input.messageText } : {}),
+        ...(input.messageBlocks ? { blocks: input.messageBlocks } : {}),
+      },
       response_url: input.responseUrl,
       actions: [
         {
@@ -88,6 +94,21 @@ export class SignedSender {
     };
     const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
     return this.post(body, 'application/x-www-form-urlencoded', override);
+  }
+
+  /** A modal's submit (view_submission) with the view as it was opened (callback_id, private_metadata). */
+  viewSubmission(input: { userId: string; view: Record<string, unknown> }, override?: { timestamp?: number; secret?: string }): Promise<SentResponse> {
+    const payload = {
+      type: 'view_submission',
+      team: { id: this.team, domain: 'stand-in' },
+      user: { id: input.userId, username: input.userId.toLowerCase(), name: input.userId.toLowerCase(), team_id: this.team },
+      api_app_id: this.options.apiAppId ?? 'A0GLIDEPATH',
+      token: 'deprecated-verification-token',
+      trigger_id: `trigger-${Date.now()}`,
+      view: { id: 'V0STANDIN', team_id: this.team, state: { values: {} }, hash: 'h', ...input.view },
+      response_urls: [],
+    };
+    return this.post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), 'application/x-www-form-urlencoded', override);
   }
 
   event(event: Record<string, unknown>, override?: { timestamp?: number; secret?: string }): Promise<SentResponse> {

@@ -61,3 +61,31 @@ export function approveAndAbort(value: ButtonValue, label: string): ButtonElemen
     },
   ];
 }
+
+export const PROMOTE_ACTION_ID = 'glidepath.promote';
+
+/** The Promote button of a healthy stage: the downstream stage to promote to, and the stage that was healthy. */
+export interface PromoteButtonValue {
+  v: 1;
+  p: string;
+  r: string;
+  /** downstream stage */
+  st: string;
+  /** the healthy stage */
+  from: string;
+}
+
+export function promoteButton(value: PromoteButtonValue): ButtonElement {
+  return {
+    type: 'button',
+    action_id: PROMOTE_ACTION_ID,
+    text: { type: 'plain_text', text: `Promote to ${value.st}`.slice(0, 75) },
+    value: encodeJson(value),
+  };
+}
+
+function encodeJson(value: PromoteButtonValue): string {
+  const json = JSON.stringify(value);
+  if (json.length <= BUTTON_VALUE_LIMIT) return json;
+  return JSON.stringify({ ...value, r: value.r.slice(0, 200) });
+}

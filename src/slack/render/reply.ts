@@ -10,7 +10,7 @@ import {
   type Block,
   type RenderedMessage,
 } from './blocks.js';
-import { approveAndAbort } from './buttons.js';
+import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
 
@@ -114,6 +114,14 @@ export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): R
         `${t.namespace}/${t.name}`,
       ),
     });
+  }
+  if (effect.kind === 'stage-healthy' && effect.stage !== undefined) {
+    // The next stage of the pipeline, if any: one click promotes what just proved healthy.
+    const at = record.stages.findIndex((s) => s.name === effect.stage);
+    const next = at >= 0 ? record.stages[at + 1] : undefined;
+    if (next) {
+      blocks.push({ type: 'actions', block_id: 'glidepath.promote', elements: [promoteButton({ v: 1, p: record.pipeline, r: record.releaseId, st: next.name, from: effect.stage })] });
+    }
   }
   const fallback = text.split('\n')[0] ?? '';
   return {

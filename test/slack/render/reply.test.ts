@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplyKind } from '../../../src/releases/record.js';
 import { TRUNCATED } from '../../../src/slack/render/blocks.js';
-import { ABORT_ACTION_ID, APPROVE_ACTION_ID, type ButtonValue } from '../../../src/slack/render/buttons.js';
+import { ABORT_ACTION_ID, APPROVE_ACTION_ID, PROMOTE_ACTION_ID, type ButtonValue } from '../../../src/slack/render/buttons.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import { record, reply, T0 } from '../support/records.js';
 import { expectNoPings, expectWithinSlackLimits } from './limits.js';
@@ -61,6 +61,14 @@ describe('renderReply', () => {
       expectWithinSlackLimits(msg.blocks);
     });
   }
+
+  it('offers Promote on a healthy stage that has a downstream stage, naming both; not on the last stage', () => {
+    const msg = renderReply(reply('stage-healthy', {}, { stage: 'staging' }), record());
+    const actions = msg.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string; value: string; text: { text: string } }[] } | undefined;
+    expect(actions?.elements.map((e) => [e.action_id, e.text.text])).toEqual([[PROMOTE_ACTION_ID, 'Promote to prod']]);
+    expect(JSON.parse(actions!.elements[0]!.value)).toEqual({ v: 1, p: 'checkout', r: 'rel-5', st: 'prod', from: 'staging' });
+    expect(renderReply(reply('stage-healthy', {}, { stage: 'prod' }), record()).blocks.some((b) => b.type === 'actions')).toBe(false);
+  });
 
   it('tells how to roll back after an abort (git, not undo)', () => {
     expect(text(renderReply(reply('aborted'), record()))).toContain('Revert the change in git to roll back.');

@@ -1,0 +1,105 @@
+/**
+ * Every cluster-changing attempt goes through here: permission, the optional second approver,
+ * the action, and the record of it. The Kubernetes actor is Glidepath's service account, so the
+ * audit entry (and its line in the release thread, and the log) is the only record of the person.
+ */
+import { KubeActionError } from '../src/kube/errors.js';
+import { authorize, type ClusterAction } from '../src/policy/permissions.js';
+import type { AuditResult } from '../src/audit/audit-log.js';
+import type { CommandContext } from './types.js';
+import { label, type StageRef } from './where.js';
+
+export interface Attempt {
+  action: ClusterAction;
+  /** `prod/shop/checkout`, `checkout@prod`. */
+  target: string;
+  where: StageRef;
+  releaseId?: string;
+  /** Object + generation + step: what two approvers must agree on (approve only). */
+  approvalKey?: string;
+  /** What the person asked for, in words: "approve step 2 of prod/shop/checkout". */
+  describe: string;
+  run(): Promise<{ summary: string; before?: unknown; after?: unknown }>;
+}
+
+export type Outcome =
+  | { kind: 'done'; summary: string }
+  | { kind: 'denied'; reason: string }
+  | { kind: 'failed'; reason: string; error: unknown }
+  | { kind: 'first-approval'; summary: string };
+
+function person(ctx: CommandContext): string {
+  return `<@${ctx.user.id}>`;
+}
+
+/** A line in the release thread, when the release and its thread are known; never fails the action. */
+export async function threadLine(ctx: CommandContext, pipeline: string, releaseId: string | undefined, text: string): Promise<void> {
+  if (!releaseId) return;
+  try {
+    const thread = await ctx.threads.get(pipeline, releaseId);
+    if (thread) await ctx.slack.post({ text }, { channel: thread.channel, threadTs: thread.ts });
+  } catch (err) {
+    ctx.logger.warn({ err: (err as Error).message, pipeline, releaseId }, 'could not post the action line in the release thread');
+  }
+}
+
+async function record(ctx: CommandContext, attempt: Attempt, result: AuditResult, reason: string, extra: { before?: unknown; after?: unknown } = {}): Promise<void> {
+  const entry = {
+    actor: { slackUserId: ctx.user.id, ...(ctx.user.name ? { name: ctx.user.name } : {}) },
+    action: attempt.action,
+    target: attempt.target,
+    result,
+    reason,
+    pipeline: attempt.where.pipeline.name,
+    stage: attempt.where.stage.name,
+    ...(attempt.releaseId ? { releaseId: attempt.releaseId } : {}),
+    ...extra,
+  };
+  await ctx.audit.append(entry);
+  ctx.logger.info({ audit: { ...entry, before: undefined, after: undefined } }, `action ${attempt.action} ${result}`);
+}
+
+const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
+
+export async function act(ctx: CommandContext, attempt: Attempt): Promise<Outcome> {
+  const where = label(attempt.where);
+  const line = (result: AuditResult, text: string) => threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON[result]} ${text}`);
+  const decision = await authorize(ctx.config, { pipeline: attempt.where.pipeline.name, stage: attempt.where.stage.name }, attempt.action, ctx.user.id, ctx.groups);
+  if (!decision.allowed) {
+    await record(ctx, attempt, 'denied', decision.reason);
+    await line('denied', `${person(ctx)} tried to ${attempt.describe} (${where}): refused, ${decision.reason}`);
+    return { kind: 'denied', reason: decision.reason };
+  }
+  let firstApprover: string | undefined;
+  if (decision.requireTwoApprovers && attempt.approvalKey) {
+    const second = await ctx.approvals.approve(attempt.approvalKey, ctx.user.id);
+    if (second.kind === 'same-person') {
+      const reason = `you already approved this; ${where} needs a second, different person to approve`;
+      await record(ctx, attempt, 'denied', reason);
+      return { kind: 'denied', reason };
+    }
+    if (second.kind === 'first') {
+      const summary = `${person(ctx)} approved: 1 of 2 approvals to ${attempt.describe}; ${where} needs a second, different person to approve`;
+      await record(ctx, attempt, 'allowed', 'first of two approvals recorded; nothing was changed yet');
+      await line('allowed', summary);
+      return { kind: 'first-approval', summary };
+    }
+    firstApprover = second.firstApprover;
+  }
+  await record(ctx, attempt, 'allowed', `allowed via ${decision.via}${firstApprover ? `, second approver after ${firstApprover}` : ''}`);
+  try {
+    const result = await attempt.run();
+    const also = firstApprover ? ` (second approver, after <@${firstApprover}>)` : '';
+    await record(ctx, attempt, 'done', result.summary, { before: result.before, after: result.after });
+    await line('done', `${person(ctx)}${also}: ${result.summary}`);
+    return { kind: 'done', summary: `${result.summary}${also}` };
+  } catch (err) {
+    if (firstApprover && attempt.approvalKey) await ctx.approvals.restore(attempt.approvalKey, firstApprover);
+    const reason = err instanceof KubeActionError ? err.message : `unexpected error: ${(err as Error).message}`;
+    const before = err instanceof KubeActionError ? err.details?.before : undefined;
+    await record(ctx, attempt, 'failed', reason, before !== undefined ? { before } : {});
+    await line('failed', `${person(ctx)} tried to ${attempt.describe}: ${reason}`);
+    if (!(err instanceof KubeActionError)) ctx.logger.error({ err }, 'action failed unexpectedly');
+    return { kind: 'failed', reason, error: err };
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * `approve <target>`: a Rollout paused at a canary step (the same patches as `kubectl argo
+ * rollouts promote`), or the next RollingSync step of an ApplicationSet, only on fresh state.
+ */
+import { deriveRolloutState } from '../src/facts/rollout-state.js';
+import type { RolloutLike } from '../src/facts/rollout-like.js';
+import { KubeActionError } from '../src/kube/errors.js';
+import type { ChildFreshness } from '../src/kube/freshness.js';
+import { getRollout } from '../src/kube/reads.js';
+import { stepsOfChildren } from '../src/kube/rolling-sync.js';
+import type { ExpectedCanaryStep } from '../src/kube/rollout-operations.js';
+import { act, type Outcome } from './act.js';
+import { actions, button, REFRESH_APPROVE_ACTION_ID, section, type RefreshApproveValue } from './buttons.js';
+import { parseTarget, splitWords, UsageError } from './parse.js';
+import { releaseAtStage, releaseWithTarget } from './releases.js';
+import type { CommandContext, SlackText, Subcommand } from './types.js';
+import { stageByName, stagesOfObject, type StageRef } from './where.js';
+
+const NAME = 'approve';
+
+export interface RolloutRef {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+const short = (sha: string): string => (/^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha);
+
+/** Approves one Rollout at the step the person saw; `where` is the stage that grants the right. */
+export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome> {
+  const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+  return act(ctx, {
+    action: 'approve',
+    target,
+    where,
+    ...(releaseId ? { releaseId } : {}),
+    approvalKey: `${target}@g${expected.generation}#${expected.podHash}#s${expected.stepIndex}`,
+    describe: `approve step ${expected.stepIndex + 1} of ${target}`,
+    run: async () => {
+      const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected);
+      return {
+        summary: `approved step ${expected.stepIndex + 1} of ${target}: the canary moves on`,
+        before: result.before,
+        after: result.after,
+      };
+    },
+  });
+}
+
+export interface AppSetRef {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * The step to approve: the stage's configured step, else the first step still Waiting in the
+ * ApplicationSet's status. The revision is the newest one the controller is rolling out (the
+ * targetRevisions of its latest transition); syncRollingSyncStep checks everything else on fresh state.
+ */
+async function nextStep(ctx: CommandContext, ref: AppSetRef, configured: number | undefined): Promise<{ step: number; revision: string } | string> {
+  const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
+  const { appSet, children } = snapshot;
+  if (appSet.spec?.strategy?.type !== 'RollingSync') return `ApplicationSet ${ref.name} does not use RollingSync: there is no step to approve`;
+  const entries = appSet.status?.applicationStatus ?? [];
+  const newest = [...entries].filter((e) => (e.targetRevisions ?? []).length > 0).sort((a, b) => Date.parse(b.lastTransitionTime ?? '') - Date.parse(a.lastTransitionTime ?? ''))[0];
+  const revision = newest?.targetRevisions?.[0];
+  if (!revision) return `${ref.name} has no target revision in the ApplicationSet's status yet: wait for the controller, or refresh with \`/glidepath freshness ${ref.cluster}/${ref.namespace}/${ref.name} --refresh\``;
+  if (configured !== undefined) return { step: configured, revision };
+  const steps = stepsOfChildren(appSet, children);
+  const waiting = entries.filter((e) => e.status === 'Waiting').map((e) => steps.get(e.application) ?? -1).filter((n) => n >= 1);
+  if (waiting.length === 0) return `no RollingSync step of ${ref.name} is waiting: nothing to approve`;
+  return { step: Math.min(...waiting), revision };
+}
+
+export function staleRefusal(ref: AppSetRef, step: number, revision: string, stale: readonly ChildFreshness[], reason: string): SlackText {
+  const value: RefreshApproveValue = { v: 1, c: ref.cluster, ns: ref.namespace, n: ref.name, step, rev: revision };
+  const list = stale.slice(0, 20).map((s) => `• \`${s.name}\`: ${s.reason ?? 'stale'}`).join('\n');
+  const more = stale.length > 20 ? `\n…and ${stale.length - 20} more` : '';
+  const text = `:warning: ${reason}`;
+  return {
+    text,
+    blocks: [section(text), section(`*Stale (${stale.length}):*\n${list}${more}`), actions(button(REFRESH_APPROVE_ACTION_ID, 'Refresh and approve', value, 'primary'))],
+  };
+}
+
+/** Syncs a RollingSync step; refuses on stale children with their list and a Refresh-and-approve button. */
+export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome; message: SlackText }> {
+  const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+  const outcome = await act(ctx, {
+    action: 'approve',
+    target,
+    where,
+    ...(releaseId ? { releaseId } : {}),
+    approvalKey: `${target}@appset#${revision}#s${step}`,
+    describe: `approve RollingSync step ${step} of ${target} at ${short(revision)}`,
+    run: async () => {
+      const result = await ctx.kube.syncRollingSyncStep(ref.cluster, ref.namespace, ref.name, step, revision, { initiatedBy: `glidepath:${ctx.user.id}` });
+      if (result.synced.length === 0 && result.failed.length > 0) throw result.failed[0]!.error;
+      const parts = [`approved RollingSync step ${step} of ${target} at ${short(revision)}: syncing ${result.synced.join(', ') || 'nothing'}`];
+      if (result.skipped.length > 0) parts.push(`skipped ${result.skipped.map((s) => `${s.name} (${s.why})`).join(', ')}`);
+      if (result.failed.length > 0) parts.push(`NOT synced: ${result.failed.map((f) => `${f.name} (${f.error.message})`).join('; ')}`);
+      return { summary: parts.join('; '), after: { synced: result.synced, skipped: result.skipped, failed: result.failed.map((f) => f.name) } };
+    },
+  });
+  if (outcome.kind === 'failed' && outcome.error instanceof KubeActionError && Array.isArray(outcome.error.details?.stale)) {
+    return { outcome, message: staleRefusal(ref, step, revision, outcome.error.details.stale as ChildFreshness[], outcome.reason) };
+  }
+  return { outcome, message: outcomeMessage(outcome) };
+}
+
+export function outcomeMessage(outcome: Outcome): SlackText {
+  switch (outcome.kind) {
+    case 'done':
+      return { text: `:white_check_mark: ${outcome.summary}` };
+    case 'first-approval':
+      return { text: `:hourglass_flowing_sand: ${outcome.summary}` };
+    case 'denied':
+      return { text: `:no_entry: Not allowed: ${outcome.reason}` };
+    case 'failed':
+      return { text: `:x: ${outcome.reason}` };
+  }
+}
+
+async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef): Promise<SlackText> {
+  const key = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+  const known = await releaseWithTarget(ctx, where.pipeline.name, key);
+  let expected: ExpectedCanaryStep;
+  if (known?.target.podHash && known.target.step && known.target.generation !== undefined) {
+    // What the person saw in the thread is what they approve.
+    expected = { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index };
+  } else {
+    const live = await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name);
+    const state = deriveRolloutState(live as unknown as RolloutLike);
+    if (!state.pause || !state.podHash || state.step === undefined) return { text: `:x: ${key} is not paused at a canary step (it is ${state.phase}); nothing to approve` };
+    expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index };
+  }
+  return outcomeMessage(await approveRollout(ctx, where, ref, expected, known?.record.releaseId));
+}
+
+async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: AppSetRef): Promise<SlackText> {
+  const next = await nextStep(ctx, ref, where.stage.applicationSet?.step);
+  if (typeof next === 'string') return { text: `:information_source: ${next}` };
+  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
+  return (await approveAppSetStep(ctx, where, ref, next.step, next.revision, release?.releaseId)).message;
+}
+
+export const approve: Subcommand = {
+  name: NAME,
+  usage: 'approve <pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset>',
+  summary: 'Approve a Rollout paused at a canary step, or the next RollingSync step of an ApplicationSet (only when its Applications are fresh).',
+  examples: ['/glidepath approve prod/shop/checkout', '/glidepath approve checkout@prod-eu'],
+  async run(ctx, text) {
+    const words = splitWords(text, NAME, [], []);
+    if (words.positional.length !== 1) throw new UsageError('name exactly one target', NAME);
+    const target = parseTarget(words.positional[0]!, NAME);
+    let message: SlackText;
+    if (target.kind === 'stage') {
+      const where = stageByName(ctx.config, target.pipeline, target.stage, NAME);
+      const s = where.stage;
+      if (s.applicationSet) {
+        message = await approveTypedAppSet(ctx, where, { cluster: s.cluster, namespace: s.applicationSet.namespace, name: s.applicationSet.name });
+      } else if (s.rollouts) {
+        const release = await releaseAtStage(ctx, where.pipeline.name, s.name);
+        const paused = Object.values(release?.stages.find((x) => x.name === s.name)?.targets ?? {}).filter((t) => t.ref.kind === 'Rollout' && t.phase === 'Paused');
+        if (paused.length === 0) throw new UsageError(`nothing in ${target.pipeline}@${target.stage} is paused waiting for approval; name a Rollout as cluster/namespace/rollout`, NAME);
+        const lines: string[] = [];
+        for (const t of paused) lines.push((await approveTypedRollout(ctx, where, t.ref)).text);
+        message = { text: lines.join('\n') };
+      } else {
+        throw new UsageError(`${target.pipeline}@${target.stage} is a Kargo stage: use /glidepath promote`, NAME);
+      }
+    } else {
+      const appSetStages = stagesOfObject(ctx.config, target, 'ApplicationSet');
+      const rolloutStages = stagesOfObject(ctx.config, target, 'Rollout');
+      if (appSetStages[0]) message = await approveTypedAppSet(ctx, appSetStages[0], target);
+      else if (rolloutStages[0]) message = await approveTypedRollout(ctx, rolloutStages[0], target);
+      else throw new UsageError(`no configured stage selects ${target.cluster}/${target.namespace}/${target.name} (as a Rollout namespace or an ApplicationSet)`, NAME);
+    }
+    await ctx.slack.reply({ ...message, inChannel: true });
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * One `/glidepath …` request: picks the subcommand, runs it, and turns every mistake into its
+ * usage and every cluster failure into a sentence; nothing reaches the person as a stack trace.
+ */
+import { KubeActionError } from '../src/kube/errors.js';
+import { generalHelp, usageOf } from './help.js';
+import { UsageError } from './parse.js';
+import { findSubcommand } from './registry.js';
+import type { CommandContext } from './types.js';
+
+export async function dispatch(ctx: CommandContext, text: string): Promise<void> {
+  const trimmed = text.trim();
+  const [name = '', ...rest] = trimmed.split(/\s+/);
+  const args = trimmed.slice(name.length).trim();
+  if (name === '' || name === 'help') {
+    const about = rest[0] ? findSubcommand(rest[0]) : undefined;
+    await ctx.slack.reply(about ? usageOf(about) : generalHelp(rest[0] ? `there is no subcommand "${rest[0]}"` : undefined));
+    return;
+  }
+  const sub = findSubcommand(name);
+  if (!sub) {
+    await ctx.slack.reply(generalHelp(`there is no subcommand "${name}"`));
+    return;
+  }
+  if (rest[0] === 'help' || rest[0] === '--help') {
+    await ctx.slack.reply(usageOf(sub));
+    return;
+  }
+  try {
+    await sub.run(ctx, args);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      const about = err.subcommand ? findSubcommand(err.subcommand) : undefined;
+      await ctx.slack.reply(about ? usageOf(about, err.message) : generalHelp(err.message));
+    } else if (err instanceof KubeActionError) {
+      await ctx.slack.reply({ text: `:x: ${err.message}` });
+    } else {
+      ctx.logger.error({ err, subcommand: name }, 'command failed');
+      await ctx.slack.reply({ text: `:x: /glidepath ${name} failed unexpectedly; nothing more is known here, the Glidepath log has the details` });
+    }
+  }
+}

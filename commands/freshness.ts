@@ -1,0 +1,73 @@
+/**
+ * `freshness <cluster/namespace/appset> [--refresh] [--timeout 5m]`: each child of an
+ * ApplicationSet, fresh or stale and why, counts first. With --refresh, the stale ones are asked
+ * to refresh and one message counts them up ("31/40 fresh") until all are fresh or the timeout.
+ */
+import type { FreshnessReport } from '../src/kube/freshness.js';
+import { progressText } from '../src/kube/freshness.js';
+import { parseDuration, parseTarget, splitWords, UsageError } from './parse.js';
+import type { CommandContext, SlackText, Subcommand } from './types.js';
+import { section } from './buttons.js';
+import { stageByName } from './where.js';
+
+const NAME = 'freshness';
+const LISTED = 30;
+/** chat.update is Tier 3: progress edits are spaced out, the final state is always written. */
+const UPDATE_EVERY_MS = 1_000;
+
+export function freshnessMessage(where: string, report: FreshnessReport, heading?: string): SlackText {
+  const stale = report.stale;
+  const head = heading ?? `*${where}*: ${progressText(report)}, ${stale.length} stale`;
+  const lines = report.children.slice(0, LISTED).map((c) => (c.fresh ? `• :white_check_mark: \`${c.name}\` fresh` : `• :warning: \`${c.name}\` stale: ${c.reason ?? 'unknown'}`));
+  const more = report.children.length > LISTED ? `\n…and ${report.children.length - LISTED} more (${stale.length} stale in all)` : '';
+  const body = report.children.length === 0 ? 'The ApplicationSet has no child Applications.' : `${lines.join('\n')}${more}`;
+  return { text: `${head}\n${body}`, blocks: [section(head), section(body)] };
+}
+
+export async function resolveAppSet(ctx: CommandContext, raw: string, subcommand: string): Promise<{ cluster: string; namespace: string; name: string }> {
+  const target = parseTarget(raw, subcommand);
+  if (target.kind === 'object') return target;
+  const { stage } = stageByName(ctx.config, target.pipeline, target.stage, subcommand);
+  if (!stage.applicationSet) throw new UsageError(`${target.pipeline}@${target.stage} does not select an ApplicationSet; name one as cluster/namespace/appset`, subcommand);
+  return { cluster: stage.cluster, namespace: stage.applicationSet.namespace, name: stage.applicationSet.name };
+}
+
+export const freshness: Subcommand = {
+  name: NAME,
+  usage: 'freshness <cluster/namespace/appset | pipeline@stage> [--refresh] [--timeout 5m]',
+  summary: "Show which of an ApplicationSet's Applications Argo CD has reconciled since the latest step transition; --refresh asks for the stale ones and waits.",
+  examples: ['/glidepath freshness prod/argocd/checkout', '/glidepath freshness prod/argocd/checkout --refresh --timeout 2m'],
+  async run(ctx, text) {
+    const words = splitWords(text, NAME, ['timeout'], ['refresh']);
+    if (words.positional.length !== 1) throw new UsageError('name exactly one ApplicationSet', NAME);
+    const timeout = words.flags.get('timeout');
+    if (timeout !== undefined && !words.flags.has('refresh')) throw new UsageError('--timeout only applies with --refresh', NAME);
+    const timeoutMs = typeof timeout === 'string' ? parseDuration(timeout, NAME) : (ctx.followTimeoutMs ?? 5 * 60_000);
+    const ref = await resolveAppSet(ctx, words.positional[0]!, NAME);
+    const where = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+    const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
+    if (!words.flags.has('refresh') || snapshot.report.stale.length === 0) {
+      await ctx.slack.reply({ ...freshnessMessage(where, snapshot.report), inChannel: true });
+      return;
+    }
+    const progress = (t: string): SlackText => ({ text: `:arrows_counterclockwise: *${where}*: refreshing ${snapshot.report.stale.length} stale Applications… ${t}` });
+    const message = await ctx.slack.post(progress(progressText(snapshot.report)));
+    let lastUpdate = 0;
+    let pending: Promise<void> = Promise.resolve();
+    const result = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, {
+      timeoutMs,
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - lastUpdate < UPDATE_EVERY_MS) return;
+        lastUpdate = now;
+        pending = pending.then(() => ctx.slack.update(message, progress(p.text))).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'freshness progress update failed'));
+      },
+    });
+    await pending;
+    await ctx.audit.append({ actor: { slackUserId: ctx.user.id }, action: 'refresh', target: where, result: 'done', reason: `refreshed ${result.refreshed.requested.length} Applications; ${progressText(result.report)}${result.timedOut ? ' at the timeout' : ''}` });
+    const heading = result.report.stale.length === 0
+      ? `:white_check_mark: *${where}*: ${progressText(result.report)}`
+      : `:warning: *${where}*: ${progressText(result.report)} after ${result.timedOut ? 'the timeout' : 'refreshing'}; still stale: ${result.report.stale.length}`;
+    await ctx.slack.update(message, freshnessMessage(where, result.report, heading));
+  },
+};

@@ -1,0 +1,151 @@
+/**
+ * `promote <pipeline@stage | project/stage> [--freight name|alias] [--selector labels | --glob pattern]`:
+ * Kargo Promotions, each reported by the name Kargo gave it and followed to its end in a thread.
+ * Stages chosen by selector or glob come and go, so they are listed and confirmed first, and
+ * chosen again at the click (what disappeared is named, not promoted).
+ */
+import { freightLabel } from '../src/kube/kargo-availability.js';
+import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
+import { act } from './act.js';
+import { outcomeMessage } from './approve.js';
+import { actions, button, PROMOTE_CONFIRM_ACTION_ID, section, type PromoteConfirmValue } from './buttons.js';
+import { splitWords, UsageError } from './parse.js';
+import { releaseAtStage } from './releases.js';
+import type { CommandContext, SlackText, Subcommand } from './types.js';
+import { stageByName, type StageRef } from './where.js';
+
+const NAME = 'promote';
+const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+export interface PromoteScope {
+  where: StageRef;
+  cluster: string;
+  project: string;
+}
+
+function resolve(ctx: CommandContext, raw: string): PromoteScope & { stage?: string; selector?: string } {
+  const at = /^([^@/\s]+)@([^@/\s]+)$/.exec(raw);
+  if (at) {
+    const where = stageByName(ctx.config, at[1]!, at[2]!, NAME);
+    const kargo = where.stage.kargo;
+    if (!kargo) throw new UsageError(`${raw} is not a Kargo stage in the config (it has no kargo: section)`, NAME);
+    return { where, cluster: where.stage.cluster, project: kargo.project, ...(kargo.stage ? { stage: kargo.stage } : {}), ...(kargo.selector ? { selector: kargo.selector } : {}) };
+  }
+  const slash = /^([^@/\s]+)\/([^@/\s]+)$/.exec(raw);
+  if (slash && KUBE_NAME.test(slash[1]!) && KUBE_NAME.test(slash[2]!)) {
+    for (const pipeline of ctx.config.pipelines) {
+      const stage = pipeline.stages.find((s) => s.kargo?.project === slash[1]);
+      if (stage) return { where: { pipeline, stage }, cluster: stage.cluster, project: slash[1]!, stage: slash[2]! };
+    }
+    throw new UsageError(`no configured stage uses the Kargo project "${slash[1]}"`, NAME);
+  }
+  throw new UsageError(`"${raw}" is not a stage: write pipeline@stage (shop@prod) or project/stage (kargo-demo/prod)`, NAME);
+}
+
+/** Promotes one Kargo Stage and follows the Promotion in a thread; returns the line for the summary. */
+async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
+  const target = `${scope.cluster}/${scope.project}/${stage}`;
+  let freight = freightWanted;
+  if (!freight) {
+    const available = await availableFreight(ctx.clusters.api(scope.cluster), scope.project, stage, ctx.now ? { now: ctx.now } : {});
+    if (!available.newest) return `:x: \`${stage}\`: no Freight is available to it yet (none is verified in all its upstream Stages)`;
+    freight = available.newest.metadata.name;
+  }
+  let promotion: string | undefined;
+  const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
+  const outcome = await act(ctx, {
+    action: 'promote',
+    target,
+    where: scope.where,
+    ...(release ? { releaseId: release.releaseId } : {}),
+    describe: `promote Freight ${freight} to ${target}`,
+    run: async () => {
+      const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
+      promotion = result.name;
+      return { summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
+    },
+  });
+  if (outcome.kind === 'done' && promotion) follow(ctx, scope, stage, promotion);
+  return `\`${stage}\`: ${outcomeMessage(outcome).text}`;
+}
+
+/**
+ * The Promotion's phases until it ends, in the release thread of the stage when there is one,
+ * else in a thread under a message of its own.
+ */
+function follow(ctx: CommandContext, scope: PromoteScope, stage: string, name: string): void {
+  void (async () => {
+    const header = { text: `:arrow_forward: Promotion \`${name}\` to \`${stage}\` (${scope.project}): following its phase` };
+    const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
+    const thread = release ? await ctx.threads.get(scope.where.pipeline.name, release.releaseId) : undefined;
+    const parent = thread ? { channel: thread.channel, ts: thread.ts } : await ctx.slack.post(header);
+    if (thread) await ctx.slack.post(header, { channel: thread.channel, threadTs: thread.ts });
+    let chain = Promise.resolve();
+    const result = await ctx.kube.followPromotion(scope.cluster, scope.project, name, {
+      timeoutMs: ctx.followTimeoutMs ?? 30 * 60_000,
+      onPhase: (phase, p) => {
+        const message = p.status?.message ? `: ${p.status.message.slice(0, 300)}` : '';
+        const icon = phase === 'Succeeded' ? ':white_check_mark:' : TERMINAL_PROMOTION_PHASES.has(phase) ? ':x:' : ':hourglass_flowing_sand:';
+        // One lost line must not end the following.
+        chain = chain
+          .then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${message}` }, { channel: parent.channel, threadTs: parent.ts })))
+          .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name, phase }, 'could not post a Promotion phase'));
+      },
+    });
+    await chain;
+    if (result.timedOut) await ctx.slack.post({ text: `:warning: stopped following \`${name}\` (still ${result.phase ?? 'without a phase'}); see \`kargo get promotion ${name} -p ${scope.project}\`` }, { channel: parent.channel, threadTs: parent.ts });
+  })().catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name }, 'following a Promotion failed'));
+}
+
+export async function promoteStages(ctx: CommandContext, scope: PromoteScope, stages: readonly string[], freight: string | undefined): Promise<SlackText> {
+  const lines: string[] = [];
+  for (const stage of stages) lines.push(await promoteOne(ctx, scope, stage, freight));
+  return { text: lines.join('\n') };
+}
+
+/** At the click: the selection is made again; gone stages are named, new ones are not promoted unseen. */
+export async function confirmPromote(ctx: CommandContext, value: PromoteConfirmValue): Promise<SlackText> {
+  const where = stageByName(ctx.config, value.p, value.st, NAME);
+  const scope: PromoteScope = { where, cluster: value.c, project: value.project };
+  const choose = value.glob ? { glob: value.glob } : { selector: value.sel };
+  const present = new Set((await ctx.kube.selectStages(value.c, value.project, choose)).map((s) => s.metadata.name));
+  const stillThere = value.stages.filter((s) => present.has(s));
+  const gone = value.stages.filter((s) => !stillThere.includes(s));
+  const unseen = [...present].filter((s) => !value.stages.includes(s)).sort();
+  const result = await promoteStages(ctx, scope, stillThere, value.freight);
+  const list = (names: string[]) => names.map((s) => `\`${s}\``).join(', ');
+  const notes =
+    (gone.length > 0 ? `\n:information_source: no longer matched, not promoted: ${list(gone)}` : '') +
+    (unseen.length > 0 ? `\n:information_source: matched since you were asked, not promoted (run the command again to include them): ${list(unseen)}` : '');
+  return { text: `${result.text}${notes}` };
+}
+
+export const promote: Subcommand = {
+  name: NAME,
+  usage: 'promote <pipeline@stage | project/stage> [--freight <name|alias>] [--selector <labels> | --glob <pattern>]',
+  summary: 'Promote Freight to Kargo Stages (default: the newest Freight available to each); Stages chosen by selector or glob are confirmed first.',
+  examples: ['/glidepath promote shop@prod --freight jolly-jaguar', '/glidepath promote kargo-demo/staging', '/glidepath promote shop@prod --selector tier=prod'],
+  async run(ctx, text) {
+    const words = splitWords(text, NAME, ['freight', 'selector', 'glob'], []);
+    if (words.positional.length !== 1) throw new UsageError('name exactly one stage', NAME);
+    const selector = words.flags.get('selector') as string | undefined;
+    const glob = words.flags.get('glob') as string | undefined;
+    if (selector && glob) throw new UsageError('use --selector or --glob, not both', NAME);
+    const freight = words.flags.get('freight') as string | undefined;
+    const scope = resolve(ctx, words.positional[0]!);
+    const chooser = selector ?? glob ?? (scope.stage ? undefined : scope.selector);
+    if (!chooser) {
+      await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [scope.stage!], freight)), inChannel: true });
+      return;
+    }
+    const choose = glob ? { glob } : { selector: chooser };
+    const matched = (await ctx.kube.selectStages(scope.cluster, scope.project, choose)).map((s) => s.metadata.name);
+    if (matched.length === 0) {
+      await ctx.slack.reply({ text: `:information_source: no Stage in ${scope.project} matches ${glob ? `--glob ${glob}` : `--selector ${chooser}`}; nothing to promote` });
+      return;
+    }
+    const value: PromoteConfirmValue = { v: 1, c: scope.cluster, project: scope.project, p: scope.where.pipeline.name, st: scope.where.stage.name, stages: matched, ...(freight ? { freight } : {}), ...(glob ? { glob } : { sel: chooser }) };
+    const head = `Promote ${freight ? `Freight ${freight}` : 'the newest available Freight'} to ${matched.length} Stage${matched.length === 1 ? '' : 's'} in ${scope.project}: ${matched.map((s) => `\`${s}\``).join(', ')}?`;
+    await ctx.slack.reply({ text: head, blocks: [section(head), actions(button(PROMOTE_CONFIRM_ACTION_ID, `Promote ${matched.length}`, value, 'primary'))] });
+  },
+};

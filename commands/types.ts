@@ -1,0 +1,66 @@
+/**
+ * What a subcommand gets to work with. The Slack listener builds this per request; subcommands
+ * never see Bolt, so they can be read (and tested) as plain functions of their words.
+ */
+import type { Logger } from 'pino';
+import type { AuditLog } from '../src/audit/audit-log.js';
+import type { ConfigFile } from '../src/config/file.js';
+import type { KubeActions } from '../src/kube/actions.js';
+import type { ClusterClients } from '../src/kube/clusters.js';
+import type { GroupDirectory } from '../src/policy/permissions.js';
+import type { ReleaseReader } from '../src/releases/ports.js';
+import type { ApprovalStore } from './approvals.js';
+
+export interface SlackText {
+  text: string;
+  blocks?: unknown[];
+}
+
+/** Where a release's thread lives in Slack. */
+export interface ThreadLocator {
+  get(pipeline: string, releaseId: string): Promise<{ channel: string; ts: string } | undefined>;
+}
+
+/** The services every subcommand shares (built once per process). */
+export interface CommandServices {
+  config: ConfigFile;
+  releases: ReleaseReader;
+  kube: KubeActions;
+  /** For the few plain reads the operations do not cover (a Rollout before a typed approve). */
+  clusters: ClusterClients;
+  audit: AuditLog;
+  approvals: ApprovalStore;
+  groups: GroupDirectory;
+  threads: ThreadLocator;
+  logger: Logger;
+  now?: () => number;
+  /** How long promote follows a Promotion, and the default freshness --refresh timeout. */
+  followTimeoutMs?: number;
+}
+
+/** The Slack side of one request, as the subcommand may use it. */
+export interface SlackSurface {
+  /** Answer to the person (response_url; visible to the channel when `inChannel`). */
+  reply(message: SlackText & { inChannel?: boolean; replaceOriginal?: boolean }): Promise<void>;
+  /** A channel message (the request's channel unless `at` says otherwise) that can be updated in place. */
+  post(message: SlackText, at?: { channel: string; threadTs?: string }): Promise<{ channel: string; ts: string }>;
+  update(ref: { channel: string; ts: string }, message: SlackText): Promise<void>;
+  /** A modal (needs the request's trigger_id). */
+  openDialog(view: Record<string, unknown>): Promise<void>;
+}
+
+export interface CommandContext extends CommandServices {
+  user: { id: string; name?: string };
+  channel: string;
+  slack: SlackSurface;
+}
+
+export interface Subcommand {
+  name: string;
+  /** One line: `approve <target>`. */
+  usage: string;
+  /** What it does, one sentence. */
+  summary: string;
+  examples: string[];
+  run(ctx: CommandContext, text: string): Promise<void>;
+}

@@ -1,0 +1,37 @@
+/**
+ * From what a person typed to the configured stage it belongs to: permissions are per pipeline
+ * stage, so every cluster-changing target must map to one. An object no stage selects is refused
+ * (nobody can have been given the right to change it).
+ */
+import type { ConfigFile, PipelineConfig, StageConfig } from '../src/config/file.js';
+import { UsageError, type Target } from './parse.js';
+
+export interface StageRef {
+  pipeline: PipelineConfig;
+  stage: StageConfig;
+}
+
+export function stageByName(config: ConfigFile, pipeline: string, stage: string, subcommand: string): StageRef {
+  const p = config.pipelines.find((x) => x.name === pipeline);
+  if (!p) throw new UsageError(`there is no pipeline "${pipeline}" (pipelines: ${config.pipelines.map((x) => x.name).join(', ') || 'none'})`, subcommand);
+  const s = p.stages.find((x) => x.name === stage);
+  if (!s) throw new UsageError(`pipeline ${pipeline} has no stage "${stage}" (stages: ${p.stages.map((x) => x.name).join(', ')})`, subcommand);
+  return { pipeline: p, stage: s };
+}
+
+/** The stages that select `cluster/namespace/name` as a Rollout or as an ApplicationSet. */
+export function stagesOfObject(config: ConfigFile, target: Extract<Target, { kind: 'object' }>, kind: 'Rollout' | 'ApplicationSet'): StageRef[] {
+  const out: StageRef[] = [];
+  for (const pipeline of config.pipelines) {
+    for (const stage of pipeline.stages) {
+      if (stage.cluster !== target.cluster) continue;
+      if (kind === 'Rollout' && stage.rollouts?.namespace === target.namespace) out.push({ pipeline, stage });
+      if (kind === 'ApplicationSet' && stage.applicationSet?.namespace === target.namespace && stage.applicationSet.name === target.name) out.push({ pipeline, stage });
+    }
+  }
+  return out;
+}
+
+export function label(ref: StageRef): string {
+  return `${ref.pipeline.name}@${ref.stage.name}`;
+}

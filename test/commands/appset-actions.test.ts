@@ -1,0 +1,120 @@
+/**
+ * /glidepath freshness and approve on a RollingSync ApplicationSet, and the Refresh-and-approve
+ * button, against the Argo CD / ApplicationSet / Rollouts simulators (with the stale-cache fault).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
+import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
+import { eventually } from '../slack/support/harness.js';
+import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+
+let w: ArgoWorld;
+let rig: CommandsRig;
+afterEach(async () => {
+  await rig.close();
+  await w.stop();
+});
+
+async function start(staleCache: boolean): Promise<void> {
+  w = await startArgoWorld({ staleCache, maxUpdate: [undefined, undefined, 0] });
+  rig = await startCommandsRig({ clusters: w.clusters, now: () => w.clock.now(), followTimeoutMs: 60_000 });
+  await w.clock.advance(150_000);
+}
+
+/** A new commit, seen so far only by dev (refreshed by hand): staging and prod are behind the latest transition. */
+async function newCommit(): Promise<string> {
+  const sha = w.git.commit(REPO, 'main', tree('1.29.0'));
+  annotateRefresh(w, 'dev');
+  await w.clock.advance(1000);
+  return sha;
+}
+
+/** Advances the fake clock until `probe` yields (the bot waits on watches over real HTTP meanwhile). */
+async function advanceFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
+  let found: T | undefined;
+  const tick = async (): Promise<T | undefined> => {
+    found = (await probe()) ?? undefined;
+    return found;
+  };
+  for (let i = 0; i < 200 && (await tick()) === undefined; i++) {
+    await w.clock.advance(500);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  if (found === undefined) throw new Error(`gave up waiting for ${what}`);
+  return found;
+}
+
+describe('freshness', () => {
+  it('lists each child fresh or stale with why, counts first; --refresh updates one message until all are fresh', async () => {
+    await start(false);
+    await newCommit();
+    const answer = await (await rig.command('freshness prod/argocd/checkout')).first();
+    expect(answer.body).toMatchObject({ response_type: 'in_channel' });
+    expect(said(answer).split('\n')[0]).toBe('*prod/argocd/checkout*: 1/3 fresh, 2 stale');
+    expect(said(answer)).toMatch(/`checkout-prod` stale: reconciledAt \d+ s before the latest transition/);
+    expect(said(answer)).toContain(':white_check_mark: `checkout-dev` fresh');
+
+    await rig.command('freshness checkout@rolling --refresh --timeout 1m');
+    const message = await advanceFor(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes('*prod/argocd/checkout*: 3/3 fresh')), 'all fresh');
+    expect(message.edits[0]!.text).toContain('refreshing 2 stale Applications… 1/3 fresh');
+    expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
+    expect(w.app('checkout-prod').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
+    expect((await rig.auditEntries())[0]).toMatchObject({ action: 'refresh', actor: { slackUserId: ALICE }, result: 'done' });
+  });
+
+
+  it('--refresh that runs out of time says so and lists what is still stale', async () => {
+    await start(false);
+    await newCommit();
+    // Nobody advances the simulated clock: Argo CD never gets to the refresh before the timeout.
+    await rig.command('freshness prod/argocd/checkout --refresh --timeout 1s');
+    const message = await eventually(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(':warning:')), 'the timeout');
+    expect(message.text.split('\n')[0]).toBe(':warning: *prod/argocd/checkout*: 1/3 fresh after the timeout; still stale: 2');
+    expect(message.text).toMatch(/`checkout-prod` stale: refresh pending/);
+  });
+});
+
+describe('approve the next RollingSync step', () => {
+  it('syncs the gated step on fresh state, pinned to the revision, and the step goes Healthy', async () => {
+    await start(false);
+    const sha = w.git.resolve(REPO, 'main')!;
+    const answer = await (await rig.command('approve prod/argocd/checkout')).first();
+    expect(said(answer)).toBe(`:white_check_mark: approved RollingSync step 3 of prod/argocd/checkout at ${sha.slice(0, 7)}: syncing checkout-prod`);
+    expect(w.app('checkout-prod').operation).toMatchObject({ initiatedBy: { username: `glidepath:${ALICE}` }, sync: { revision: sha } });
+    await w.clock.advance(10_000);
+    expect(w.entry('prod')).toMatchObject({ status: 'Healthy', targetRevisions: [sha] });
+  });
+
+  it('under the stale-cache fault refuses with the stale list and a Refresh-and-approve button, and keeps refusing until the children are fresh and earlier steps really Healthy', async () => {
+    await start(true);
+    const sha = await newCommit();
+    const refusal = await (await rig.command('approve checkout@rolling')).first();
+    expect(said(refusal)).toMatch(/^:warning: Not approving step 3 of checkout: 2 of its Applications are not fresh \(checkout-prod: reconciledAt \d+ s before the latest transition; checkout-staging: .*\)/);
+    const blocks = JSON.stringify(refusal.body.blocks);
+    expect(blocks).toContain('*Stale (2):*');
+    const button = (refusal.body.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!;
+    expect(button.action_id).toBe(REFRESH_APPROVE_ACTION_ID);
+    expect(JSON.parse(button.value)).toEqual({ v: 1, c: 'prod', ns: 'argocd', n: 'checkout', step: 3, rev: sha });
+    expect(w.app('checkout-prod').operation).toBeUndefined();
+    expect((await rig.auditEntries())[0]).toMatchObject({ action: 'approve', result: 'failed', reason: expect.stringContaining('are not fresh') });
+
+    // Someone not allowed to approve gets nothing synced, even by the button.
+    const denied = await rig.click({ actionId: REFRESH_APPROVE_ACTION_ID, value: button.value, user: MALLORY });
+    await advanceFor(() => denied.responses().find((r) => said(r).includes('Not allowed')), 'the refusal of an unauthorized click');
+    expect(w.app('checkout-prod').operation).toBeUndefined();
+
+    const clicked = await rig.click({ actionId: REFRESH_APPROVE_ACTION_ID, value: button.value });
+    const after = await advanceFor(() => clicked.responses().find((r) => said(r).includes('Not approving') || said(r).includes('approved')), 'the outcome of the refresh');
+    expect(said(clicked.responses()[0]!)).toMatch(/^:arrows_counterclockwise: Refreshing \d stale Applications of checkout/);
+    // Fresh now, but the controller's stale cache called staging Healthy although it never synced.
+    expect(said(after)).toContain(`earlier steps are not Healthy at ${sha.slice(0, 7)}`);
+    expect(said(after)).toContain(`step 2: checkout-staging is OutOfSync/Healthy at ${sha.slice(0, 7)}`);
+    expect(w.app('checkout-prod').operation).toBeUndefined();
+  });
+});
+
+it('an unknown ApplicationSet is named, not a stack trace', async () => {
+  await start(false);
+  const answer = await (await rig.command('freshness prod/argocd/cart')).first();
+  expect(said(answer)).toBe(':x: cart (applicationsets) was not found in prod/argocd: it may have been deleted or renamed, or its CRD is not installed');
+});

@@ -1,0 +1,196 @@
+/**
+ * /glidepath promote and status on Kargo Stages, against the stand-in API server with Kargo's
+ * admission webhook and (where phases matter) the Kargo controller simulator.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PROMOTE_CONFIRM_ACTION_ID } from '../../commands/buttons.js';
+import { createSlackClient } from '../../src/slack/client.js';
+import { PROMOTE_ACTION_ID } from '../../src/slack/render/buttons.js';
+import { renderReply } from '../../src/slack/render/reply.js';
+import { ThreadStore } from '../../src/slack/writer/threads.js';
+import { record, reply, stage as recordStage, T0 } from '../slack/support/records.js';
+import { FakeClock } from '../../src/sandbox/kube/clock.js';
+import { KargoController } from '../../src/sandbox/kube/controllers/kargo.js';
+import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { startKubeWorld, type KubeWorld } from '../kube/support.js';
+import { eventually } from '../slack/support/harness.js';
+import { ALICE, CHANNEL, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+
+const NS = 'kargo-demo';
+const OLD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
+const NEW = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
+let clock: FakeClock;
+let world: KubeWorld;
+let rig: CommandsRig;
+
+const rt = (kind: string) => world.store.registry.byKind(kind, 'kargo.akuity.io');
+
+function stage(name: string, sources: Record<string, unknown>, labels: Record<string, string> = {}): KubeObject {
+  return world.store.create(rt('Stage'), NS, {
+    apiVersion: 'kargo.akuity.io/v1alpha1',
+    kind: 'Stage',
+    metadata: { name, labels },
+    spec: {
+      requestedFreight: [{ origin: { kind: 'Warehouse', name: 'shop' }, sources }],
+      promotionTemplate: { spec: { steps: [{ uses: 'argocd-update', config: { apps: [{ name: `shop-${name}` }] } }] } },
+    },
+  });
+}
+
+function freight(name: string, alias: string, created: string, status: Record<string, unknown>): void {
+  world.store.create(rt('Freight'), NS, {
+    apiVersion: 'kargo.akuity.io/v1alpha1',
+    kind: 'Freight',
+    metadata: { name, labels: { 'kargo.akuity.io/alias': alias } },
+    alias,
+    origin: { kind: 'Warehouse', name: 'shop' },
+    images: [{ repoURL: 'registry.example.com/shop/checkout', tag: created.slice(0, 10) }],
+  });
+  world.store.mutate(rt('Freight'), NS, name, (f) => void (f.metadata.creationTimestamp = created));
+  world.store.patch(rt('Freight'), NS, name, 'merge', { status }, { subresource: 'status' });
+}
+
+beforeEach(async () => {
+  clock = new FakeClock('2026-08-20T12:00:00Z');
+  world = await startKubeWorld({ clock });
+  stage('dev', { direct: true });
+  stage('staging', { stages: ['dev'] });
+  stage('prod-eu', { stages: ['staging'], requiredSoakTime: '1h' }, { tier: 'prod' });
+  stage('prod-us', { stages: ['staging'] }, { tier: 'prod' });
+  freight(OLD, 'wonky-wombat', '2026-08-19T10:00:00Z', {
+    verifiedIn: { dev: { verifiedAt: '2026-08-19T10:30:00Z' }, staging: { verifiedAt: '2026-08-19T11:00:00Z' } },
+    currentlyIn: { staging: { since: '2026-08-19T10:45:00Z' } },
+  });
+  freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z', {
+    verifiedIn: { dev: { verifiedAt: '2026-08-20T11:40:00Z' }, staging: { verifiedAt: '2026-08-20T11:50:00Z' } },
+    currentlyIn: { staging: { since: '2026-08-20T11:45:00Z' } },
+  });
+  rig = await startCommandsRig({ clusters: world.clusters, now: () => clock.now() });
+});
+afterEach(async () => {
+  await rig.close();
+  await world.close();
+});
+
+const promotions = (): KubeObject[] => world.store.list(rt('Promotion'), NS).items;
+
+describe('promote', () => {
+  it('by selector: lists the matched Stages and asks first; at the click, Stages that disappeared or appeared are named and not promoted', async () => {
+    const ask = await (await rig.command('promote shop@prod --freight jolly-jaguar')).first();
+    expect(said(ask)).toBe('Promote Freight jolly-jaguar to 2 Stages in kargo-demo: `prod-eu`, `prod-us`?');
+    const button = (ask.body.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find((b) => b.type === 'actions')!.elements![0]!;
+    expect(button.action_id).toBe(PROMOTE_CONFIRM_ACTION_ID);
+    expect(promotions()).toEqual([]);
+
+    // Stages come and go between the question and the click.
+    world.store.delete(rt('Stage'), NS, 'prod-eu');
+    stage('prod-ap', { stages: ['staging'] }, { tier: 'prod' });
+
+    // The question was an ephemeral answer: it is replaced through the click's response_url.
+    const clicked = await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: button.value, ephemeral: true, messageText: said(ask), messageBlocks: ask.body.blocks as unknown[] });
+    const replaced = await eventually(() => clicked.responses().find((r) => r.body.replace_original === true), 'the question replaced');
+    expect(said(replaced)).toContain(`<@${ALICE}> confirmed:`);
+    expect((replaced.body.blocks as { type: string }[]).some((b) => b.type === 'actions')).toBe(false);
+    const done = await eventually(() => clicked.responses().find((r) => r.body.response_type === 'in_channel'), 'the outcome');
+    const created = promotions();
+    expect(created.map((p) => p.spec.stage)).toEqual(['prod-us']);
+    const name = created[0]!.metadata.name!;
+    expect(name).not.toContain('promo-');
+    expect(said(done)).toContain(`\`prod-us\`: :white_check_mark: created Promotion ${name} of Freight jolly-jaguar (f0e1d2c) to prod/kargo-demo/prod-us`);
+    expect(said(done)).toContain('no longer matched, not promoted: `prod-eu`');
+    expect(said(done)).toContain('matched since you were asked, not promoted (run the command again to include them): `prod-ap`');
+    expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'done', target: 'prod/kargo-demo/prod-us', after: { promotion: name, freight: NEW } });
+  });
+
+  it('refuses Freight that is not available to the Stage, with the reason, and creates nothing', async () => {
+    const answer = await (await rig.command('promote kargo-demo/prod-eu --freight jolly-jaguar')).first();
+    expect(said(answer)).toBe(`\`prod-eu\`: :x: Freight jolly-jaguar (${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
+    expect(promotions()).toEqual([]);
+    expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'failed', actor: { slackUserId: ALICE } });
+  });
+
+  it('by default promotes the newest available Freight, reports the real Promotion name and follows its phase to the end in the release thread', async () => {
+    const kargo = new KargoController({ store: world.store, clock, stepDurationMs: 1000 }).start();
+    try {
+      const release = record({ pipeline: 'shop', releaseId: 'rel-k', stages: [recordStage('staging', 'Waiting'), recordStage('prod', 'Waiting')] });
+      await rig.store.update('shop', 'rel-k', () => ({ next: release, result: null }));
+      const parent = await createSlackClient('xoxb-commands', rig.slack.apiUrl).chat.postMessage({ channel: CHANNEL, text: 'Release rel-k (shop)' });
+      await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('shop', 'rel-k', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
+
+      const answer = await (await rig.command('promote shop@staging')).first();
+      const name = promotions()[0]!.metadata.name!;
+      expect(promotions()[0]!.spec).toMatchObject({ stage: 'staging', freight: NEW });
+      expect(said(answer)).toContain(`created Promotion ${name} of Freight jolly-jaguar`);
+      const thread = () => rig.slack.transcript.find(CHANNEL, parent.ts!)!.replies.map((r) => r.text);
+      await eventually(() => thread().some((t) => t.includes('following its phase')) || undefined, 'the follow line in the release thread');
+      for (let i = 0; i < 60 && promotions()[0]!.status?.phase !== 'Succeeded'; i++) {
+        await clock.advance(500);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // Slack allows about one message a second per channel: the lines arrive as it lets them.
+      await eventually(() => thread().some((t) => t.includes('is Succeeded')) || undefined, 'the end of the Promotion in the thread');
+      expect(thread()[0]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
+      expect(thread()).toContain(`:arrow_forward: Promotion \`${name}\` to \`staging\` (kargo-demo): following its phase`);
+      expect(thread().some((t) => t.includes('is Running'))).toBe(true);
+      expect(thread().at(-1)).toBe(`:white_check_mark: \`${name}\` is Succeeded`);
+      expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
+    } finally {
+      kargo.stop();
+    }
+  });
+});
+
+describe('the Promote button of a healthy stage', () => {
+  it('promotes the Freight that proved healthy upstream (asking first for a selector stage), then shows who clicked and drops the button; refuses once the release is over', async () => {
+    world.store.patch(rt('Stage'), NS, 'staging', 'merge', { status: { freightHistory: [{ id: 'c0', items: { 'Warehouse/shop': { name: OLD } } }] } }, { subresource: 'status' });
+    const release = record({ pipeline: 'shop', releaseId: 'rel-k', stages: [recordStage('staging', 'Healthy', [], { healthyAt: T0 }), recordStage('prod', 'Waiting')] });
+    await rig.store.update('shop', 'rel-k', () => ({ next: release, result: null }));
+    const rendered = renderReply(reply('stage-healthy', {}, { stage: 'staging', target: undefined }), release);
+    const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
+    const posted = await client.chat.postMessage({ channel: CHANNEL, text: rendered.text, blocks: rendered.blocks as never });
+    const value = (rendered.blocks.find((b) => b.type === 'actions') as { elements: { value: string }[] }).elements[0]!.value;
+
+    const ask = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value, messageTs: posted.ts!, messageText: rendered.text, messageBlocks: rendered.blocks })).first();
+    expect(said(ask)).toBe(`Promote Freight ${OLD} to 2 Stages in kargo-demo: \`prod-eu\`, \`prod-us\`?`);
+    const message = rig.slack.transcript.find(CHANNEL, posted.ts!)!;
+    await eventually(() => message.edits.length > 0 || undefined, 'the clicked message to be updated');
+    expect(message.blocks.some((b) => (b as { type: string }).type === 'actions')).toBe(false);
+    expect(JSON.stringify(message.blocks)).toContain(`<@${ALICE}> asked to promote Freight ${OLD} to prod`);
+    expect(promotions()).toEqual([]);
+
+    await rig.store.update('shop', 'rel-k', (current) => ({ next: { ...current!.record, status: 'Superseded' }, result: null }));
+    const late = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value })).first();
+    expect(said(late)).toBe(':x: Release `rel-k` is no longer in flight (Superseded) since the button was shown; nothing was changed.');
+  });
+});
+
+describe('status', () => {
+  it('shows Kargo Stages with current Freight, last Promotion and who made it, and Progressing after healthy (autoscaling) as no failure', async () => {
+    const promoted = await (await rig.command('promote kargo-demo/prod-us --freight jolly-jaguar')).first();
+    const name = promotions()[0]!.metadata.name!;
+    expect(said(promoted)).toContain(name);
+    world.store.patch(rt('Stage'), NS, 'prod-us', 'merge', {
+      status: {
+        freightHistory: [{ id: 'c1', items: { 'Warehouse/shop': { name: NEW } } }],
+        lastPromotion: { name, freight: { name: NEW }, finishedAt: '2026-08-20T11:55:00Z', status: { phase: 'Succeeded' } },
+        health: { status: 'Progressing' },
+      },
+    }, { subresource: 'status' });
+    world.store.patch(rt('Freight'), NS, NEW, 'merge', { status: { verifiedIn: { 'prod-us': { verifiedAt: '2026-08-20T11:58:00Z' } } } }, { subresource: 'status' });
+
+    const answer = await (await rig.command('status shop@prod')).first();
+    const line = said(answer).split('\n').find((l) => l.includes('kargo-demo/prod-us'))!;
+    expect(line).toContain(`Freight \`${NEW}\``);
+    expect(line).toContain(`last Promotion \`${name}\` Succeeded at 2026-08-20T11:55:00Z by <@${ALICE}>`);
+    expect(line).toContain('health now Progressing; healthy at least once since that Promotion');
+    expect(line).toContain('(now Progressing, which after being healthy is not a failure)');
+    const eu = said(answer).split('\n').find((l) => l.includes('kargo-demo/prod-eu'))!;
+    expect(eu).toContain('never promoted');
+
+    const none = await (await rig.command('status')).first();
+    expect(said(none)).toBe('No release is in flight.');
+    const unknown = await (await rig.command('status no-such-thing')).first();
+    expect(said(unknown)).toContain('"no-such-thing" is neither a pipeline (checkout, shop) nor a known release id');
+    expect(said(unknown)).toContain('*Usage:* `/glidepath status');
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Everything real for the commands: Redis (own prefix), the real Bolt app over HTTP with the
+ * /glidepath listener and the buttons, the Slack stand-in, and a simulated cluster reached by
+ * client-node as Glidepath's service account (RBAC from deploy/rbac).
+ */
+import type { Redis } from 'ioredis';
+import { ApprovalStore } from '../../../commands/approvals.js';
+import type { CommandServices } from '../../../commands/types.js';
+import { AuditLog, type StoredAuditEntry } from '../../../src/audit/audit-log.js';
+import { configFileSchema, type ConfigFile } from '../../../src/config/file.js';
+import { KubeActions } from '../../../src/kube/actions.js';
+import type { ClusterClients } from '../../../src/kube/clusters.js';
+import { ReleaseStore } from '../../../src/releases/store.js';
+import { startSlackStandIn, type SlackStandIn } from '../../../src/sandbox/slack/server.js';
+import { SignedSender } from '../../../src/sandbox/slack/sender.js';
+import type { ResponseUrlPost } from '../../../src/sandbox/slack/transcript.js';
+import { createSlackApp, type SlackApp } from '../../../src/slack/app.js';
+import { createSlackClient } from '../../../src/slack/client.js';
+import { SlackGroupDirectory } from '../../../src/slack/group-directory.js';
+import { ThreadStore } from '../../../src/slack/writer/threads.js';
+import { createKeys, type Keys } from '../../../src/store/keys.js';
+import { captureLogger, deletePrefix, eventually, redisClient, serveSlackEvents, testPrefix, type CapturedLogger } from '../../slack/support/harness.js';
+
+export const CHANNEL = 'C0CHECKOUT';
+export const ALICE = 'U0ALICE';
+export const BOB = 'U0BOB';
+export const MALLORY = 'U0MALLORY';
+export const OPS_GROUP = 'S0OPS';
+const SECRET = 'commands-rig-signing-secret';
+
+/** Pipelines over cluster `prod` (and `prod-no-status`, whose account lacks rollouts/status). */
+export function commandsConfig(): ConfigFile {
+  const perms = { approve: [ALICE, OPS_GROUP], abort: [ALICE], promote: [ALICE] };
+  return configFileSchema.parse({
+    clusters: [{ name: 'prod' }, { name: 'prod-no-status' }, { name: 'prod-no-promote' }],
+    pipelines: [
+      {
+        name: 'checkout',
+        channel: CHANNEL,
+        stages: [
+          { name: 'prod', cluster: 'prod', rollouts: { namespace: 'shop', selector: 'app.kubernetes.io/name=checkout' }, permissions: perms },
+          { name: 'pay', cluster: 'prod', rollouts: { namespace: 'pay', selector: 'app.kubernetes.io/name=checkout' }, permissions: { ...perms, approve: [ALICE, BOB], requireTwoApprovers: true } },
+          { name: 'locked', cluster: 'prod', rollouts: { namespace: 'locked', selector: 'app.kubernetes.io/name=checkout' } },
+          { name: 'norbac', cluster: 'prod-no-status', rollouts: { namespace: 'shop', selector: 'app.kubernetes.io/name=checkout' }, permissions: perms },
+          { name: 'rolling', cluster: 'prod', applicationSet: { namespace: 'argocd', name: 'checkout', step: 3 }, permissions: perms },
+        ],
+      },
+      {
+        name: 'shop',
+        channel: CHANNEL,
+        stages: [
+          { name: 'staging', cluster: 'prod', kargo: { project: 'kargo-demo', stage: 'staging' }, permissions: perms },
+          { name: 'prod', cluster: 'prod', kargo: { project: 'kargo-demo', selector: 'tier=prod' }, permissions: perms },
+        ],
+      },
+    ],
+  });
+}
+
+export interface CommandsRig {
+  slack: SlackStandIn;
+  redis: Redis;
+  keys: Keys;
+  audit: AuditLog;
+  store: ReleaseStore;
+  log: CapturedLogger;
+  app: SlackApp;
+  /** Sends `/glidepath <text>` as `user`; returns the response_url's answers as they arrive. */
+  command(text: string, user?: string): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
+  click(input: { actionId: string; value: string; user?: string; messageTs?: string; messageText?: string; messageBlocks?: unknown[]; ephemeral?: boolean }): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
+  submitView(view: Record<string, unknown>, user?: string): Promise<void>;
+  auditEntries(): Promise<StoredAuditEntry[]>;
+  close(): Promise<void>;
+}
+
+export async function startCommandsRig(options: { clusters: ClusterClients; now?: () => number; followTimeoutMs?: number }): Promise<CommandsRig> {
+  const config = commandsConfig();
+  const prefix = testPrefix();
+  const keys = createKeys(prefix);
+  const redis = redisClient();
+  const slack = await startSlackStandIn({ botToken: 'xoxb-commands', usergroups: { [OPS_GROUP]: [BOB] } });
+  const log = captureLogger();
+  const store = new ReleaseStore(redis, keys, { finishedTtlMs: 3_600_000 });
+  const audit = new AuditLog(redis, keys.audit());
+  const client = createSlackClient('xoxb-commands', slack.apiUrl);
+  const commands: CommandServices = {
+    config,
+    releases: store,
+    kube: new KubeActions(options.clusters),
+    clusters: options.clusters,
+    audit,
+    approvals: new ApprovalStore(redis, keys),
+    groups: new SlackGroupDirectory(client),
+    threads: new ThreadStore(redis, keys, 3_600_000),
+    logger: log.logger,
+    ...(options.now ? { now: options.now } : {}),
+    followTimeoutMs: options.followTimeoutMs ?? 20_000,
+  };
+  const app = await createSlackApp({
+    env: { SLACK_BOT_TOKEN: 'xoxb-commands', SLACK_SIGNING_SECRET: SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: slack.apiUrl },
+    config,
+    releases: store,
+    logger: log.logger,
+    commands,
+  });
+  await app.start();
+  const server = await serveSlackEvents(app.handleSlackRequest!);
+  const sender = new SignedSender({ url: server.url, signingSecret: SECRET });
+  const answers = (url: string) => {
+    const responses = () => slack.transcript.responses.filter((r) => url.endsWith(r.id));
+    return { responses, first: () => eventually(() => responses()[0], `an answer at ${url}`) };
+  };
+  return {
+    slack,
+    redis,
+    keys,
+    audit,
+    store,
+    log,
+    app,
+    async command(text, user = ALICE) {
+      const responseUrl = slack.responseUrl();
+      const res = await sender.slashCommand({ command: '/glidepath', text, userId: user, channelId: CHANNEL, responseUrl });
+      if (res.status !== 200) throw new Error(`slash command answered ${res.status}: ${res.body}`);
+      return answers(responseUrl);
+    },
+    async click(input) {
+      const responseUrl = slack.responseUrl();
+      const res = await sender.blockAction({
+        actionId: input.actionId,
+        value: input.value,
+        userId: input.user ?? ALICE,
+        channelId: CHANNEL,
+        messageTs: input.messageTs ?? '1.000001',
+        responseUrl,
+        ...(input.messageText !== undefined ? { messageText: input.messageText } : {}),
+        ...(input.messageBlocks ? { messageBlocks: input.messageBlocks } : {}),
+        ...(input.ephemeral ? { ephemeral: true } : {}),
+      });
+      if (res.status !== 200) throw new Error(`click answered ${res.status}: ${res.body}`);
+      return answers(responseUrl);
+    },
+    async submitView(view, user = ALICE) {
+      const res = await sender.viewSubmission({ userId: user, view });
+      if (res.status !== 200) throw new Error(`view submission answered ${res.status}: ${res.body}`);
+    },
+    auditEntries: () => audit.list({ limit: 100 }),
+    async close() {
+      await server.close();
+      await app.stop();
+      await slack.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Text of a response_url answer. */
+export function said(post: ResponseUrlPost): string {
+  return String(post.body.text ?? '');
+}
