@@ -83,7 +83,7 @@ const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 async function main(): Promise<void> {
   const prefix = `{gp-bench-${randomBytes(4).toString('hex')}}`;
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  const env = { REDIS_PREFIX: prefix, INGEST_TOKENS: `prod=${TOKEN}`, PORT: '0', LOG_LEVEL: 'silent', BENCH_CONFIG: CONFIG, REDUCER_CONCURRENCY: '64' };
+  const env = { REDIS_PREFIX: prefix, INGEST_TOKENS: `prod=${TOKEN}`, PORT: '0', LOG_LEVEL: 'silent', BENCH_CONFIG: CONFIG };
   const bodies = facts(FACTS, 1_000_000);
   const avgBytes = Math.round(bodies.reduce((s, b) => s + b.length, 0) / bodies.length);
   console.log(`ingest bench: ${FACTS} facts, ~${avgBytes} bytes each, ${CONCURRENCY} connections`);

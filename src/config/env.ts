@@ -50,7 +50,7 @@ export const envSchema = z.object({
   API_READ_TOKEN: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Facts reduced at once per process; facts of one release are batched, so this can be high. */
-  REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(64),
+  REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(128),
   /** BullMQ job lock: a worker that dies mid-job has its job retried about this long after. */
   JOB_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** Largest accepted request body, in bytes. */
