@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
 import { startGlidepath } from '../app.js';
 import { parseEnv } from '../config/env.js';
 import { parseConfigFile } from '../config/file.js';
@@ -52,9 +53,12 @@ async function main(): Promise<void> {
   const dir = resolve(process.env.SANDBOX_DIR ?? '.sandbox');
   mkdirSync(dir, { recursive: true });
   const kubeconfigPath = resolve(dir, 'kubeconfig');
-  const configText = sampleWorldConfig({ kubeconfigPath });
-  writeFileSync(resolve(dir, 'config.yaml'), configText);
-  const config = parseConfigFile(configText, '.sandbox/config.yaml');
+  const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath }), '.sandbox/config.yaml');
+  // In the sandbox you are the SRE group everywhere, so your clicks act (real deployments list people per stage).
+  for (const stage of config.pipelines.flatMap((p) => p.stages)) {
+    stage.permissions = { approve: ['S0SANDBOXSRE'], abort: ['S0SANDBOXSRE'], promote: ['S0SANDBOXSRE'], requireTwoApprovers: false };
+  }
+  writeFileSync(resolve(dir, 'config.yaml'), stringify(config));
   const env = parseEnv({
     PORT: process.env.PORT ?? '3000',
     REDIS_URL: redis.url,
@@ -109,19 +113,23 @@ async function main(): Promise<void> {
 
   const approve = async (channel: string, message: TranscriptMessage, value: ButtonValue): Promise<void> => {
     console.log(`→ you click Approve on ${value.c}/${value.ns}/${value.n} (step ${(value.s ?? 0) + 1})`);
+    const answered = slack.transcript.responses.length + slack.transcript.ephemerals.length;
     await sender.blockAction({ actionId: APPROVE_ACTION_ID, value: JSON.stringify(value), userId: YOU, channelId: channel, messageTs: message.ts, threadTs: message.threadTs, responseUrl: slack.responseUrl() });
-    // Until the Slack commands land, Approve answers that it cannot act yet; the sandbox then
-    // resumes the Rollout the way `kubectl argo rollouts promote` does, so the release goes on.
+    // Should Glidepath refuse (say, the Rollout moved on), the sandbox resumes the Rollout the way
+    // `kubectl argo rollouts promote` does, so the demo release still goes on.
     setTimeout(() => {
+      const answers = [...slack.transcript.responses.map((r) => String(r.body.text ?? '')), ...slack.transcript.ephemerals.map((e) => e.text)];
+      if (answers.length > answered) console.log(indent(`Glidepath answered you: ${answers.slice(answered).join(' / ')}`, '  '));
       void (async () => {
         kube.loadFromFile(kubeconfigPath);
         kube.setCurrentContext(value.c);
         const api = kube.makeApiClient(CustomObjectsApi);
         const ref = { group: 'argoproj.io', version: 'v1alpha1', namespace: value.ns, plural: 'rollouts', name: value.n };
         const rollout = (await api.getNamespacedCustomObject(ref)) as RolloutLike & { metadata: { resourceVersion: string } };
-        if (!rollout.status?.pauseConditions?.length) return;
+        // Only if it still waits at the step you clicked (a later timed pause resumes on its own).
+        if (!rollout.status?.pauseConditions?.length || rollout.status.currentStepIndex !== value.s) return;
         const patch = rolloutActionPatch('resume', rollout);
-        console.log(`→ resumed ${value.c}/${value.ns}/${value.n} through the cluster API (as kubectl argo rollouts promote does)`);
+        console.log(`→ still paused: resumed ${value.c}/${value.ns}/${value.n} through the cluster API (as kubectl argo rollouts promote does)`);
         if (patch.status) await api.patchNamespacedCustomObjectStatus({ ...ref, body: { ...patch.status, metadata: { resourceVersion: rollout.metadata.resourceVersion } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
       })().catch((err: unknown) => console.log(`  (could not resume: ${err instanceof Error ? err.message : String(err)})`));
     }, 3_000);

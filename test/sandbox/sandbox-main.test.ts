@@ -23,6 +23,9 @@ describe('npm run sandbox', () => {
     expect(out).toMatch(/is paused \(step 2\/6, weight 20%\) and waits for approval/);
     expect(out).toContain('[ Approve ] [ Abort ]');
     expect(out).toMatch(/→ you click Approve on \S+\/shop\/checkout-/);
+    // The click went through Slack → Bolt → the cluster, and the thread says who approved.
+    expect(out).toMatch(/approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on/);
+    expect(out).not.toContain('still paused: resumed');
     expect(out).not.toMatch(/<!channel>|Error:/);
   }, 60_000);
 });
