@@ -28,16 +28,16 @@ describe('Redis unreachable', () => {
     expect((await fetch(`${app.url}/readyz`)).status).toBe(503);
 
     await redis.start(); // a fresh, empty Redis on the same port
-    await waitFor(async () => (await fetch(`${app.url}/readyz`)).status === 200 || undefined, 'ready again', 20_000);
+    await waitFor(async () => (await fetch(`${app.url}/readyz`)).status === 200 || undefined, 'ready again', 40_000);
     // As the notifications engine does: retry a 503 a few times.
     const up = await waitFor(async () => {
       const res = await postJson(`${app.url}/v1/facts/rollouts`, body);
       return res.status === 503 ? undefined : res;
-    }, 'accepted after recovery');
+    }, 'accepted after recovery', 40_000);
     expect(up.status).toBe(202);
-    const record = await waitFor(async () => (await app.store.get('checkout', 'rel-outage')) ?? undefined, 'record after recovery', 20_000);
+    const record = await waitFor(async () => (await app.store.get('checkout', 'rel-outage')) ?? undefined, 'record after recovery', 40_000);
     expect(record.counters.facts).toBe(1);
-  });
+  }, 90_000);
 });
 
 describe('two workers on one release', () => {

@@ -11,7 +11,7 @@ const MAIN = fileURLToPath(new URL('../../src/sandbox/main.ts', import.meta.url)
 describe('npm run sandbox', () => {
   it('runs the clusters, Glidepath and the Slack stand-in, and prints the release thread a person would read', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      env: { ...process.env, SANDBOX_SECONDS: '12', PORT: '0', SANDBOX_DIR: mkdtempSync(join(tmpdir(), 'gp-sandbox-')), LOG_LEVEL: 'error' },
+      env: { ...process.env, SANDBOX_SECONDS: '20', PORT: '0', SANDBOX_DIR: mkdtempSync(join(tmpdir(), 'gp-sandbox-')), LOG_LEVEL: 'error' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -27,5 +27,5 @@ describe('npm run sandbox', () => {
     expect(out).toMatch(/approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on/);
     expect(out).not.toContain('still paused: resumed');
     expect(out).not.toMatch(/<!channel>|Error:/);
-  }, 60_000);
+  }, 90_000);
 });
