@@ -14,7 +14,7 @@ import { ABORT_DIALOG_CALLBACK_ID, section, type AbortDialogMetadata } from './b
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
-import { stagesOfObject } from './where.js';
+import { stageOfRollout } from './where.js';
 
 const NAME = 'abort';
 
@@ -28,7 +28,7 @@ export function wayBack(ref: RolloutRef): string {
 /** The abort itself, after the person confirmed; `podHash` is the version the dialog named. */
 export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialogMetadata, 'c' | 'ns' | 'n' | 'h'>): Promise<{ outcome: Outcome; message: SlackText }> {
   const ref = { kind: 'object' as const, cluster: meta.c, namespace: meta.ns, name: meta.n };
-  const where = stagesOfObject(ctx.config, ref, 'Rollout')[0];
+  const where = await stageOfRollout(ctx, ref);
   const target = `${meta.c}/${meta.ns}/${meta.n}`;
   if (!where) return { outcome: { kind: 'denied', reason: 'no stage' }, message: { text: `:x: no configured stage selects ${target}` } };
   const known = await releaseWithTarget(ctx, where.pipeline.name, target);
@@ -66,8 +66,8 @@ export const abort: Subcommand = {
     if (words.positional.length !== 1) throw new UsageError('name exactly one Rollout', NAME);
     const target = parseTarget(words.positional[0]!, NAME);
     if (target.kind !== 'object') throw new UsageError('name the Rollout as cluster/namespace/rollout', NAME);
-    const where = stagesOfObject(ctx.config, target, 'Rollout')[0];
-    if (!where) throw new UsageError(`no configured stage selects Rollouts in ${target.cluster}/${target.namespace}`, NAME);
+    const where = await stageOfRollout(ctx, target);
+    if (!where) throw new UsageError(`no configured stage selects the Rollout ${target.cluster}/${target.namespace}/${target.name} (by namespace and label selector)`, NAME);
     const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'abort', ctx.user.id, ctx.groups);
     if (!decision.allowed) {
       // No dialog for someone who may not abort: the attempt is refused (and audited) now.

@@ -14,7 +14,7 @@ import { actions, button, REFRESH_APPROVE_ACTION_ID, section, type RefreshApprov
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseAtStage, releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
-import { stageByName, stagesOfObject, type StageRef } from './where.js';
+import { stageByName, stageOfRollout, stagesOfObject, type StageRef } from './where.js';
 
 const NAME = 'approve';
 
@@ -172,9 +172,9 @@ export const approve: Subcommand = {
       }
     } else {
       const appSetStages = stagesOfObject(ctx.config, target, 'ApplicationSet');
-      const rolloutStages = stagesOfObject(ctx.config, target, 'Rollout');
+      const rolloutStage = appSetStages[0] ? undefined : await stageOfRollout(ctx, target);
       if (appSetStages[0]) message = await approveTypedAppSet(ctx, appSetStages[0], target);
-      else if (rolloutStages[0]) message = await approveTypedRollout(ctx, rolloutStages[0], target);
+      else if (rolloutStage) message = await approveTypedRollout(ctx, rolloutStage, target);
       else throw new UsageError(`no configured stage selects ${target.cluster}/${target.namespace}/${target.name} (as a Rollout namespace or an ApplicationSet)`, NAME);
     }
     await ctx.slack.reply({ ...message, inChannel: true });

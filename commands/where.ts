@@ -4,6 +4,9 @@
  * (nobody can have been given the right to change it).
  */
 import type { ConfigFile, PipelineConfig, StageConfig } from '../src/config/file.js';
+import type { ClusterClients } from '../src/kube/clusters.js';
+import { matchesLabels, parseLabelSelector } from '../src/kube/label-selector.js';
+import { getRollout } from '../src/kube/reads.js';
 import { UsageError, type Target } from './parse.js';
 
 export interface StageRef {
@@ -30,6 +33,21 @@ export function stagesOfObject(config: ConfigFile, target: Extract<Target, { kin
     }
   }
   return out;
+}
+
+/**
+ * The stage a Rollout belongs to, by its live labels: stages often share a namespace (staging
+ * and prod in `shop`), and the permissions of the wrong one must never apply.
+ */
+export async function stageOfRollout(
+  ctx: { config: ConfigFile; clusters: ClusterClients },
+  target: Extract<Target, { kind: 'object' }>,
+): Promise<StageRef | undefined> {
+  const candidates = stagesOfObject(ctx.config, target, 'Rollout');
+  if (candidates.length === 0) return undefined;
+  const live = await getRollout(ctx.clusters.api(target.cluster), target.namespace, target.name);
+  const labels = live.metadata.labels ?? {};
+  return candidates.find((c) => matchesLabels(parseLabelSelector(c.stage.rollouts?.selector ?? ''), labels));
 }
 
 export function label(ref: StageRef): string {

@@ -73,8 +73,8 @@ export interface CommandsRig {
   close(): Promise<void>;
 }
 
-export async function startCommandsRig(options: { clusters: ClusterClients; now?: () => number; followTimeoutMs?: number }): Promise<CommandsRig> {
-  const config = commandsConfig();
+export async function startCommandsRig(options: { clusters: ClusterClients; now?: () => number; followTimeoutMs?: number; config?: ConfigFile }): Promise<CommandsRig> {
+  const config = options.config ?? commandsConfig();
   const prefix = testPrefix();
   const keys = createKeys(prefix);
   const redis = redisClient();

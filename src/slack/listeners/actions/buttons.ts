@@ -13,7 +13,7 @@ import { approveAppSetStep, approveRollout, outcomeMessage, type AppSetRef } fro
 import { abortDialogMetadata, ABORT_DIALOG_CALLBACK_ID, parseValue, promoteConfirmValue, PROMOTE_CONFIRM_ACTION_ID, refreshApproveValue, REFRESH_APPROVE_ACTION_ID } from '../../../../commands/buttons.js';
 import { confirmPromote } from '../../../../commands/promote.js';
 import type { CommandContext, CommandServices, SlackText } from '../../../../commands/types.js';
-import { stagesOfObject } from '../../../../commands/where.js';
+import { stageOfRollout, stagesOfObject } from '../../../../commands/where.js';
 import { progressText } from '../../../kube/freshness.js';
 import { authorize } from '../../../policy/permissions.js';
 import { dispatch } from '../../../../commands/dispatch.js';
@@ -110,8 +110,8 @@ export const actionButtons: ListenerGroup = {
           return;
         }
         const ref = { kind: 'object' as const, cluster: value.c, namespace: value.ns, name: value.n };
-        const candidates = stagesOfObject(services.config, ref, 'Rollout');
-        const where = candidates.find((w) => w.pipeline.name === value.p && (!value.st || w.stage.name === value.st)) ?? candidates[0];
+        // The stage is judged from the Rollout's live labels, not only from what the button says.
+        const where = await stageOfRollout(ctx, ref);
         if (!where) {
           await ctx.slack.reply({ text: `:x: No configured stage selects ${value.c}/${value.ns}/${value.n} any more; nothing was changed.` });
           return;
