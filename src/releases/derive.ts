@@ -41,23 +41,26 @@ function releaseStatus(record: ReleaseRecord): ReleaseStatus {
   return 'InProgress';
 }
 
+export type ReplyEffect = Extract<Effect, { type: 'thread.reply' }>;
+
+/**
+ * The one way a reply is announced: the notice key is recorded with the record (bounded), and
+ * the reply comes back only the first time, whatever order or how often facts arrive.
+ */
+export function noticeReply(record: ReleaseRecord, key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): ReplyEffect | undefined {
+  if (record.notices.includes(key)) return undefined;
+  record.notices.push(key);
+  if (record.notices.length > MAX_NOTICES) record.notices.splice(0, record.notices.length - MAX_NOTICES);
+  return { id: key, type: 'thread.reply', kind, stage, target, needsPerson: REPLIES_NEEDING_A_PERSON.includes(kind), detail };
+}
+
 export class Notices {
   readonly effects: Effect[] = [];
   constructor(private readonly record: ReleaseRecord) {}
 
   reply(key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): void {
-    if (this.record.notices.includes(key)) return;
-    this.record.notices.push(key);
-    if (this.record.notices.length > MAX_NOTICES) this.record.notices.splice(0, this.record.notices.length - MAX_NOTICES);
-    this.effects.push({
-      id: key,
-      type: 'thread.reply',
-      kind,
-      stage,
-      target,
-      needsPerson: REPLIES_NEEDING_A_PERSON.includes(kind),
-      detail,
-    });
+    const effect = noticeReply(this.record, key, kind, detail, stage, target);
+    if (effect) this.effects.push(effect);
   }
 }
 

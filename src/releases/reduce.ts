@@ -14,7 +14,7 @@ import type {
 } from '../facts/fact.js';
 import { targetKey } from '../facts/fact.js';
 import { MAX_EVENTS, type ReduceContext } from './context.js';
-import { evaluate, expectsProgress } from './derive.js';
+import { evaluate, expectsProgress, noticeReply } from './derive.js';
 import { imageDrift, withNewRepositories } from './images.js';
 import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState } from './record.js';
 import { alignStages, newRecord } from './record-factory.js';
@@ -79,17 +79,13 @@ function hear(record: ReleaseRecord, now: number, effects: Effect[]): void {
     const { alertedAt, silentSince } = record.stall;
     delete record.stall;
     addEvent(record, now, 'heard-again', `heard again after ${Math.round((now - silentSince) / 60_000)} min`);
-    const key = `heard-again:${alertedAt}`;
-    if (!record.notices.includes(key)) {
-      record.notices.push(key);
-      effects.push({ id: key, type: 'thread.reply', kind: 'heard-again', needsPerson: false, detail: { silentSince } });
-    }
+    const reply = noticeReply(record, `heard-again:${alertedAt}`, 'heard-again', { silentSince });
+    if (reply) effects.push(reply);
   }
 }
 
 /** Common tail: derive, collect replies, render, (re)arm the watchdog when progress is expected again. */
 function finish(
-  _before: ReleaseRecord | undefined,
   record: ReleaseRecord,
   now: number,
   ctx: ReduceContext,
@@ -103,6 +99,19 @@ function finish(
     effects.push({ id: `watchdog:${record.lastHeardAt}`, type: 'watchdog.arm', dueAt: record.lastHeardAt + ctx.stallAfterMs });
   }
   return { record, effects, outcome };
+}
+
+/** The target ran another release before this fact: that release hears it moved on, and at which observation. */
+function supersedePrevious(
+  ctx: ReduceContext,
+  record: ReleaseRecord,
+  target: TargetRef,
+  at: { generation?: number; resourceVersion?: string },
+  effects: Effect[],
+): void {
+  const previous = ctx.previousReleaseOfTarget;
+  if (previous === undefined || previous === record.releaseId) return;
+  effects.push({ id: `supersede:${targetKey(target)}:${previous}`, type: 'release.supersede', releaseId: previous, target, at: { generation: at.generation, resourceVersion: at.resourceVersion } });
 }
 
 /** Heartbeat or repeated delivery: the same state again. Level-triggered: only "last heard" moves. */
@@ -119,7 +128,7 @@ function heartbeat(
   target.lastHeardAt = Math.max(target.lastHeardAt, now);
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   hear(record, now, effects);
-  return finish(current, record, now, ctx, 'heartbeat', effects);
+  return finish(record, now, ctx, 'heartbeat', effects);
 }
 
 function openRecord(
@@ -186,20 +195,14 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
   // an `undo` that selfHeal will revert). With no release id the images are the identity.
   if (record.idSource !== 'images') {
     const drift = imageDrift(record.images, obs.images);
-    const driftKey = `drift:${key}:${obs.images.join(',')}`;
-    if (drift.length > 0 && !record.notices.includes(driftKey)) {
-      record.notices.push(driftKey);
-      const text = drift.map((d) => `${d.observed} instead of ${d.expected}`).join('; ');
+    const text = drift.map((d) => `${d.observed} instead of ${d.expected}`).join('; ');
+    const reply =
+      drift.length > 0
+        ? noticeReply(record, `drift:${key}:${obs.images.join(',')}`, 'drift', { message: text, images: obs.images, expectedImages: drift.map((d) => d.expected), generation: obs.generation }, stage.name, fact.target)
+        : undefined;
+    if (reply) {
       addEvent(record, now, 'drift', text, key);
-      effects.push({
-        id: driftKey,
-        type: 'thread.reply',
-        kind: 'drift',
-        stage: stage.name,
-        target: fact.target,
-        needsPerson: true,
-        detail: { message: text, images: obs.images, expectedImages: drift.map((d) => d.expected), generation: obs.generation },
-      });
+      effects.push(reply);
     }
   }
   record.images = withNewRepositories(record.images, obs.images);
@@ -207,10 +210,8 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
   stage.targets[key] = next;
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   hear(record, now, effects);
-  if (ctx.previousReleaseOfTarget !== undefined && ctx.previousReleaseOfTarget !== record.releaseId) {
-    effects.push({ id: `supersede:${key}:${ctx.previousReleaseOfTarget}`, type: 'release.supersede', releaseId: ctx.previousReleaseOfTarget, target: fact.target, at: { generation: obs.generation, resourceVersion: obs.resourceVersion } });
-  }
-  return finish(current, record, now, ctx, 'applied', effects);
+  supersedePrevious(ctx, record, fact.target, obs, effects);
+  return finish(record, now, ctx, 'applied', effects);
 }
 
 /** Rule B: a new pod hash under the same release id is not a new release; say what it was. */
@@ -269,12 +270,12 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     const newer = managed.some((t) => t.sync === undefined || compareSync(sync, t.sync) > 0 || sync === undefined);
     if (!newer) {
       hear(record, now, effects);
-      return finish(current, record, now, ctx, 'heartbeat', effects);
+      return finish(record, now, ctx, 'heartbeat', effects);
     }
     for (const t of managed) t.sync = sync;
     record.counters.facts += 1;
     hear(record, now, effects);
-    return finish(current, record, now, ctx, 'applied', effects);
+    return finish(record, now, ctx, 'applied', effects);
   }
 
   const key = targetKey(fact.target);
@@ -303,10 +304,8 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
   };
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   hear(record, now, effects);
-  if (ctx.previousReleaseOfTarget !== undefined && ctx.previousReleaseOfTarget !== record.releaseId) {
-    effects.push({ id: `supersede:${key}:${ctx.previousReleaseOfTarget}`, type: 'release.supersede', releaseId: ctx.previousReleaseOfTarget, target: fact.target, at: { generation: app.generation, resourceVersion: app.resourceVersion } });
-  }
-  return finish(current, record, now, ctx, 'applied', effects);
+  supersedePrevious(ctx, record, fact.target, app, effects);
+  return finish(record, now, ctx, 'applied', effects);
 }
 
 /** Operations are ordered by start time; the same operation by its progress to a final phase. */
@@ -330,7 +329,7 @@ function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnn
   record.author = fact.author ?? record.author;
   const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource]);
   if (current && before === after) return unchanged('ignored', 'release already announced with the same details');
-  return finish(current, record, now, ctx, 'applied');
+  return finish(record, now, ctx, 'applied');
 }
 
 function reduceWatchdog(current: ReleaseRecord | undefined, fact: WatchdogFact, ctx: ReduceContext): Reduction {
@@ -342,24 +341,10 @@ function reduceWatchdog(current: ReleaseRecord | undefined, fact: WatchdogFact, 
   const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
   record.stall = { alertedAt: fact.receivedAt, silentSince: current.lastHeardAt };
   addEvent(record, fact.receivedAt, 'stall', `nothing heard for ${Math.round((fact.receivedAt - current.lastHeardAt) / 60_000)} min`);
-  const key = `stall:${current.lastHeardAt}`;
-  const effects: Effect[] = [];
-  if (!record.notices.includes(key)) {
-    record.notices.push(key);
-    const quiet = quietestTarget(record);
-    effects.push({
-      id: key,
-      type: 'thread.reply',
-      kind: 'stall',
-      stage: quiet?.stage,
-      target: quiet?.ref,
-      needsPerson: true,
-      detail: { silentSince: current.lastHeardAt },
-    });
-  }
-  const replies = evaluate(record, fact.receivedAt, ctx);
-  record.updatedAt = Math.max(record.updatedAt, fact.receivedAt);
-  return { record, effects: [...effects, ...replies, { id: 'render', type: 'thread.render' }], outcome: 'applied' };
+  const quiet = quietestTarget(record);
+  const reply = noticeReply(record, `stall:${current.lastHeardAt}`, 'stall', { silentSince: current.lastHeardAt }, quiet?.stage, quiet?.ref);
+  // The stall is set, so finish() does not arm the watchdog again: the next fact will.
+  return finish(record, fact.receivedAt, ctx, 'applied', reply ? [reply] : []);
 }
 
 /** The target (still in progress) heard from least recently: the most likely victim of a lost notification. */
@@ -388,5 +373,5 @@ function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFa
   target.supersededBy = fact.byReleaseId;
   target.supersededAt = fact.at;
   addEvent(record, fact.receivedAt, 'superseded', `moved on to release ${fact.byReleaseId}`, key);
-  return finish(current, record, fact.receivedAt, ctx, 'applied');
+  return finish(record, fact.receivedAt, ctx, 'applied');
 }

@@ -101,10 +101,19 @@ export class FactReducer {
     const pipeline = first.route.pipeline;
     const releaseId = first.route.releaseId;
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
-    const targetOf = (fact: Fact) => (fact.kind === 'rollout' || fact.kind === 'application' ? targetKey(fact.target) : undefined);
-    const ownsTarget = (i: { fact: Fact; route: ResolvedRoute }) =>
-      targetOf(i.fact) !== undefined && i.route.stage !== undefined && (i.fact.kind === 'rollout' || !i.route.stage.rollouts);
-    const targets = [...new Set(items.filter(ownsTarget).map((i) => targetOf(i.fact) as string))];
+    // The target a fact reports on, when it is one of the stage's targets (an Application fact on a
+    // Rollout stage only tells about the sync of targets that are Rollouts).
+    const owned = items.map(({ fact, route }) =>
+      (fact.kind === 'rollout' || fact.kind === 'application') && route.stage && (fact.kind === 'rollout' || !route.stage.rollouts) ? targetKey(fact.target) : undefined,
+    );
+    const targets = [...new Set(owned.filter((t): t is string => t !== undefined))];
+    const base = {
+      pipeline,
+      releaseId,
+      stallAfterMs: stallAfterMs(this.deps.config, pipeline),
+      unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
+      hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
+    };
     const [knownTargets, previous] = await Promise.all([
       this.deps.targets.knownTargets(pipeline.name, now),
       this.deps.targets.releasesOf(pipeline.name, targets),
@@ -117,18 +126,14 @@ export class FactReducer {
       const effects = new Map<string, Effect>();
       const results: ReduceOutcome[] = [];
       const previousOfTarget = new Map(previous);
-      for (const { fact, route } of items) {
-        const target = ownsTarget({ fact, route }) ? targetOf(fact) : undefined;
+      items.forEach(({ fact, route }, i) => {
+        const target = owned[i];
         const ctx: ReduceContext = {
-          pipeline,
-          releaseId,
+          ...base,
           stage: route.stage?.name,
           idSource: route.idSource,
           previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
           knownTargets,
-          stallAfterMs: stallAfterMs(this.deps.config, pipeline),
-          unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
-          hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
         };
         // `record` was parsed for this attempt alone, so it may be updated in place.
         const reduction = reduceDraft(record, fact, ctx);
@@ -136,7 +141,7 @@ export class FactReducer {
         if (reduction.reason && reduction.outcome !== 'applied' && reduction.outcome !== 'heartbeat') {
           this.deps.logger.debug({ pipeline: pipeline.name, releaseId, outcome: reduction.outcome, reason: reduction.reason }, 'fact changed nothing');
         }
-        if (!reduction.record) continue;
+        if (!reduction.record) return;
         record = reduction.record;
         if (target) previousOfTarget.set(target, releaseId);
         // Later effects with the same id replace earlier ones (one render, the latest watchdog due time).
@@ -145,7 +150,7 @@ export class FactReducer {
           effects.delete(key);
           effects.set(key, e);
         }
-      }
+      });
       const changed = results.some((o) => o === 'applied' || o === 'heartbeat');
       return { next: changed ? record : undefined, outbox: [...effects.values()], result: results };
     });
@@ -157,7 +162,8 @@ export class FactReducer {
       items.forEach(({ fact, route }, i) => {
         const outcome = outcomes[i];
         if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat')) return;
-        if (ownsTarget({ fact, route })) entries.push([targetOf(fact) as string, { stage: route.stage.name, releaseId, heardAt: fact.receivedAt }]);
+        const target = owned[i];
+        if (target) entries.push([target, { stage: route.stage.name, releaseId, heardAt: fact.receivedAt }]);
         if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
           applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: pipeline.name, stage: route.stage.name, releaseId });
         }

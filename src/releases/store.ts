@@ -221,12 +221,4 @@ export class ReleaseStore implements ReleaseReader {
     }
     return cleared === 1;
   }
-
-  async currentReleaseOfTarget(pipeline: string, target: string): Promise<string | undefined> {
-    return (await this.redis.hget(this.keys.targetReleases(pipeline), target)) ?? undefined;
-  }
-
-  async setCurrentReleaseOfTarget(pipeline: string, target: string, releaseId: string): Promise<void> {
-    await this.redis.hset(this.keys.targetReleases(pipeline), target, releaseId);
-  }
 }

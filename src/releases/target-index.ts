@@ -44,11 +44,6 @@ export class TargetIndex {
     return entries;
   }
 
-  async releaseOf(pipeline: string, target: string): Promise<string | undefined> {
-    const json = await this.redis.hget(this.keys.targetReleases(pipeline), target);
-    return json ? (JSON.parse(json) as Entry).releaseId : undefined;
-  }
-
   /** Targets per stage heard within the forget window. */
   async knownTargets(pipeline: string, now: number): Promise<Record<string, string[]>> {
     const byStage: Record<string, string[]> = {};
