@@ -6,7 +6,6 @@
  */
 import { deriveRolloutState } from '../src/facts/rollout-state.js';
 import type { RolloutLike } from '../src/facts/rollout-like.js';
-import { getRollout } from '../src/kube/reads.js';
 import { authorize } from '../src/policy/permissions.js';
 import { act, type Outcome } from './act.js';
 import { outcomeMessage, type RolloutRef } from './approve.js';
@@ -28,7 +27,7 @@ export function wayBack(ref: RolloutRef): string {
 /** The abort itself, after the person confirmed; `podHash` is the version the dialog named. */
 export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialogMetadata, 'c' | 'ns' | 'n' | 'h'>): Promise<{ outcome: Outcome; message: SlackText }> {
   const ref = { kind: 'object' as const, cluster: meta.c, namespace: meta.ns, name: meta.n };
-  const where = await stageOfRollout(ctx, ref);
+  const { where } = await stageOfRollout(ctx, ref);
   const target = `${meta.c}/${meta.ns}/${meta.n}`;
   if (!where) return { outcome: { kind: 'denied', reason: 'no stage' }, message: { text: `:x: no configured stage selects ${target}` } };
   const known = await releaseWithTarget(ctx, where.pipeline.name, target);
@@ -66,8 +65,8 @@ export const abort: Subcommand = {
     if (words.positional.length !== 1) throw new UsageError('name exactly one Rollout', NAME);
     const target = parseTarget(words.positional[0]!, NAME);
     if (target.kind !== 'object') throw new UsageError('name the Rollout as cluster/namespace/rollout', NAME);
-    const where = await stageOfRollout(ctx, target);
-    if (!where) throw new UsageError(`no configured stage selects the Rollout ${target.cluster}/${target.namespace}/${target.name} (by namespace and label selector)`, NAME);
+    const { where, live } = await stageOfRollout(ctx, target);
+    if (!where || !live) throw new UsageError(`no configured stage selects the Rollout ${target.cluster}/${target.namespace}/${target.name} (by namespace and label selector)`, NAME);
     const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'abort', ctx.user.id, ctx.groups);
     if (!decision.allowed) {
       // No dialog for someone who may not abort: the attempt is refused (and audited) now.
@@ -75,7 +74,6 @@ export const abort: Subcommand = {
       await ctx.slack.reply(message);
       return;
     }
-    const live = await getRollout(ctx.clusters.api(target.cluster), target.namespace, target.name);
     const state = deriveRolloutState(live as unknown as RolloutLike);
     if (!state.actions.abort) {
       const why = state.aborted ? 'it is already aborted' : 'it is fully promoted: there is nothing to abort';

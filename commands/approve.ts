@@ -7,6 +7,7 @@ import type { RolloutLike } from '../src/facts/rollout-like.js';
 import { KubeActionError } from '../src/kube/errors.js';
 import type { ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
+import type { Rollout } from '../src/kube/schemas.js';
 import { stepsOfChildren } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep } from '../src/kube/rollout-operations.js';
 import { act, type Outcome } from './act.js';
@@ -122,7 +123,7 @@ export function outcomeMessage(outcome: Outcome): SlackText {
   }
 }
 
-async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef): Promise<SlackText> {
+async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout): Promise<SlackText> {
   const key = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const known = await releaseWithTarget(ctx, where.pipeline.name, key);
   let expected: ExpectedCanaryStep;
@@ -130,7 +131,7 @@ async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: Ro
     // What the person saw in the thread is what they approve.
     expected = { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index };
   } else {
-    const live = await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name);
+    const live = read ?? (await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name));
     const state = deriveRolloutState(live as unknown as RolloutLike);
     if (!state.pause || !state.podHash || state.step === undefined) return { text: `:x: ${key} is not paused at a canary step (it is ${state.phase}); nothing to approve` };
     expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index };
@@ -172,9 +173,9 @@ export const approve: Subcommand = {
       }
     } else {
       const appSetStages = stagesOfObject(ctx.config, target, 'ApplicationSet');
-      const rolloutStage = appSetStages[0] ? undefined : await stageOfRollout(ctx, target);
+      const rollout = appSetStages[0] ? {} : await stageOfRollout(ctx, target);
       if (appSetStages[0]) message = await approveTypedAppSet(ctx, appSetStages[0], target);
-      else if (rolloutStage) message = await approveTypedRollout(ctx, rolloutStage, target);
+      else if (rollout.where) message = await approveTypedRollout(ctx, rollout.where, target, rollout.live);
       else throw new UsageError(`no configured stage selects ${target.cluster}/${target.namespace}/${target.name} (as a Rollout namespace or an ApplicationSet)`, NAME);
     }
     await ctx.slack.reply({ ...message, inChannel: true });

@@ -5,8 +5,9 @@
  */
 import type { ConfigFile, PipelineConfig, StageConfig } from '../src/config/file.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
-import { matchesLabels, parseLabelSelector } from '../src/kube/label-selector.js';
 import { getRollout } from '../src/kube/reads.js';
+import type { Rollout } from '../src/kube/schemas.js';
+import { stageSelectsRollout } from '../src/releases/route.js';
 import { UsageError, type Target } from './parse.js';
 
 export interface StageRef {
@@ -37,17 +38,21 @@ export function stagesOfObject(config: ConfigFile, target: Extract<Target, { kin
 
 /**
  * The stage a Rollout belongs to, by its live labels: stages often share a namespace (staging
- * and prod in `shop`), and the permissions of the wrong one must never apply.
+ * and prod in `shop`), and the permissions of the wrong one must never apply. The Rollout read
+ * for that comes back too, so the command need not read it again.
  */
 export async function stageOfRollout(
   ctx: { config: ConfigFile; clusters: ClusterClients },
   target: Extract<Target, { kind: 'object' }>,
-): Promise<StageRef | undefined> {
-  const candidates = stagesOfObject(ctx.config, target, 'Rollout');
-  if (candidates.length === 0) return undefined;
+): Promise<{ where?: StageRef; live?: Rollout }> {
+  if (stagesOfObject(ctx.config, target, 'Rollout').length === 0) return {};
   const live = await getRollout(ctx.clusters.api(target.cluster), target.namespace, target.name);
   const labels = live.metadata.labels ?? {};
-  return candidates.find((c) => matchesLabels(parseLabelSelector(c.stage.rollouts?.selector ?? ''), labels));
+  for (const pipeline of ctx.config.pipelines) {
+    const stage = pipeline.stages.find((s) => stageSelectsRollout(s, target.cluster, target.namespace, labels));
+    if (stage) return { where: { pipeline, stage }, live };
+  }
+  return { live };
 }
 
 export function label(ref: StageRef): string {

@@ -41,13 +41,17 @@ function releaseIdOf(
   return id === undefined ? undefined : { releaseId: id, idSource: 'images' };
 }
 
+/** Whether a stage selects the Rollout `cluster/namespace` with these labels (the one rule for facts and commands). */
+export function stageSelectsRollout(stage: StageConfig, cluster: string, namespace: string, labels: Readonly<Record<string, string>>): boolean {
+  const sel = stage.rollouts;
+  return sel !== undefined && stage.cluster === cluster && sel.namespace === namespace && matchesLabels(selector(sel.selector), labels);
+}
+
 function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
   const routes: Route[] = [];
   for (const pipeline of config.pipelines) {
     for (const stage of pipeline.stages) {
-      const sel = stage.rollouts;
-      if (!sel || stage.cluster !== fact.target.cluster || sel.namespace !== fact.target.namespace) continue;
-      if (!matchesLabels(selector(sel.selector), fact.rollout.labels)) continue;
+      if (!stageSelectsRollout(stage, fact.target.cluster, fact.target.namespace, fact.rollout.labels)) continue;
       const id = releaseIdOf(pipeline, fact.rollout.annotations, () =>
         fact.rollout.images.length > 0 ? imagesReleaseId(fact.rollout.images) : undefined,
       );

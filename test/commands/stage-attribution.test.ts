@@ -58,5 +58,11 @@ describe('which stage a Rollout belongs to', () => {
     expect(rollout.status.pauseConditions).toHaveLength(1);
     expect(rollout.status.abort).toBeFalsy();
     expect(world.server.requestCounts.get('patch rollouts/status')).toBeUndefined();
+    const denied = (await rig.auditEntries()).filter((e) => e.actor.slackUserId === MALLORY);
+    expect(denied.map((e) => [e.action, e.stage, e.result])).toEqual(expect.arrayContaining([['approve', 'prod', 'denied'], ['abort', 'prod', 'denied']]));
+
+    // The one prod allows does approve it.
+    await (await rig.command('approve prod/shop/checkout', ALICE)).first();
+    expect(world.store.get(rt, 'shop', 'checkout').status.pauseConditions ?? []).toHaveLength(0);
   });
 });

@@ -111,7 +111,7 @@ export const actionButtons: ListenerGroup = {
         }
         const ref = { kind: 'object' as const, cluster: value.c, namespace: value.ns, name: value.n };
         // The stage is judged from the Rollout's live labels, not only from what the button says.
-        const where = await stageOfRollout(ctx, ref);
+        const { where } = await stageOfRollout(ctx, ref);
         if (!where) {
           await ctx.slack.reply({ text: `:x: No configured stage selects ${value.c}/${value.ns}/${value.n} any more; nothing was changed.` });
           return;
