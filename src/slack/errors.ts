@@ -25,6 +25,5 @@ export const PERMANENT_SLACK_ERRORS: Record<string, string> = {
   missing_scope: 'the app lacks a scope it needs; compare its scopes with deploy/slack/manifest.yaml',
   invalid_blocks: 'Slack rejected the message blocks (a renderer bug; please report it)',
   msg_blocks_too_long: 'Slack rejected the message as too long (a renderer bug; please report it)',
-  message_not_found: 'the thread parent was deleted in Slack; a new thread is started',
   thread_not_found: 'the thread parent was deleted in Slack',
 };

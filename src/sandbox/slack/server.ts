@@ -5,8 +5,9 @@
  * `slackApiUrl`.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../../http/io.js';
 import { RateLimiter, SLACK_LIMITS, type StandInLimits } from './rate-limits.js';
 import { Transcript, type TranscriptMessage } from './transcript.js';
 import { checkMessage } from './validate-blocks.js';
@@ -52,11 +53,8 @@ export interface SlackStandIn {
   close(): Promise<void>;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+/** Far above any message Slack accepts (its own checks answer those); only a runaway body is refused. */
+const BODY_LIMIT = 2 * 1024 * 1024;
 
 const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata']);
 
@@ -228,7 +226,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const server: Server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
-      const raw = await readBody(req);
+      const raw = (await readBody(req, BODY_LIMIT)).toString('utf8');
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
         let params: Params;
         try {

@@ -1,6 +1,6 @@
 /** Slack's checks on message size and block shape, as documented (and as observed for ~12k total text). */
 
-export const STAND_IN_TOTAL_TEXT_LIMIT = 12_000;
+const STAND_IN_TOTAL_TEXT_LIMIT = 12_000;
 
 type Problem = 'invalid_blocks' | 'msg_blocks_too_long' | 'msg_too_long' | 'no_text';
 

@@ -5,10 +5,13 @@
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock, WebClient } from '@slack/web-api';
 import type { CommandContext, CommandServices, SlackSurface } from '../../../commands/types.js';
+import { classifySlackError } from '../writer/slack-errors.js';
 
 type Blocks = KnownBlock[];
 
 const RATE_LIMIT_ATTEMPTS = 5;
+/** classifySlackError waits at least 1 s; a person is not kept waiting more than 30 s a time. */
+const RATE_LIMIT_MAX_WAIT_MS = 30_000;
 
 /**
  * The shared client rejects rate-limited calls (the writer budgets its own); a person's answer is
@@ -19,9 +22,9 @@ async function patiently<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
-      const e = err as { code?: string; retryAfter?: number };
-      if (e.code !== 'slack_webapi_rate_limited_error' || attempt >= RATE_LIMIT_ATTEMPTS) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(Math.max(e.retryAfter ?? 1, 1), 30) * 1000));
+      const failure = classifySlackError(err);
+      if (failure.kind !== 'rate-limited' || attempt >= RATE_LIMIT_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(failure.retryAfterMs, RATE_LIMIT_MAX_WAIT_MS)));
     }
   }
 }

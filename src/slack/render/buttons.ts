@@ -26,13 +26,21 @@ export interface ButtonValue {
   s?: number;
 }
 
-export function encodeButtonValue(value: ButtonValue): string {
+/**
+ * A button value as JSON, with the release id cut to 200 characters when the whole is over the
+ * limit: only the release id is free-form enough to overflow, and the rest identifies the target.
+ * `tooLong` says what a value still over the limit is; without it, the shortened value is returned as is.
+ */
+function encodeValue<V extends { r: string }>(value: V, tooLong?: (value: V) => string): string {
   const json = JSON.stringify(value);
   if (json.length <= BUTTON_VALUE_LIMIT) return json;
-  // Only the release id is free-form enough to overflow; the object identifies the target anyway.
   const withoutRelease = JSON.stringify({ ...value, r: value.r.slice(0, 200) });
-  if (withoutRelease.length <= BUTTON_VALUE_LIMIT) return withoutRelease;
-  throw new Error(`button value for ${value.c}/${value.ns}/${value.n} is over ${BUTTON_VALUE_LIMIT} characters`);
+  if (withoutRelease.length <= BUTTON_VALUE_LIMIT || !tooLong) return withoutRelease;
+  throw new Error(`${tooLong(value)} is over ${BUTTON_VALUE_LIMIT} characters`);
+}
+
+export function encodeButtonValue(value: ButtonValue): string {
+  return encodeValue(value, (v) => `button value for ${v.c}/${v.ns}/${v.n}`);
 }
 
 export function approveAndAbort(value: ButtonValue, label: string): ButtonElement[] {
@@ -80,12 +88,6 @@ export function promoteButton(value: PromoteButtonValue): ButtonElement {
     type: 'button',
     action_id: PROMOTE_ACTION_ID,
     text: { type: 'plain_text', text: `Promote to ${value.st}`.slice(0, 75) },
-    value: encodeJson(value),
+    value: encodeValue(value),
   };
-}
-
-function encodeJson(value: PromoteButtonValue): string {
-  const json = JSON.stringify(value);
-  if (json.length <= BUTTON_VALUE_LIMIT) return json;
-  return JSON.stringify({ ...value, r: value.r.slice(0, 200) });
 }

@@ -12,7 +12,7 @@ import {
   type RenderedMessage,
 } from './blocks.js';
 import { fitBlocks } from './fit.js';
-import { code, link, slackDate, truncate, untrusted } from './mrkdwn.js';
+import { code, link, slackDate, untrusted } from './mrkdwn.js';
 import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
 
 const RELEASE_ICON: Record<ReleaseStatus, string> = {
@@ -29,7 +29,7 @@ const MAX_IMAGES = 6;
 const MAX_TROUBLED_TARGETS = 8;
 const MAX_EVENTS = 3;
 
-export function releaseFields(record: ReleaseRecord): string {
+function releaseFields(record: ReleaseRecord): string {
   const lines: string[] = [];
   const shown = record.images.slice(0, MAX_IMAGES).map((i) => code(i, 300));
   const more = record.images.length - shown.length;
@@ -42,7 +42,7 @@ export function releaseFields(record: ReleaseRecord): string {
   return lines.join('\n');
 }
 
-export function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
+function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
   const targets = sortedTargets(stage);
   const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
   for (const part of [stepText(targets), weightText(targets), countsText(targets, stage.pending ?? [])]) if (part) head.push(part);
@@ -71,8 +71,9 @@ export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): R
   const id = record.releaseId.replace(/\s+/g, ' ');
   const blocks: Block[] = [
     {
+      // fitBlocks cuts the header to HEADER_TEXT_LIMIT.
       type: 'header',
-      text: { type: 'plain_text', text: truncate(`Release ${id} — ${pipeline.name}`, 150), emoji: false },
+      text: { type: 'plain_text', text: `Release ${id} — ${pipeline.name}`, emoji: false },
     },
     {
       type: 'section',
@@ -97,7 +98,7 @@ export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): R
 
   const summary = record.stages.map((s) => `${s.name} ${s.status}`).join(', ');
   return {
-    text: truncate(untrusted(`Release ${id} (${pipeline.name}): ${record.status}. ${summary}`, FALLBACK_TEXT_LIMIT, { oneLine: true }), FALLBACK_TEXT_LIMIT),
+    text: untrusted(`Release ${id} (${pipeline.name}): ${record.status}. ${summary}`, FALLBACK_TEXT_LIMIT, { oneLine: true }),
     blocks: fitBlocks(blocks, { maxBlocks: MESSAGE_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET }),
   };
 }

@@ -6,7 +6,7 @@ import { SLACK_QUEUE, type SlackJob } from './jobs.js';
 import { DEFAULT_BUDGETS, type WriterBudgets } from './writer.js';
 
 export function createSlackQueue(connection: Redis, prefix: string): Queue<SlackJob> {
-  return new Queue<SlackJob>(SLACK_QUEUE, {
+  const queue = new Queue<SlackJob>(SLACK_QUEUE, {
     connection,
     prefix,
     defaultJobOptions: {
@@ -17,6 +17,9 @@ export function createSlackQueue(connection: Redis, prefix: string): Queue<Slack
       removeOnFail: { age: 7 * 24 * 3_600 },
     },
   });
+  // Connection errors surface on the calls that fail; unhandled 'error' events would crash the process.
+  queue.on('error', () => undefined);
+  return queue;
 }
 
 export function writerBudgetsFromEnv(env: Pick<Env, 'SLACK_UPDATES_PER_MINUTE' | 'SLACK_POSTS_PER_CHANNEL_PER_MINUTE'>): WriterBudgets {

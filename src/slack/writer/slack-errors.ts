@@ -1,6 +1,7 @@
 /**
  * What a failed Slack call means for the job, decided in one place: wait and reschedule (429),
- * retry with backoff (5xx, network), or stop (configuration errors no retry will fix).
+ * retry with backoff (5xx, network), stop (configuration errors no retry will fix), or start a
+ * new thread (the message to edit was deleted).
  */
 import { ErrorCode } from '@slack/web-api';
 import { PERMANENT_SLACK_ERRORS } from '../errors.js';
@@ -8,6 +9,8 @@ import { PERMANENT_SLACK_ERRORS } from '../errors.js';
 export type SlackFailure =
   | { kind: 'rate-limited'; retryAfterMs: number }
   | { kind: 'permanent'; error: string; hint: string }
+  /** The message to edit was deleted in Slack: not a configuration error; the writer starts a new thread. */
+  | { kind: 'parent-gone'; error: string }
   | { kind: 'transient'; error: string };
 
 export function classifySlackError(err: unknown): SlackFailure {
@@ -15,6 +18,7 @@ export function classifySlackError(err: unknown): SlackFailure {
   if (e.code === ErrorCode.RateLimitedError) return { kind: 'rate-limited', retryAfterMs: Math.max(1, e.retryAfter ?? 1) * 1000 };
   if (e.code === ErrorCode.PlatformError) {
     const error = e.data?.error ?? 'unknown_error';
+    if (error === 'message_not_found') return { kind: 'parent-gone', error };
     const hint = PERMANENT_SLACK_ERRORS[error];
     if (hint) return { kind: 'permanent', error, hint };
     // ratelimited without a Retry-After, internal_error, fatal_error, service_unavailable...

@@ -58,13 +58,19 @@ export interface SlackWriterOptions {
 const PARENT_LOCK_MS = 15_000;
 const LOCK_BUSY_RETRY_MS = 200;
 
+/**
+ * The message to edit was deleted in Slack. Unrecoverable for the job that met it (as before),
+ * but no configuration error: sendParent forgets the thread, and the retry starts a new one.
+ */
+class ParentGoneError extends UnrecoverableError {}
+
 interface JobContext {
   job: Job<SlackJob>;
   token: string | undefined;
   record: ReleaseRecord;
 }
 
-export function messageDigest(message: RenderedMessage): string {
+function messageDigest(message: RenderedMessage): string {
   return createHash('sha256').update(JSON.stringify(message)).digest('base64url');
 }
 
@@ -144,7 +150,7 @@ export class SlackWriter {
           this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
         );
       } catch (err) {
-        if (err instanceof UnrecoverableError && err.message.startsWith('message_not_found')) {
+        if (err instanceof ParentGoneError) {
           // Someone deleted the parent: start a new thread on the retry rather than never updating again.
           await this.threads.forget(name, releaseId);
           throw new Error('the thread parent was deleted in Slack; a new one is posted on retry', { cause: err });
@@ -264,6 +270,10 @@ export class SlackWriter {
           metrics.permanentErrors.inc({ error: failure.error, method });
           this.log.error({ ...where, error: failure.error }, `Slack ${method} failed with ${failure.error}: ${failure.hint}. Not retried.`);
           throw new UnrecoverableError(`${failure.error}: ${failure.hint}`);
+        case 'parent-gone':
+          metrics.calls.inc({ method, outcome: 'parent_gone' });
+          this.log.warn({ ...where, error: failure.error }, `Slack ${method} failed with ${failure.error}: the thread parent was deleted in Slack`);
+          throw new ParentGoneError(`${failure.error}: the thread parent was deleted in Slack`);
         case 'transient':
           metrics.calls.inc({ method, outcome: 'error' });
           throw err;

@@ -2,19 +2,26 @@
 import { expect } from 'vitest';
 import {
   BUTTON_VALUE_LIMIT,
+  HEADER_TEXT_LIMIT,
   MESSAGE_BLOCK_LIMIT,
   MESSAGE_TEXT_BUDGET,
   SECTION_TEXT_LIMIT,
   type Block,
 } from '../../../src/slack/render/blocks.js';
 import { totalText } from '../../../src/slack/render/fit.js';
+import { checkMessage } from '../../../src/sandbox/slack/validate-blocks.js';
 
-export function expectWithinSlackLimits(blocks: Block[]): void {
+/**
+ * The renderer's own limits, and the stand-in's independent checker (validate-blocks.ts), which
+ * counts text its own way: a renderer miscount that the first would share, the second catches.
+ */
+export function expectWithinSlackLimits(blocks: Block[], text?: string): void {
+  expect(checkMessage(text, blocks)).toBeUndefined();
   expect(blocks.length).toBeLessThanOrEqual(MESSAGE_BLOCK_LIMIT);
   expect(totalText(blocks)).toBeLessThanOrEqual(MESSAGE_TEXT_BUDGET);
   for (const b of blocks) {
     if (b.type === 'section') expect(b.text.text.length).toBeLessThanOrEqual(SECTION_TEXT_LIMIT);
-    if (b.type === 'header') expect(b.text.text.length).toBeLessThanOrEqual(150);
+    if (b.type === 'header') expect(b.text.text.length).toBeLessThanOrEqual(HEADER_TEXT_LIMIT);
     if (b.type === 'actions') for (const e of b.elements) expect(e.value.length).toBeLessThanOrEqual(BUTTON_VALUE_LIMIT);
   }
 }

@@ -162,7 +162,7 @@ describe('renderParent', () => {
         record({ stages: [stage('prod', 'Degraded', [target('checkout', { phase: 'Degraded', message: huge })])], images: [huge] }),
         pipeline,
       );
-      expectWithinSlackLimits(msg.blocks);
+      expectWithinSlackLimits(msg.blocks, msg.text);
       expect(JSON.stringify(msg.blocks)).toContain(TRUNCATED);
     });
 
@@ -171,7 +171,7 @@ describe('renderParent', () => {
         target(`checkout-${String(i).padStart(3, '0')}`, { phase: i % 5 === 0 ? 'Degraded' : 'Healthy', message: '<!channel> '.repeat(50) }),
       );
       const msg = renderParent(record({ stages: [stage('prod', 'Degraded', targets)] }), pipeline);
-      expectWithinSlackLimits(msg.blocks);
+      expectWithinSlackLimits(msg.blocks, msg.text);
       expectNoPings(msg.blocks);
       const text = stageText(msg.blocks, 'prod');
       expect(text).toContain('400/500 Healthy · 100 Degraded');
@@ -181,7 +181,7 @@ describe('renderParent', () => {
     it('bounds 80 stages to 50 blocks with a visible marker', () => {
       const stages = Array.from({ length: 80 }, (_, i) => stage(`s${i}`, 'Waiting'));
       const msg = renderParent(record({ stages }), pipelineConfig('checkout', 'C0CHECKOUT', stages.map((s) => s.name)));
-      expectWithinSlackLimits(msg.blocks);
+      expectWithinSlackLimits(msg.blocks, msg.text);
       expect(JSON.stringify(msg.blocks.at(-1))).toContain(TRUNCATED);
     });
 
@@ -190,7 +190,7 @@ describe('renderParent', () => {
         stage(`s${i}`, 'Degraded', [target(`t${i}`, { phase: 'Degraded', message: 'y'.repeat(2000) })]),
       );
       const msg = renderParent(record({ stages }), pipeline);
-      expectWithinSlackLimits(msg.blocks);
+      expectWithinSlackLimits(msg.blocks, msg.text);
     });
   });
 });

@@ -58,7 +58,7 @@ describe('renderReply', () => {
       expect(text(msg)).toContain(fragment);
       expect(msg.blocks.some((b) => b.type === 'actions')).toBe(kind === 'paused');
       expect(msg.text.length).toBeGreaterThan(0);
-      expectWithinSlackLimits(msg.blocks);
+      expectWithinSlackLimits(msg.blocks, msg.text);
     });
   }
 
@@ -92,12 +92,12 @@ describe('renderReply', () => {
 
   it('bounds a 100 KB Argo CD error and says it was truncated', () => {
     const msg = renderReply(reply('sync-failed', { message: 'E'.repeat(100 * 1024), revision: 'r'.repeat(5000) }), record());
-    expectWithinSlackLimits(msg.blocks);
+    expectWithinSlackLimits(msg.blocks, msg.text);
     expect(text(msg)).toContain(TRUNCATED);
   });
 
   it('keeps button values under 2,000 characters even with a huge release id', () => {
     const msg = renderReply(reply('paused', { generation: 1 }), record({ releaseId: 'r'.repeat(5000) }));
-    expectWithinSlackLimits(msg.blocks);
+    expectWithinSlackLimits(msg.blocks, msg.text);
   });
 });

@@ -1,14 +1,13 @@
 /** Real parts for Slack tests: a Redis prefix of our own, a pino logger we can read, an HTTP server like src/http's. */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
+import { waitFor } from '../../helpers/wait.js';
 
-export function testPrefix(): string {
-  return `{gp-test-${randomUUID().slice(0, 8)}}`;
-}
+/** A Redis prefix (hash tag) of the test's own. */
+export { uniquePrefix as testPrefix } from '../../helpers/glidepath.js';
 
 /** Deletes only the keys under our own prefix. */
 export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
@@ -58,12 +57,6 @@ export async function serveSlackEvents(handle: (req: IncomingMessage, res: Serve
 }
 
 /** Waits for a condition on durable state (the transcript, Redis), never for elapsed time as such. */
-export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+export function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  return waitFor(async () => probe(), what, timeoutMs);
 }

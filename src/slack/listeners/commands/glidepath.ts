@@ -4,7 +4,7 @@ import { dispatch } from '../../../../commands/dispatch.js';
 import { commandContext, NOT_CONFIGURED, slackSurface } from '../surface.js';
 import type { ListenerGroup } from '../types.js';
 
-export const GLIDEPATH_COMMAND = '/glidepath';
+const GLIDEPATH_COMMAND = '/glidepath';
 
 export const glidepathCommand: ListenerGroup = {
   name: 'glidepath-command',

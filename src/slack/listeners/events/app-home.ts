@@ -6,7 +6,7 @@ import type { ListenerDeps, ListenerGroup } from '../types.js';
 /** Releases shown per pipeline; the Home tab holds 100 blocks. */
 const PER_PIPELINE = 10;
 
-export async function homeFor(deps: ListenerDeps) {
+async function homeFor(deps: ListenerDeps) {
   const pipelines = await Promise.all(
     deps.config.pipelines.map(async (pipeline) => ({
       pipeline,
