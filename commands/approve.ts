@@ -5,7 +5,7 @@
 import { deriveRolloutState } from '../src/facts/rollout-state.js';
 import type { RolloutLike } from '../src/facts/rollout-like.js';
 import { KubeActionError } from '../src/kube/errors.js';
-import type { ChildFreshness } from '../src/kube/freshness.js';
+import { short, type ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/kube/schemas.js';
 import { stepsOfChildren } from '../src/kube/rolling-sync.js';
@@ -25,7 +25,6 @@ export interface RolloutRef {
   name: string;
 }
 
-const short = (sha: string): string => (/^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha);
 
 /** Approves one Rollout at the step the person saw; `where` is the stage that grants the right. */
 export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome> {

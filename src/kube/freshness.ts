@@ -52,7 +52,8 @@ export function latestTransition(entries: readonly ApplicationStatusEntry[]): st
   return latest?.text;
 }
 
-const short = (sha: string): string => (/^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha);
+/** A git SHA as people read it (7 characters); anything else as it is. */
+export const short = (sha: string): string => (/^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha);
 
 /** "40 s", "2m", "1h5m". */
 export function humanDuration(ms: number): string {

@@ -41,8 +41,6 @@ async function listTyped<T extends z.ZodType>(api: KubeApi, res: ResourceRef, sc
 }
 
 export const getRollout = (api: KubeApi, ns: string, name: string): Promise<Rollout> => getTyped(api, ROLLOUTS, rolloutSchema, ns, name);
-export const listRollouts = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Rollout>> => listTyped(api, ROLLOUTS, rolloutSchema, ns, options);
-export const getApplication = (api: KubeApi, ns: string, name: string): Promise<Application> => getTyped(api, APPLICATIONS, applicationSchema, ns, name);
 export const listApplications = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Application>> => listTyped(api, APPLICATIONS, applicationSchema, ns, options);
 /** Applications with only the fields freshness and RollingSync read (the fast path for thousands). */
 export const listApplicationCores = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<ApplicationCore>> => listTyped(api, APPLICATIONS, applicationCoreSchema, ns, options);

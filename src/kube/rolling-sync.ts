@@ -7,7 +7,7 @@
 import type { KubeApi } from './api.js';
 import { KubeActionError, refused, type KubeCall } from './errors.js';
 import { boundedEach, checkFreshness } from './freshness-reader.js';
-import { revisionsOf, type ChildFreshness } from './freshness.js';
+import { revisionsOf, short, type ChildFreshness } from './freshness.js';
 import { APPLICATIONS } from './resources.js';
 import type { ApplicationCore as Application, ApplicationSet } from './schemas.js';
 
@@ -37,7 +37,6 @@ export function stepsOfChildren(appSet: ApplicationSet, children: readonly Appli
   );
 }
 
-const short = (sha: string): string => (/^[0-9a-f]{40}$/i.test(sha) ? sha.slice(0, 7) : sha);
 
 function atRevision(app: Application, revision: string): boolean {
   const revisions = revisionsOf(app);

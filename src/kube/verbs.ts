@@ -15,11 +15,8 @@ export interface VerbDeclaration {
 
 export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'get', why: 're-read a Rollout before acting on it' },
-  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list', why: 'find the Rollouts a stage selects' },
-  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'watch', why: 'the in-process watch path (design.md, data flow) follows Rollouts between notifications' },
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'patch', why: 'approve a step: spec.paused=false, as kubectl argo rollouts promote' },
   { apiGroup: 'argoproj.io', resource: 'rollouts/status', verb: 'patch', why: 'approve (clear pauseConditions), abort and retry' },
-  { apiGroup: 'argoproj.io', resource: 'applications', verb: 'get', why: 're-read an Application before syncing it' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'list', why: 'the children of an ApplicationSet' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'watch', why: 'wait for refreshed children (freshness)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },
