@@ -13,12 +13,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { startGlidepath } from '../app.js';
 import { parseEnv } from '../config/env.js';
 import { parseConfigFile } from '../config/file.js';
-import { rolloutActionPatch, type RolloutLike } from '../facts/rollout-state.js';
+import { KubeApi } from '../kube/api.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, kubeConfigFor } from '../kube/clusters.js';
+import { KubeActionError } from '../kube/errors.js';
+import { approveCanaryStep } from '../kube/rollout-operations.js';
 import { createLogger } from '../obs/logger.js';
 import { createMetrics } from '../obs/metrics.js';
 import { APPROVE_ACTION_ID, type ButtonValue } from '../slack/render/buttons.js';
@@ -53,11 +55,8 @@ async function main(): Promise<void> {
   const dir = resolve(process.env.SANDBOX_DIR ?? '.sandbox');
   mkdirSync(dir, { recursive: true });
   const kubeconfigPath = resolve(dir, 'kubeconfig');
-  const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath }), '.sandbox/config.yaml');
   // In the sandbox you are the SRE group everywhere, so your clicks act (real deployments list people per stage).
-  for (const stage of config.pipelines.flatMap((p) => p.stages)) {
-    stage.permissions = { approve: ['S0SANDBOXSRE'], abort: ['S0SANDBOXSRE'], promote: ['S0SANDBOXSRE'], requireTwoApprovers: false };
-  }
+  const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath, approversEverywhere: ['S0SANDBOXSRE'] }), '.sandbox/config.yaml');
   writeFileSync(resolve(dir, 'config.yaml'), stringify(config));
   const env = parseEnv({
     PORT: process.env.PORT ?? '3000',
@@ -109,7 +108,6 @@ async function main(): Promise<void> {
   const sender = new SignedSender({ url: `${app.url}/slack/events`, signingSecret: SIGNING_SECRET });
   const shown = new Map<string, string>();
   const clicked = new Set<string>();
-  const kube = new KubeConfig();
 
   const approve = async (channel: string, message: TranscriptMessage, value: ButtonValue): Promise<void> => {
     console.log(`→ you click Approve on ${value.c}/${value.ns}/${value.n} (step ${(value.s ?? 0) + 1})`);
@@ -121,16 +119,19 @@ async function main(): Promise<void> {
       const answers = [...slack.transcript.responses.map((r) => String(r.body.text ?? '')), ...slack.transcript.ephemerals.map((e) => e.text)];
       if (answers.length > answered) console.log(indent(`Glidepath answered you: ${answers.slice(answered).join(' / ')}`, '  '));
       void (async () => {
-        kube.loadFromFile(kubeconfigPath);
-        kube.setCurrentContext(value.c);
-        const api = kube.makeApiClient(CustomObjectsApi);
-        const ref = { group: 'argoproj.io', version: 'v1alpha1', namespace: value.ns, plural: 'rollouts', name: value.n };
-        const rollout = (await api.getNamespacedCustomObject(ref)) as RolloutLike & { metadata: { resourceVersion: string } };
-        // Only if it still waits at the step you clicked (a later timed pause resumes on its own).
-        if (!rollout.status?.pauseConditions?.length || rollout.status.currentStepIndex !== value.s) return;
-        const patch = rolloutActionPatch('resume', rollout);
+        const api = new KubeApi(value.c, kubeConfigFor({ name: value.c, kubeconfigContext: value.c, kubeconfigPath }), DEFAULT_REQUEST_TIMEOUT_MS);
+        // Only if it still waits at the step you clicked (a later timed pause resumes on its own):
+        // approveCanaryStep refuses otherwise, and the refusal is only printed.
+        try {
+          await approveCanaryStep(api, value.ns, value.n, { generation: value.g ?? 0, podHash: value.h ?? '', stepIndex: value.s ?? 0 });
+        } catch (err) {
+          if (err instanceof KubeActionError && err.kind === 'refused') {
+            console.log(`  (not resumed: ${err.message})`);
+            return;
+          }
+          throw err;
+        }
         console.log(`→ still paused: resumed ${value.c}/${value.ns}/${value.n} through the cluster API (as kubectl argo rollouts promote does)`);
-        if (patch.status) await api.patchNamespacedCustomObjectStatus({ ...ref, body: { ...patch.status, metadata: { resourceVersion: rollout.metadata.resourceVersion } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
       })().catch((err: unknown) => console.log(`  (could not resume: ${err instanceof Error ? err.message : String(err)})`));
     }, 3_000);
   };

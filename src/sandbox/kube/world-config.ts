@@ -7,13 +7,29 @@ export interface WorldConfigOptions {
   kubeconfigPath: string;
   /** Slack channel ids per pipeline (defaults are sandbox ids). */
   channels?: Partial<Record<'checkout' | 'checkoutAppSet' | 'ledger' | 'checkoutKargo', string>>;
-  /** Slack principals allowed to approve, abort and promote in prod (default: user group S0SANDBOXSRE). */
-  prodApprovers?: string[];
+  /**
+   * Slack principals allowed to approve, abort and promote in every stage of every pipeline, one
+   * approver enough (the sandbox, where you are everyone). Default: only the prod stages name
+   * approvers, the user group S0SANDBOXSRE.
+   */
+  approversEverywhere?: string[];
 }
 
 export function sampleWorldConfig(options: WorldConfigOptions): string {
   const c = { checkout: 'C0SANDBOX1', checkoutAppSet: 'C0SANDBOX2', ledger: 'C0SANDBOX3', checkoutKargo: 'C0SANDBOX4', ...options.channels };
-  const approvers = JSON.stringify(options.prodApprovers ?? ['S0SANDBOXSRE']);
+  const approvers = JSON.stringify(['S0SANDBOXSRE']);
+  const everywhere = options.approversEverywhere && JSON.stringify(options.approversEverywhere);
+  /** A stage's permissions: everyone's when approversEverywhere is set, else its own (if any). */
+  const permissions = (own?: string): string | undefined => (everywhere ? `{ approve: ${everywhere}, abort: ${everywhere}, promote: ${everywhere}, requireTwoApprovers: false }` : own);
+  const block = (own?: string): string => {
+    const p = permissions(own);
+    return p ? `\n        permissions: ${p}` : '';
+  };
+  const flow = (own?: string): string => {
+    const p = permissions(own);
+    return p ? `, permissions: ${p}` : '';
+  };
+  const prod = `{ approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }`;
   const path = JSON.stringify(options.kubeconfigPath);
   return `# Generated for the sandbox's simulated clusters (src/sandbox/kube/world.ts).
 clusters:
@@ -31,35 +47,33 @@ pipelines:
     stages:
       - name: dev
         cluster: dev
-        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=dev" }
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=dev" }${block()}
       - name: staging
         cluster: prod
-        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=staging" }
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=staging" }${block()}
       - name: prod-eu
         cluster: prod
-        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod,region=eu" }
-        permissions: { approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod,region=eu" }${block(prod)}
       - name: prod-us
         cluster: prod
-        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod,region=us" }
-        permissions: { approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod,region=us" }${block(prod)}
   - name: checkout-appset
     channel: ${c.checkoutAppSet}
     stages:
-      - { name: staging, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 1 } }
-      - { name: prod-eu, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 2 } }
-      - { name: prod-us, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 3 }, permissions: { approve: ${approvers} } }
+      - { name: staging, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 1 }${flow()} }
+      - { name: prod-eu, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 2 }${flow()} }
+      - { name: prod-us, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: 3 }${flow(`{ approve: ${approvers} }`)} }
   - name: ledger
     channel: ${c.ledger}
     stages:
       - name: prod
         cluster: prod
-        rollouts: { namespace: payments, selector: "app.kubernetes.io/part-of=ledger" }
+        rollouts: { namespace: payments, selector: "app.kubernetes.io/part-of=ledger" }${block()}
   - name: checkout-kargo
     channel: ${c.checkoutKargo}
     stages:
-      - { name: dev, cluster: prod, kargo: { project: kargo-checkout, stage: dev } }
-      - { name: staging, cluster: prod, kargo: { project: kargo-checkout, stage: staging } }
-      - { name: prod, cluster: prod, kargo: { project: kargo-checkout, stage: prod }, permissions: { promote: ${approvers} } }
+      - { name: dev, cluster: prod, kargo: { project: kargo-checkout, stage: dev }${flow()} }
+      - { name: staging, cluster: prod, kargo: { project: kargo-checkout, stage: staging }${flow()} }
+      - { name: prod, cluster: prod, kargo: { project: kargo-checkout, stage: prod }${flow(`{ promote: ${approvers} }`)} }
 `;
 }
