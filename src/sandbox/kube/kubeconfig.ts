@@ -13,7 +13,7 @@ export interface KubeconfigCluster {
   defaultUser: string;
 }
 
-export function kubeconfigYaml(clusters: KubeconfigCluster[], currentContext?: string): string {
+function kubeconfigYaml(clusters: KubeconfigCluster[], currentContext?: string): string {
   const contexts = clusters.flatMap((c) =>
     c.users.map((u) => ({
       name: u.name === c.defaultUser ? c.name : `${u.name}@${c.name}`,

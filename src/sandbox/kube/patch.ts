@@ -138,7 +138,3 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
   }
   return doc;
 }
-
-export function sameJson(a: unknown, b: unknown): boolean {
-  return deepEqual(a, b);
-}

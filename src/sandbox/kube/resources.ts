@@ -110,7 +110,7 @@ function compileObjectSchema(schema: JsonSchema | undefined): CompiledNode {
   return node;
 }
 
-export function resourceTypesFromCrd(doc: CrdDocument): ResourceType[] {
+function resourceTypesFromCrd(doc: CrdDocument): ResourceType[] {
   const { group, scope, names, versions } = doc.spec;
   return versions
     .filter((v) => v.served !== false)

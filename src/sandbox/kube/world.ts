@@ -30,7 +30,7 @@ import { ObjectStore } from './store.js';
 
 export const DEPLOY_REPO = 'https://git.example.com/shop/deploy.git';
 export const CHECKOUT_IMAGE = 'registry.example.com/shop/checkout';
-export const LEDGER_IMAGE = 'registry.example.com/payments/ledger';
+const LEDGER_IMAGE = 'registry.example.com/payments/ledger';
 const TRACKED = { 'hangar.io/release-tracked': 'true' };
 const STEPS: CanaryStep[] = [
   { setWeight: 20 },

@@ -18,7 +18,7 @@ function denied(message: string, code = 403, reason = 'Forbidden'): ApiError {
 }
 
 /** Freight is available to a Stage that requests its origin directly, or once verified in (or approved for) an upstream Stage. */
-export function freightAvailable(stage: KubeObject, freight: KubeObject): boolean {
+function freightAvailable(stage: KubeObject, freight: KubeObject): boolean {
   const origin = freight.origin as { kind?: string; name?: string } | undefined;
   if (freight.status?.approvedFor?.[stage.metadata.name]) return true;
   return (stage.spec?.requestedFreight ?? []).some(

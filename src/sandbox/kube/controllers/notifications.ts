@@ -62,6 +62,8 @@ export class NotificationsEngine {
   readonly faults: NotificationFaults;
   readonly deliveries: DeliveryRecord[] = [];
   private readonly subscriptions: Subscription[];
+  /** Each subscription's label selector, parsed once. */
+  private readonly selectors: { selector: ReturnType<typeof parseLabels>; triggers: string[] }[];
   private readonly definitions: Record<string, TriggerDefinition>;
   private readonly rt: ResourceType;
   private readonly notified = new Map<string, Set<string>>();
@@ -82,6 +84,7 @@ export class NotificationsEngine {
     for (const s of this.subscriptions) {
       for (const t of s.triggers) if (!this.definitions[t]) throw new Error(`notifications simulator has no definition for trigger "${t}"`);
     }
+    this.selectors = this.subscriptions.map((s) => ({ selector: parseLabels(s.selector), triggers: s.triggers }));
     this.rt = options.store.registry.byKind(rollouts ? 'Rollout' : 'Application', 'argoproj.io');
   }
 
@@ -126,7 +129,7 @@ export class NotificationsEngine {
   }
 
   private triggersFor(obj: KubeObject): string[] {
-    return [...new Set(this.subscriptions.filter((s) => matchesSelectors(obj, parseLabels(s.selector), [])).flatMap((s) => s.triggers))];
+    return [...new Set(this.selectors.filter((s) => matchesSelectors(obj, s.selector, [])).flatMap((s) => s.triggers))];
   }
 
   private onStoreEvent(e: StoreEvent): void {

@@ -81,13 +81,3 @@ export function pauseDurationMs(pause: { duration?: number | string }): number |
   if (!m || d === '') return -1;
   return ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000;
 }
-
-/** CanaryStepString: `setWeight: 20`, `pause`, `pause: 10m`, `analysis`. */
-export function stepLabel(step: CanaryStepSpec): string {
-  if (step.setWeight !== undefined) return `setWeight: ${step.setWeight}`;
-  if (step.pause) return step.pause.duration === undefined ? 'pause' : `pause: ${step.pause.duration}`;
-  if (step.analysis) return 'analysis';
-  if (step.experiment) return 'experiment';
-  if (step.setCanaryScale) return 'setCanaryScale';
-  return 'unknown';
-}

@@ -7,12 +7,13 @@
  * with the object as it was read at the start of that reconcile (what the notifications event path
  * sends, argo-rollouts#3535).
  */
+import { canaryStepLabel } from '../../../facts/rollout-steps.js';
 import { isoSeconds, type Clock } from '../clock.js';
 import type { KubeObject } from '../object.js';
 import type { ResourceType } from '../resources.js';
 import type { ObjectStore } from '../store.js';
 import { safeHash } from './hash.js';
-import { pauseDurationMs, rolloutPhase, setCondition, stepLabel, type CanaryStepSpec, type RolloutCondition } from './rollout-status.js';
+import { pauseDurationMs, rolloutPhase, setCondition, type CanaryStepSpec, type RolloutCondition } from './rollout-status.js';
 import { keyOf, WorkQueue, type ObjectKey } from './work-queue.js';
 
 export interface RolloutEvent {
@@ -141,6 +142,18 @@ export class RolloutsController {
     annotations[REVISION] = String(revision);
     status.currentStepHash = safeHash(steps);
     const fullyPromoted = (): boolean => status.stableRS === status.currentPodHash;
+    const clearPause = (): void => {
+      delete status.pauseConditions;
+      delete status.controllerPause;
+    };
+    /** The controller's abort: back to step 0, no pause, a RolloutAborted condition and event. */
+    const markAborted = (why: string): void => {
+      status.abortedAt = nowIso;
+      if (canary) status.currentStepIndex = 0;
+      clearPause();
+      condition('Progressing', 'False', 'RolloutAborted', why);
+      record('RolloutAborted', why, 'Warning');
+    };
 
     // Abort and retry (`kubectl argo rollouts abort` / `retry` write status.abort).
     let retrying = false;
@@ -148,12 +161,7 @@ export class RolloutsController {
       delete status.abort;
       delete status.abortedAt;
     } else if (status.abort && !status.abortedAt) {
-      status.abortedAt = nowIso;
-      if (canary) status.currentStepIndex = 0;
-      delete status.pauseConditions;
-      delete status.controllerPause;
-      condition('Progressing', 'False', 'RolloutAborted', `Rollout aborted update to revision ${revision}`);
-      record('RolloutAborted', `Rollout aborted update to revision ${revision}`, 'Warning');
+      markAborted(`Rollout aborted update to revision ${revision}`);
     } else if (!status.abort && status.abortedAt) {
       delete status.abortedAt;
       if (canary) status.currentStepIndex = 0;
@@ -166,8 +174,7 @@ export class RolloutsController {
       if (fullyPromoted()) delete status.promoteFull;
       else {
         if (canary) status.currentStepIndex = steps.length;
-        delete status.pauseConditions;
-        delete status.controllerPause;
+        clearPause();
       }
     }
 
@@ -186,7 +193,7 @@ export class RolloutsController {
       const step = canary ? steps[idx] : undefined;
       const completeStep = (): void => {
         status.currentStepIndex = idx + 1;
-        record('RolloutStepCompleted', `Rollout step ${idx + 1}/${steps.length} completed (${stepLabel(step ?? {})})`);
+        record('RolloutStepCompleted', `Rollout step ${idx + 1}/${steps.length} completed (${canaryStepLabel(step ?? {})})`);
       };
       if (!step) {
         if (podsReady) {
@@ -201,15 +208,13 @@ export class RolloutsController {
           if (duration !== undefined && duration >= 0) {
             const end = Date.parse(mine.startTime) + duration;
             if (now >= end) {
-              delete status.pauseConditions;
-              delete status.controllerPause;
+              clearPause();
               completeStep();
             } else wake(end);
           }
         } else if (status.controllerPause) {
           // The user cleared pauseConditions (promote): the controller acknowledges and moves on.
-          delete status.controllerPause;
-          delete status.pauseConditions;
+          clearPause();
           record('RolloutResumed', 'Rollout is resumed');
           completeStep();
         } else {
@@ -225,12 +230,7 @@ export class RolloutsController {
         else if (result.phase === 'Failed' || result.phase === 'Error') {
           const why = `Rollout aborted update to revision ${revision}: Step-based analysis phase ${result.phase}: ${result.message}`;
           status.abort = true;
-          status.abortedAt = nowIso;
-          status.currentStepIndex = 0;
-          delete status.pauseConditions;
-          delete status.controllerPause;
-          condition('Progressing', 'False', 'RolloutAborted', why);
-          record('RolloutAborted', why, 'Warning');
+          markAborted(why);
         } else if (result.phase === 'Inconclusive') {
           const inconclusive = (status.pauseConditions ?? []).some((p: { reason: string }) => p.reason === 'InconclusiveAnalysisRun');
           if (!inconclusive && status.controllerPause) {
