@@ -1,19 +1,8 @@
 /** A redis-server of the test's own, on a free port, for fault tests (never the shared one at 6379). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from '../../src/sandbox/ensure-redis.js';
 import { waitFor } from './wait.js';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export class OwnRedis {
   private child?: ChildProcess;

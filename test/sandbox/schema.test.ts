@@ -35,7 +35,7 @@ describe('CRD schema validation', () => {
   it('reports violations with field paths like the API server', () => {
     const { causes } = run({ spec: { name: 'Toolong', mode: 'Medium', replicas: -1, port: true, list: [], labels: { a: 1 } } });
     const byField = Object.fromEntries(causes.filter((c) => c.reason !== UNKNOWN_FIELD).map((c) => [c.field, c.message]));
-    expect(byField['spec.name']).toBeDefined();
+    expect(byField['spec.name']).toBe('Too long: may not be more than 5 bytes');
     expect(byField['spec.mode']).toBe('Unsupported value: "Medium": supported values: "Fast", "Slow"');
     expect(byField['spec.replicas']).toBe('Invalid value: -1: spec.replicas in body should be greater than or equal to 0');
     expect(byField['spec.port']).toContain('integer-or-string');

@@ -131,7 +131,7 @@ describe('sample world: Kargo', () => {
 });
 
 describe('sample world config for Glidepath', () => {
-  it('parses with Glidepath\'s config schema, and every Rollouts stage selects at least one Rollout of the world', async () => {
+  it('parses with Glidepath\'s config schema, and every Rollouts stage selects exactly its Rollouts of the world', async () => {
     const { parseConfigFile } = await import('../../src/config/file.js');
     const { sampleWorldConfig } = await import('../../src/sandbox/kube/world-config.js');
     const worldClock = new FakeClock();
@@ -140,14 +140,22 @@ describe('sample world config for Glidepath', () => {
       await worldClock.advance(30_000);
       const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath: w.kubeconfigPath! }));
       expect(config.pipelines.map((p) => p.name)).toEqual(['checkout', 'checkout-appset', 'ledger', 'checkout-kargo']);
+      const selected: Record<string, string[]> = {};
       for (const p of config.pipelines) {
         for (const s of p.stages) {
           if (!s.rollouts) continue;
           const store = w.clusters[s.cluster as 'dev' | 'prod'].store;
           const found = store.list(store.registry.byKind('Rollout'), s.rollouts.namespace, { labelSelector: s.rollouts.selector }).items;
-          expect(found.length, `${p.name}/${s.name}`).toBeGreaterThan(0);
+          selected[`${p.name}/${s.name}`] = found.map((r) => r.metadata.name).sort();
         }
       }
+      expect(selected).toEqual({
+        'checkout/dev': ['checkout-dev'],
+        'checkout/staging': ['checkout-staging'],
+        'checkout/prod-eu': ['checkout-eu'],
+        'checkout/prod-us': ['checkout-us'],
+        'ledger/prod': ['ledger'],
+      });
     } finally {
       await w.stop();
     }
