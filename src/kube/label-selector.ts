@@ -136,3 +136,23 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
     }
   });
 }
+
+/** A Kubernetes `matchExpressions` entry, as ApplicationSet RollingSync steps use them. */
+export interface MatchExpression {
+  key: string;
+  operator: string;
+  values?: string[] | undefined;
+}
+
+/**
+ * ANDed match expressions. Only In and NotIn are understood (as by the ApplicationSet
+ * controller, which rejects other operators): any other operator matches nothing.
+ */
+export function matchesExpressions(labels: Readonly<Record<string, string>> | undefined, expressions: readonly MatchExpression[]): boolean {
+  const requirements: Requirement[] = [];
+  for (const e of expressions) {
+    if (e.operator !== 'In' && e.operator !== 'NotIn') return false;
+    requirements.push({ key: e.key, op: e.operator === 'In' ? 'in' : 'notin', values: e.values ?? [] });
+  }
+  return matchesLabels({ source: '', requirements }, labels);
+}

@@ -5,33 +5,19 @@
  * is Glidepath's own, made because the controller's may rest on a stale cache (argo-cd#22558).
  */
 import type { KubeApi } from './api.js';
+import { matchesExpressions } from './label-selector.js';
 import { KubeActionError, refused, type KubeCall } from './errors.js';
 import { boundedEach, checkFreshness } from './freshness-reader.js';
 import { revisionsOf, short, type ChildFreshness } from './freshness.js';
 import { APPLICATIONS } from './resources.js';
 import type { ApplicationCore as Application, ApplicationSet } from './schemas.js';
 
-interface MatchExpression {
-  key: string;
-  operator: string;
-  values?: string[] | undefined;
-}
-
-function matches(labels: Record<string, string> | undefined, expressions: readonly MatchExpression[]): boolean {
-  return expressions.every((e) => {
-    const value = labels?.[e.key];
-    if (e.operator === 'In') return value !== undefined && (e.values ?? []).includes(value);
-    if (e.operator === 'NotIn') return value === undefined || !(e.values ?? []).includes(value);
-    return false; // the controller rejects other operators (InvalidRolloutConfig)
-  });
-}
-
 /** 1-based step of each child, as the controller assigns it (first matching step; -1 = none). */
 export function stepsOfChildren(appSet: ApplicationSet, children: readonly Application[]): Map<string, number> {
   const steps = appSet.spec?.strategy?.rollingSync?.steps ?? [];
   return new Map(
     children.map((app) => {
-      const i = steps.findIndex((s) => matches(app.metadata.labels, s.matchExpressions ?? []));
+      const i = steps.findIndex((s) => matchesExpressions(app.metadata.labels, s.matchExpressions ?? []));
       return [app.metadata.name, i === -1 ? -1 : i + 1];
     }),
   );

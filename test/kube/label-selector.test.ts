@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LabelSelectorError, matchesLabels, parseLabelSelector } from '../../src/kube/label-selector.js';
+import { LabelSelectorError, matchesExpressions, matchesLabels, parseLabelSelector } from '../../src/kube/label-selector.js';
 
 const labels = { 'app.kubernetes.io/part-of': 'checkout', env: 'prod', tier: 'web' };
 
@@ -28,4 +28,13 @@ describe('label selectors', () => {
     expect(() => parseLabelSelector(selector)).toThrow(LabelSelectorError);
     expect(() => parseLabelSelector(selector)).toThrow(/invalid label selector/);
   });
+
+  it('reads RollingSync matchExpressions like the ApplicationSet controller: In/NotIn ANDed, other operators match nothing', () => {
+    expect(matchesExpressions(labels, [{ key: 'env', operator: 'In', values: ['prod', 'staging'] }, { key: 'tier', operator: 'NotIn', values: ['db'] }])).toBe(true);
+    expect(matchesExpressions(labels, [{ key: 'env', operator: 'In', values: ['dev'] }])).toBe(false);
+    expect(matchesExpressions(labels, [{ key: 'missing', operator: 'NotIn', values: ['x'] }])).toBe(true);
+    expect(matchesExpressions(labels, [{ key: 'missing', operator: 'In', values: ['x'] }])).toBe(false);
+    expect(matchesExpressions(labels, [{ key: 'env', operator: 'Exists' }])).toBe(false);
+  });
 });
+
