@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
+import { deleteKeysWithPrefix } from '../src/store/redis.js';
 import { rolloutBody } from '../test/helpers/rollout-bodies.js';
 import { closedLoop, openLoop, percentile } from './lib/http-load.js';
 import { peakRssMb, startChild, type Child } from './lib/processes.js';
@@ -69,14 +70,6 @@ async function waitReduced(child: Child, target: number): Promise<void> {
   }
 }
 
-async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[{}]/g, (c) => `\\${c}`)}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
-}
 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
@@ -144,7 +137,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await dropPrefix(redis, prefix);
+    await deleteKeysWithPrefix(redis, prefix);
     redis.disconnect();
   }
 }

@@ -15,6 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { startGlidepath } from '../app.js';
+import { connectRedis, deleteKeysWithPrefix } from '../store/redis.js';
 import { parseEnv } from '../config/env.js';
 import { parseConfigFile } from '../config/file.js';
 import { KubeApi } from '../kube/api.js';
@@ -167,6 +168,10 @@ async function main(): Promise<void> {
     await service.close();
     await app.close();
     await slack.close();
+    // The sandbox's keys go with it (its prefix is its own; nothing else in that Redis is touched).
+    const cleanup = connectRedis(redis.url, 'worker');
+    await deleteKeysWithPrefix(cleanup, env.REDIS_PREFIX).catch(() => undefined);
+    cleanup.disconnect();
     redis.child?.kill();
     process.exit(0);
   };

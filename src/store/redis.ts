@@ -14,3 +14,14 @@ export function connectRedis(url: string, role: 'worker' | 'request', extra: Red
   redis.on('error', () => undefined);
   return redis;
 }
+
+/** Deletes every key under a prefix (and nothing else): a test's, a benchmark's or a sandbox's own keys. */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<void> {
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}

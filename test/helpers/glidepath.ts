@@ -6,6 +6,7 @@ import { parseEnv, type Env } from '../../src/config/env.js';
 import type { ConfigFile } from '../../src/config/file.js';
 import { createLogger } from '../../src/obs/logger.js';
 import { createMetrics } from '../../src/obs/metrics.js';
+import { deleteKeysWithPrefix } from '../../src/store/redis.js';
 
 export const INGEST_TOKEN = 'prod-token-0123456789abcdef';
 export const DEV_TOKEN = 'dev-token-0123456789abcdef';
@@ -42,12 +43,7 @@ export async function startTestGlidepath(config: ConfigFile, env: Env = testEnv(
 export async function dropPrefix(prefix: string, url = 'redis://127.0.0.1:6379'): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix.replace(/[{}[\]*?]/g, (c) => `\\${c}`)}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysWithPrefix(redis, prefix);
   } finally {
     redis.disconnect();
   }

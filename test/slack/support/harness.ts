@@ -1,5 +1,6 @@
 /** Real parts for Slack tests: a Redis prefix of our own, a pino logger we can read, an HTTP server like src/http's. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { deleteKeysWithPrefix } from '../../../src/store/redis.js';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
@@ -11,12 +12,7 @@ export { uniquePrefix as testPrefix } from '../../helpers/glidepath.js';
 
 /** Deletes only the keys under our own prefix. */
 export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteKeysWithPrefix(redis, prefix);
 }
 
 export function redisClient(): Redis {
