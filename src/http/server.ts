@@ -7,11 +7,26 @@ import type { Router } from './router.js';
 
 export type RawHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
+/**
+ * The request target as a URL, or a 400. Node hands over whatever follows the method on the
+ * request line (`http://[::1`, `http://a:b@c:99999/`), and `new URL` throws on many of them:
+ * outside a handler that would end the process.
+ */
+export function requestUrl(target: string | undefined): URL {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    throw new HttpError(400, 'bad_request_target', `the request target is not a valid path: ${JSON.stringify((target ?? '').slice(0, 200))}`);
+  }
+}
+
 export function createHttpServer(router: Router, logger: Logger, mounts: Record<string, RawHandler> = {}): Server {
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const mounted = mounts[url.pathname];
+    let path = '';
     const respond = async (): Promise<void> => {
+      const url = requestUrl(req.url);
+      path = url.pathname;
+      const mounted = mounts[url.pathname];
       if (mounted) return mounted(req, res);
       const match = router.match(req.method ?? 'GET', url.pathname);
       if (!match) throw new HttpError(404, 'not_found', `no route ${req.method} ${url.pathname.slice(0, 200)}`);
@@ -24,10 +39,10 @@ export function createHttpServer(router: Router, logger: Logger, mounts: Record<
     };
     respond().catch((err: unknown) => {
       if (err instanceof HttpError) {
-        sendJson(res, err.status, { error: err.code, message: err.message, ...err.details }, err.headers);
+        if (!res.headersSent) sendJson(res, err.status, { error: err.code, message: err.message, ...err.details }, err.headers);
         return;
       }
-      logger.error({ err, path: url.pathname }, 'request failed');
+      logger.error({ err, path: path.slice(0, 200) }, 'request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal', message: 'internal error; see the Glidepath log' });
       else res.destroy();
     });
