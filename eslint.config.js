@@ -14,7 +14,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'test/**', 'src/sandbox/**'],
+    // The product never depends on its simulator: dist/ and the image hold no sandbox code.
+    files: ['src/**', 'commands/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/sandbox/**', '**/sandbox'], message: 'src and commands must not import the simulator (sandbox/).' }] }],
+    },
+  },
+  {
+    files: ['bench/**', 'test/**', 'sandbox/**'],
     rules: { 'no-console': 'off' },
   },
   {

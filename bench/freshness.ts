@@ -18,12 +18,12 @@ import { DEFAULT_PAGE_SIZE } from '../src/kube/api.js';
 import { ClusterClients } from '../src/kube/clusters.js';
 import { REFRESH_ANNOTATION, progressText } from '../src/kube/freshness.js';
 import { checkFreshness, refreshAndWait } from '../src/kube/freshness-reader.js';
-import { ADMIN_RULES, type PolicyRule } from '../src/sandbox/kube/auth.js';
-import { namespaceManifest } from '../src/sandbox/kube/builders.js';
-import { isoSeconds } from '../src/sandbox/kube/clock.js';
-import { ResourceRegistry } from '../src/sandbox/kube/resources.js';
-import { startKubeServer } from '../src/sandbox/kube/server.js';
-import { ObjectStore } from '../src/sandbox/kube/store.js';
+import { ADMIN_RULES, type PolicyRule } from '../sandbox/kube/auth.js';
+import { namespaceManifest } from '../sandbox/kube/builders.js';
+import { isoSeconds } from '../sandbox/kube/clock.js';
+import { ResourceRegistry } from '../sandbox/kube/resources.js';
+import { startKubeServer } from '../sandbox/kube/server.js';
+import { ObjectStore } from '../sandbox/kube/store.js';
 
 const APPS = Number(process.env.BENCH_APPS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);

@@ -7,11 +7,11 @@ import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ADMIN_RULES } from '../src/sandbox/kube/auth.js';
-import { namespaceManifest, rolloutManifest } from '../src/sandbox/kube/builders.js';
-import { ResourceRegistry } from '../src/sandbox/kube/resources.js';
-import { startKubeServer } from '../src/sandbox/kube/server.js';
-import { ObjectStore } from '../src/sandbox/kube/store.js';
+import { ADMIN_RULES } from '../sandbox/kube/auth.js';
+import { namespaceManifest, rolloutManifest } from '../sandbox/kube/builders.js';
+import { ResourceRegistry } from '../sandbox/kube/resources.js';
+import { startKubeServer } from '../sandbox/kube/server.js';
+import { ObjectStore } from '../sandbox/kube/store.js';
 
 function time<T>(label: string, n: number, fn: (i: number) => T): void {
   const start = process.hrtime.bigint();
@@ -22,7 +22,7 @@ function time<T>(label: string, n: number, fn: (i: number) => T): void {
 
 const t0 = Date.now();
 const registry = new ResourceRegistry();
-console.log(`load and parse deploy/crds: ${Date.now() - t0} ms`);
+console.log(`load and parse sandbox/kube/crds: ${Date.now() - t0} ms`);
 const store = new ObjectStore(registry, { historyLimit: 1000 });
 for (const ns of ['shop', 'argocd']) store.create(registry.byKind('Namespace'), undefined, namespaceManifest(ns));
 const ro = registry.byKind('Rollout');

@@ -23,7 +23,7 @@ import { FactReducer, startReducerWorker } from '../src/releases/reducer-worker.
 import { ReleaseStore } from '../src/releases/store.js';
 import { TargetIndex } from '../src/releases/target-index.js';
 import { Watchdog } from '../src/releases/watchdog.js';
-import { startSlackStandIn } from '../src/sandbox/slack/server.js';
+import { startSlackStandIn } from '../sandbox/slack/server.js';
 import { createSlackClient } from '../src/slack/client.js';
 import type { ButtonValue } from '../src/slack/render/buttons.js';
 import { renderParent } from '../src/slack/render/parent.js';

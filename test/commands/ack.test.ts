@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { ClusterClients } from '../../src/kube/clusters.js';
-import { writeKubeconfig } from '../../src/sandbox/kube/kubeconfig.js';
+import { writeKubeconfig } from '../../sandbox/kube/kubeconfig.js';
 import { said, startCommandsRig, type CommandsRig } from './support/rig.js';
 
 let rig: CommandsRig | undefined;

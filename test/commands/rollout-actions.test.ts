@@ -5,10 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ABORT_DIALOG_CALLBACK_ID, REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
 import type { TargetState } from '../../src/releases/record.js';

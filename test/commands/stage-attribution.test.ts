@@ -4,9 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configFileSchema } from '../../src/config/file.js';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
 

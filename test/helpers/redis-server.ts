@@ -1,7 +1,7 @@
 /** A redis-server of the test's own, on a free port, for fault tests (never the shared one at 6379). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { freePort } from '../../src/sandbox/ensure-redis.js';
+import { freePort } from '../../sandbox/ensure-redis.js';
 import { waitFor } from './wait.js';
 
 export class OwnRedis {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const REFERENCE = fileURLToPath(new URL('../../../shared/reference/', import.meta.url));
+export const REFERENCE = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const fixture = (name: string): Record<string, any> =>
   JSON.parse(readFileSync(`${REFERENCE}payloads/rollouts/${name}.json`, 'utf8'));
 

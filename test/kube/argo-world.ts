@@ -2,12 +2,12 @@
  * An Argo CD world on the stand-in: git, the Argo CD, ApplicationSet (RollingSync) and Rollouts
  * controller simulators on a fake clock, and an ApplicationSet `checkout` with one child per env.
  */
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { AppSetController } from '../../src/sandbox/kube/controllers/appset.js';
-import { ArgoCdController } from '../../src/sandbox/kube/controllers/argocd.js';
-import { SimulatedGit, type DesiredManifests } from '../../src/sandbox/kube/controllers/git.js';
-import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { AppSetController } from '../../sandbox/kube/controllers/appset.js';
+import { ArgoCdController } from '../../sandbox/kube/controllers/argocd.js';
+import { SimulatedGit, type DesiredManifests } from '../../sandbox/kube/controllers/git.js';
+import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startKubeWorld, type KubeWorld } from './support.js';
 
 export const REPO = 'https://git.example.com/shop/deploy.git';

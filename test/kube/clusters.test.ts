@@ -9,8 +9,8 @@ import { ClusterClients } from '../../src/kube/clusters.js';
 import { checkFreshness, refreshStale } from '../../src/kube/freshness-reader.js';
 import { KubeActionError } from '../../src/kube/errors.js';
 import { getRollout, listApplications } from '../../src/kube/reads.js';
-import { writeKubeconfig } from '../../src/sandbox/kube/kubeconfig.js';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
+import { writeKubeconfig } from '../../sandbox/kube/kubeconfig.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { failure, startKubeWorld, type KubeWorld } from './support.js';
 
 let world: KubeWorld;

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from '../../src/kube/kargo.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { KargoController } from '../../src/sandbox/kube/controllers/kargo.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { failure, startKubeWorld, type KubeWorld } from './support.js';
 
 const NS = 'kargo-demo';

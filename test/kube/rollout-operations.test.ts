@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeActionError } from '../../src/kube/errors.js';
 import { abortRollout, approveCanaryStep, retryRollout } from '../../src/kube/rollout-operations.js';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { failure, startKubeWorld, type KubeWorld } from './support.js';
 
 let clock: FakeClock;

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeActions } from '../../src/kube/actions.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
-import { ADMIN_RULES } from '../../src/sandbox/kube/auth.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
-import { startSampleWorld, type SampleWorld } from '../../src/sandbox/kube/world.js';
+import { ADMIN_RULES } from '../../sandbox/kube/auth.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
+import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 import { failure, GLIDEPATH_RULES } from './support.js';
 
 let world: SampleWorld;

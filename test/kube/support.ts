@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ClusterClients } from '../../src/kube/clusters.js';
-import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../src/sandbox/kube/auth.js';
-import { namespaceManifest } from '../../src/sandbox/kube/builders.js';
-import type { Clock } from '../../src/sandbox/kube/clock.js';
-import { installKargoAdmission } from '../../src/sandbox/kube/controllers/kargo-admission.js';
-import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
-import { startKubeServer, type KubeServer } from '../../src/sandbox/kube/server.js';
-import { ObjectStore } from '../../src/sandbox/kube/store.js';
+import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../sandbox/kube/auth.js';
+import { namespaceManifest } from '../../sandbox/kube/builders.js';
+import type { Clock } from '../../sandbox/kube/clock.js';
+import { installKargoAdmission } from '../../sandbox/kube/controllers/kargo-admission.js';
+import { ResourceRegistry } from '../../sandbox/kube/resources.js';
+import { startKubeServer, type KubeServer } from '../../sandbox/kube/server.js';
+import { ObjectStore } from '../../sandbox/kube/store.js';
 
 export interface ClusterRoleRule {
   apiGroups: string[];

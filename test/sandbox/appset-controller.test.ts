@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { namespaceManifest } from '../../src/sandbox/kube/builders.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { AppSetController } from '../../src/sandbox/kube/controllers/appset.js';
-import { ArgoCdController, REFRESH_ANNOTATION } from '../../src/sandbox/kube/controllers/argocd.js';
-import { SimulatedGit, type DesiredManifests } from '../../src/sandbox/kube/controllers/git.js';
-import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
-import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
-import { ObjectStore } from '../../src/sandbox/kube/store.js';
+import { namespaceManifest } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { AppSetController } from '../../sandbox/kube/controllers/appset.js';
+import { ArgoCdController, REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
+import { SimulatedGit, type DesiredManifests } from '../../sandbox/kube/controllers/git.js';
+import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
+import { ResourceRegistry } from '../../sandbox/kube/resources.js';
+import { ObjectStore } from '../../sandbox/kube/store.js';
 
 const REPO = 'https://git.example.com/shop/deploy.git';
 const ENVS = ['dev', 'staging', 'prod'];

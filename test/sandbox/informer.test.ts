@@ -1,7 +1,7 @@
 /** client-node's informer (list + watch, relist on 410) against the stand-in, as Glidepath's watcher uses it. */
 import { makeInformer, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { startTestCluster, type TestCluster } from './support.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -1,11 +1,11 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_RULES } from '../../src/sandbox/kube/auth.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { installKargoAdmission } from '../../src/sandbox/kube/controllers/kargo-admission.js';
-import { ARGOCD_CONTEXT_ANNOTATION, KargoController } from '../../src/sandbox/kube/controllers/kargo.js';
-import { freightManifest, promotionRequest, stageManifest, warehouseManifest } from '../../src/sandbox/kube/kargo-builders.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { ADMIN_RULES } from '../../sandbox/kube/auth.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { installKargoAdmission } from '../../sandbox/kube/controllers/kargo-admission.js';
+import { ARGOCD_CONTEXT_ANNOTATION, KargoController } from '../../sandbox/kube/controllers/kargo.js';
+import { freightManifest, promotionRequest, stageManifest, warehouseManifest } from '../../sandbox/kube/kargo-builders.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { rejection, startTestCluster, statusOf, type TestCluster } from './support.js';
 
 const KARGO = { group: 'kargo.akuity.io', version: 'v1alpha1', namespace: 'kargo-checkout' } as const;

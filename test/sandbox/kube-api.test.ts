@@ -1,7 +1,7 @@
 import { PatchStrategy, Watch, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { rawRequest, rejection, startTestCluster, statusOf, type TestCluster } from './support.js';
 
 const ROLLOUTS = { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts' } as const;

@@ -4,8 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { startSampleWorld, type SampleWorld } from '../../src/sandbox/kube/world.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 

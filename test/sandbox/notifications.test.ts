@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { namespaceManifest, rolloutManifest } from '../../src/sandbox/kube/builders.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { applicationFactBody, rolloutFactBody } from '../../src/sandbox/kube/controllers/fact-bodies.js';
-import { ARGOCD_CONFIG_FILE, loadNotificationConfig, ROLLOUTS_CONFIG_FILE, templateSkeleton } from '../../src/sandbox/kube/controllers/notification-config.js';
-import { NotificationsEngine, type NotificationsEngineOptions } from '../../src/sandbox/kube/controllers/notifications.js';
-import { RolloutsController } from '../../src/sandbox/kube/controllers/rollouts.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
-import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
-import { ObjectStore } from '../../src/sandbox/kube/store.js';
+import { namespaceManifest, rolloutManifest } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { applicationFactBody, rolloutFactBody } from '../../sandbox/kube/controllers/fact-bodies.js';
+import { ARGOCD_CONFIG_FILE, loadNotificationConfig, ROLLOUTS_CONFIG_FILE, templateSkeleton } from '../../sandbox/kube/controllers/notification-config.js';
+import { NotificationsEngine, type NotificationsEngineOptions } from '../../sandbox/kube/controllers/notifications.js';
+import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
+import { ResourceRegistry } from '../../sandbox/kube/resources.js';
+import { ObjectStore } from '../../sandbox/kube/store.js';
 import { Receiver } from './receiver.js';
 
 let clock: FakeClock;

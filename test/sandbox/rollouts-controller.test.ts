@@ -1,9 +1,9 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rolloutManifest } from '../../src/sandbox/kube/builders.js';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import { RolloutsController, type RolloutEvent } from '../../src/sandbox/kube/controllers/rollouts.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { RolloutsController, type RolloutEvent } from '../../sandbox/kube/controllers/rollouts.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startTestCluster, type TestCluster } from './support.js';
 
 const ROLLOUTS = { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: 'shop' } as const;

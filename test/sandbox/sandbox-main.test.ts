@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const MAIN = fileURLToPath(new URL('../../src/sandbox/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
 
 describe('npm run sandbox', () => {
   it('runs the clusters, Glidepath and the Slack stand-in, and prints the release thread a person would read', async () => {

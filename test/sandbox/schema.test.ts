@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusCause } from '../../src/sandbox/kube/errors.js';
-import { compileSchema, UNKNOWN_FIELD, type JsonSchema } from '../../src/sandbox/kube/schema.js';
-import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
+import type { StatusCause } from '../../sandbox/kube/errors.js';
+import { compileSchema, UNKNOWN_FIELD, type JsonSchema } from '../../sandbox/kube/schema.js';
+import { ResourceRegistry } from '../../sandbox/kube/resources.js';
 
 const schema: JsonSchema = {
   type: 'object',

@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { ADMIN_RULES, type SandboxUser } from '../../src/sandbox/kube/auth.js';
-import { namespaceManifest } from '../../src/sandbox/kube/builders.js';
-import type { Clock } from '../../src/sandbox/kube/clock.js';
-import { ResourceRegistry } from '../../src/sandbox/kube/resources.js';
-import { startKubeServer, type KubeServer } from '../../src/sandbox/kube/server.js';
-import { ObjectStore } from '../../src/sandbox/kube/store.js';
+import { ADMIN_RULES, type SandboxUser } from '../../sandbox/kube/auth.js';
+import { namespaceManifest } from '../../sandbox/kube/builders.js';
+import type { Clock } from '../../sandbox/kube/clock.js';
+import { ResourceRegistry } from '../../sandbox/kube/resources.js';
+import { startKubeServer, type KubeServer } from '../../sandbox/kube/server.js';
+import { ObjectStore } from '../../sandbox/kube/store.js';
 
 export const USERS: SandboxUser[] = [
   { name: 'admin', token: 'admin-token', rules: ADMIN_RULES },

@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/sandbox/kube/clock.js';
-import type { KubeObject } from '../../src/sandbox/kube/object.js';
-import { startSampleWorld, type SampleWorld } from '../../src/sandbox/kube/world.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import type { KubeObject } from '../../sandbox/kube/object.js';
+import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 
 let clock: FakeClock;
 let world: SampleWorld;
@@ -133,7 +133,7 @@ describe('sample world: Kargo', () => {
 describe('sample world config for Glidepath', () => {
   it('parses with Glidepath\'s config schema, and every Rollouts stage selects exactly its Rollouts of the world', async () => {
     const { parseConfigFile } = await import('../../src/config/file.js');
-    const { sampleWorldConfig } = await import('../../src/sandbox/kube/world-config.js');
+    const { sampleWorldConfig } = await import('../../sandbox/kube/world-config.js');
     const worldClock = new FakeClock();
     const w = await startSampleWorld({ clock: worldClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
     try {

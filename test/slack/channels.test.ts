@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSlackStandIn, type SlackStandIn } from '../../src/sandbox/slack/server.js';
+import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import { checkChannels } from '../../src/slack/channels.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { captureLogger } from './support/harness.js';

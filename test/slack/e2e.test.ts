@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TranscriptMessage } from '../../src/sandbox/slack/transcript.js';
+import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { NOT_CONFIGURED } from '../../src/slack/listeners/surface.js';
 import type { ButtonValue } from '../../src/slack/render/buttons.js';
 import { testConfig } from '../helpers/pipeline.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ThreadEffect } from '../../src/releases/ports.js';
-import type { TranscriptMessage } from '../../src/sandbox/slack/transcript.js';
+import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { eventually } from './support/harness.js';
 import { pipelineConfig, record, reply, stage, target } from './support/records.js';
 import { startWriterRig, type WriterRig } from './support/writer-rig.js';

@@ -1,6 +1,6 @@
 import { ErrorCode, WebClient, type WebAPIPlatformError, type WebAPIRateLimitedError } from '@slack/web-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../../src/sandbox/slack/server.js';
+import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../../sandbox/slack/server.js';
 
 let standIn: SlackStandIn | undefined;
 afterEach(async () => {

@@ -9,7 +9,7 @@ import {
   type Block,
 } from '../../../src/slack/render/blocks.js';
 import { totalText } from '../../../src/slack/render/fit.js';
-import { checkMessage } from '../../../src/sandbox/slack/validate-blocks.js';
+import { checkMessage } from '../../../sandbox/slack/validate-blocks.js';
 
 /**
  * The renderer's own limits, and the stand-in's independent checker (validate-blocks.ts), which

@@ -14,8 +14,8 @@ import { FactReducer, startReducerWorker } from '../../../src/releases/reducer-w
 import { ReleaseStore } from '../../../src/releases/store.js';
 import { TargetIndex } from '../../../src/releases/target-index.js';
 import { Watchdog } from '../../../src/releases/watchdog.js';
-import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../../src/sandbox/slack/server.js';
-import { SignedSender } from '../../../src/sandbox/slack/sender.js';
+import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../../sandbox/slack/server.js';
+import { SignedSender } from '../../../sandbox/slack/sender.js';
 import { createSlackApp, type SlackApp } from '../../../src/slack/app.js';
 import { createSlackWriterMetrics, type SlackWriterMetrics } from '../../../src/slack/writer/metrics.js';
 import { SlackOutbox } from '../../../src/slack/writer/outbox.js';

@@ -6,7 +6,7 @@ import type { PipelineConfig } from '../../../src/config/file.js';
 import type { ThreadEffect } from '../../../src/releases/ports.js';
 import type { ReleaseRecord } from '../../../src/releases/record.js';
 import { ReleaseStore } from '../../../src/releases/store.js';
-import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../../src/sandbox/slack/server.js';
+import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../../sandbox/slack/server.js';
 import { createSlackClient } from '../../../src/slack/client.js';
 import type { SlackJob } from '../../../src/slack/writer/jobs.js';
 import { createSlackWriterMetrics, type SlackWriterMetrics } from '../../../src/slack/writer/metrics.js';
