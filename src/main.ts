@@ -31,7 +31,13 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((err: unknown) => {
+const subcommand = process.argv[2];
+const run: Promise<void> =
+  subcommand === 'prune-notified'
+    ? import('./cli/prune-notified.js').then(async ({ runPruneNotified, printPruneResult }) => process.exit(printPruneResult(await runPruneNotified(process.argv.slice(3)))))
+    : main();
+
+run.catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof SlackStartupError) {
     console.error(`glidepath: ${err.message}`);
   } else {

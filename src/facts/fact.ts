@@ -85,6 +85,8 @@ export interface ApplicationObservation {
     startedAt?: string;
     finishedAt?: string;
     retryCount?: number;
+    /** `operation.retry.limit`: how many times Argo CD retries a failed attempt. */
+    retryLimit?: number;
     revision?: string;
     initiatedBy?: string;
     /** Hooks of the running operation still in progress, e.g. a PostSync Job waiting on a paused Rollout. */

@@ -117,6 +117,7 @@ export function normaliseApplication(
             startedAt: op.startedAt,
             finishedAt: op.finishedAt ?? undefined,
             retryCount: op.retryCount ?? undefined,
+            retryLimit: op.operation?.retry?.limit ?? undefined,
             revision: op.syncResult?.revision ?? op.syncResult?.revisions?.[0],
             initiatedBy: op.operation?.initiatedBy?.username,
             runningHooks,

@@ -164,7 +164,12 @@ export const applicationFactBody = z.looseObject({
             startedAt: text(64).optional(),
             finishedAt: text(64).nullish(),
             retryCount: integer.nullish(),
-            operation: z.looseObject({ initiatedBy: z.looseObject({ username: text(253).optional(), automated: z.boolean().nullish() }).nullish() }).nullish(),
+            operation: z
+              .looseObject({
+                initiatedBy: z.looseObject({ username: text(253).optional(), automated: z.boolean().nullish() }).nullish(),
+                retry: z.looseObject({ limit: integer.nullish() }).nullish(),
+              })
+              .nullish(),
             syncResult: z
               .looseObject({
                 revision: text(256).optional(),

@@ -8,6 +8,8 @@ import { KubeActionError, toKubeActionError, type KubeCall } from './errors.js';
 import type { ResourceRef } from './resources.js';
 import { isDeclared } from './verbs.js';
 
+export type JsonPatchOperation = { op: 'test' | 'add' | 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
+
 export interface ListPage {
   items: unknown[];
   resourceVersion: string;
@@ -110,6 +112,20 @@ export class KubeApi {
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
         this.options([headerMiddleware('Content-Type', PatchStrategy.MergePatch)]),
+      ),
+    );
+  }
+
+  /**
+   * A JSON patch (RFC 6902). Its `test` operations make the write conditional on what was read,
+   * without the resourceVersion: a concurrent change to the tested value fails the whole patch
+   * (422), and changes to other fields do not.
+   */
+  jsonPatch(res: ResourceRef, namespace: string, name: string, operations: readonly JsonPatchOperation[]): Promise<unknown> {
+    return this.call(res, 'patch', undefined, namespace, name, () =>
+      this.custom.patchNamespacedCustomObject(
+        { group: res.group, version: res.version, plural: res.plural, namespace, name, body: operations },
+        this.options([headerMiddleware('Content-Type', PatchStrategy.JsonPatch)]),
       ),
     );
   }

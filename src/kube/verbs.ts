@@ -11,12 +11,15 @@ export interface VerbDeclaration {
   verb: string;
   /** Why Glidepath needs it (kept in the ClusterRole as a comment). */
   why: string;
+  /** The ClusterRole that grants it: Glidepath's own (default) or the prune job's. */
+  role?: 'glidepath' | 'prune-notified';
 }
 
 export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'get', why: 're-read a Rollout before acting on it' },
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'patch', why: 'approve a step: spec.paused=false, as kubectl argo rollouts promote' },
   { apiGroup: 'argoproj.io', resource: 'rollouts/status', verb: 'patch', why: 'approve (clear pauseConditions), abort and retry' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list', why: 'the tracked Rollouts whose notified annotation the prune job removes', role: 'prune-notified' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'list', why: 'the children of an ApplicationSet' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'watch', why: 'wait for refreshed children (freshness)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },
@@ -32,12 +35,21 @@ export const VERBS: readonly VerbDeclaration[] = [
 ];
 
 export const RBAC_FILE = 'deploy/rbac/glidepath-clusterrole.yaml';
+export const PRUNE_RBAC_FILE = 'deploy/rbac/prune-notified-clusterrole.yaml';
+
+/** What the prune job calls; its ClusterRole grants these and nothing else. */
+export const PRUNE_VERBS: readonly Pick<VerbDeclaration, 'apiGroup' | 'resource' | 'verb'>[] = [
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'get' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'patch' },
+];
 
 export function isDeclared(apiGroup: string, resource: string, verb: string): boolean {
   return VERBS.some((v) => v.apiGroup === apiGroup && v.resource === resource && v.verb === verb);
 }
 
 /** `group resource verb` triples, sorted, for comparing with a ClusterRole. */
-export function declaredTriples(): string[] {
-  return VERBS.map((v) => `${v.apiGroup} ${v.resource} ${v.verb}`).sort();
+export function declaredTriples(role: 'glidepath' | 'prune-notified' = 'glidepath'): string[] {
+  const verbs = role === 'glidepath' ? VERBS.filter((v) => (v.role ?? 'glidepath') === 'glidepath') : PRUNE_VERBS;
+  return verbs.map((v) => `${v.apiGroup} ${v.resource} ${v.verb}`).sort();
 }

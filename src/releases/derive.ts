@@ -117,6 +117,16 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
       t.ref,
     );
   }
+  if (sync && sync.phase === 'Running' && (sync.retryCount ?? 0) > 0) {
+    // Argo CD reports Failed only after its last retry, minutes later: say so at each failed attempt.
+    notices.reply(
+      `sync-retrying:${t.application ?? where}:${sync.startedAt ?? ''}:${sync.retryCount}`,
+      'sync-retrying',
+      { message: sync.message, revision: sync.revision, retryCount: sync.retryCount, retryLimit: sync.retryLimit },
+      stage.name,
+      t.ref,
+    );
+  }
   if (sync && sync.phase === 'Running' && sync.startedAt) {
     const runningFor = now - Date.parse(sync.startedAt);
     const rolloutPaused = activeTargets(stage).some((o) => o.ref.kind === 'Rollout' && o.phase === 'Paused');

@@ -18,6 +18,7 @@ export interface SyncOperationState {
   startedAt?: string;
   finishedAt?: string;
   retryCount?: number;
+  retryLimit?: number;
   runningHooks: string[];
 }
 
@@ -87,6 +88,7 @@ export type ReplyKind =
   | 'degraded'
   | 'analysis-failed'
   | 'sync-failed'
+  | 'sync-retrying'
   | 'aborted'
   | 'drift'
   | 'stall'
@@ -101,6 +103,7 @@ export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
   'degraded',
   'analysis-failed',
   'sync-failed',
+  'sync-retrying',
   'aborted',
   'drift',
   'stall',
@@ -121,6 +124,7 @@ export interface ReplyDetail {
   expectedImages?: string[];
   silentSince?: number;
   retryCount?: number;
+  retryLimit?: number;
   finishedAt?: string;
 }
 

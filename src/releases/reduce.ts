@@ -254,6 +254,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
         startedAt: app.operation.startedAt,
         finishedAt: app.operation.finishedAt,
         retryCount: app.operation.retryCount,
+        retryLimit: app.operation.retryLimit,
         runningHooks: app.operation.runningHooks,
       }
     : undefined;

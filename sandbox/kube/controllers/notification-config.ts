@@ -15,6 +15,8 @@ export interface Subscription {
 export interface NotificationConfig {
   /** Trigger name → template names it sends. */
   triggers: Record<string, string[]>;
+  /** Trigger name → its (first) condition's `when` text: the engine hashes it into notified keys. */
+  conditions: Record<string, string>;
   /** Template name → webhook body (Go template text). */
   templates: Record<string, string>;
   subscriptions: Subscription[];
@@ -37,11 +39,13 @@ export function loadNotificationConfig(file: string, directory = defaultNotifica
   const cm = parse(readFileSync(join(directory, file), 'utf8')) as { data?: Record<string, string> };
   const data = cm.data ?? {};
   const triggers: Record<string, string[]> = {};
+  const conditions: Record<string, string> = {};
   const templates: Record<string, string> = {};
   for (const [key, value] of Object.entries(data)) {
     if (key.startsWith('trigger.')) {
-      const conditions = parse(value) as { send?: string[] }[];
-      triggers[key.slice('trigger.'.length)] = conditions.flatMap((c) => c.send ?? []);
+      const parsed = parse(value) as { send?: string[]; when?: string }[];
+      triggers[key.slice('trigger.'.length)] = parsed.flatMap((c) => c.send ?? []);
+      conditions[key.slice('trigger.'.length)] = parsed[0]?.when ?? '';
     } else if (key.startsWith('template.')) {
       const tpl = parse(value) as { webhook?: Record<string, { body?: string }> };
       const body = Object.values(tpl.webhook ?? {})[0]?.body;
@@ -52,7 +56,7 @@ export function loadNotificationConfig(file: string, directory = defaultNotifica
     ...(s.selector ? { selector: s.selector } : {}),
     triggers: s.triggers ?? [],
   }));
-  return { triggers, templates, subscriptions };
+  return { triggers, conditions, templates, subscriptions };
 }
 
 /**

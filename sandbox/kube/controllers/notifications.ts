@@ -2,7 +2,9 @@
  * Notifications engine simulator, for the Rollouts controller and for Argo CD's notifications
  * controller. It runs Glidepath's own config (deploy/notifications/): the subscriptions with their
  * label selectors, and every trigger's `when`/`oncePer` (triggers.ts), evaluated on the fresh object
- * at every change and at every resync, with notified-state like notifications-engine keeps it.
+ * at every change and at every resync, with notified-state where notifications-engine keeps it: the
+ * object's `notified.notifications.argoproj.io` annotation (notified-state.ts), so it grows under
+ * heartbeats exactly as on a real cluster, and removing it makes the engine send current state again.
  * Bodies are Glidepath's fact bodies (fact-bodies.ts), POSTed with the Bearer token.
  *
  * Fault switches (all off by default):
@@ -21,7 +23,11 @@ import type { ObjectStore, StoreEvent } from '../store.js';
 import { applicationFactBody, rolloutFactBody } from './fact-bodies.js';
 import { ARGOCD_CONFIG_FILE, loadNotificationConfig, ROLLOUTS_CONFIG_FILE, type Subscription } from './notification-config.js';
 import type { RolloutEvent, RolloutsController } from './rollouts.js';
+import { notifiedKey, readNotified, writeNotified } from './notified-state.js';
 import { APPLICATION_TRIGGERS, EVENT_PATH_TRIGGERS, ROLLOUT_TRIGGERS, type TriggerDefinition } from './triggers.js';
+
+/** Glidepath's subscriptions name the bare `glidepath` webhook service: service `glidepath`, no recipient. */
+const DESTINATION = 'glidepath:';
 
 export interface NotificationFaults {
   staleFacts: boolean;
@@ -66,7 +72,8 @@ export class NotificationsEngine {
   private readonly selectors: { selector: ReturnType<typeof parseLabels>; triggers: string[] }[];
   private readonly definitions: Record<string, TriggerDefinition>;
   private readonly rt: ResourceType;
-  private readonly notified = new Map<string, Set<string>>();
+  /** Each trigger's `when` text, hashed into its notified keys as the engine does. */
+  private readonly conditions: Record<string, string>;
   /** Deliveries in order per object; objects proceed in parallel up to `concurrency`, like the controller's workers. */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -75,12 +82,16 @@ export class NotificationsEngine {
   private readonly unsubscribers: (() => void)[] = [];
   private resyncTimer?: TimerHandle;
   private stopped = false;
+  /** Set while this engine writes a reset of its own state, which it does not process again at once. */
+  private quiet = false;
 
   constructor(private readonly options: NotificationsEngineOptions) {
     this.faults = { staleFacts: false, receiverDown: false, duplicateDeliveries: 0, ...options.faults };
     const rollouts = options.kind === 'rollout';
     this.definitions = rollouts ? ROLLOUT_TRIGGERS : APPLICATION_TRIGGERS;
-    this.subscriptions = options.subscriptions ?? loadNotificationConfig(rollouts ? ROLLOUTS_CONFIG_FILE : ARGOCD_CONFIG_FILE).subscriptions;
+    const config = loadNotificationConfig(rollouts ? ROLLOUTS_CONFIG_FILE : ARGOCD_CONFIG_FILE);
+    this.subscriptions = options.subscriptions ?? config.subscriptions;
+    this.conditions = config.conditions;
     for (const s of this.subscriptions) {
       for (const t of s.triggers) if (!this.definitions[t]) throw new Error(`notifications simulator has no definition for trigger "${t}"`);
     }
@@ -133,30 +144,53 @@ export class NotificationsEngine {
   }
 
   private onStoreEvent(e: StoreEvent): void {
-    if (e.rt !== this.rt || !this.watched(e.object)) return;
-    if (e.type === 'DELETED') {
-      this.notified.delete(e.object.metadata.uid ?? '');
-      return;
-    }
+    if (e.rt !== this.rt || !this.watched(e.object) || e.type === 'DELETED' || this.quiet) return;
     this.evaluate(e.object);
   }
 
   private evaluate(obj: KubeObject): void {
     const now = this.options.clock.now();
-    const uid = obj.metadata.uid ?? `${obj.metadata.namespace}/${obj.metadata.name}`;
-    const state = this.notified.get(uid) ?? new Set<string>();
-    this.notified.set(uid, state);
+    const state = readNotified(obj);
+    const added = new Map<string, number>();
+    const removed = new Set<string>();
+    const sends: { trigger: string; key: string }[] = [];
     for (const trigger of this.triggersFor(obj)) {
       const def = this.definitions[trigger]!;
+      const when = this.conditions[trigger] ?? trigger;
       if (!def.when(obj, now)) {
         // oncePer keys stay forever; a plain condition re-arms when it turns false.
-        if (!def.oncePer) state.delete(trigger);
+        const plain = notifiedKey(trigger, when, DESTINATION);
+        if (!def.oncePer && state.has(plain)) removed.add(plain);
         continue;
       }
-      const key = def.oncePer ? `${def.oncePer(obj, now)}:${trigger}` : trigger;
+      const key = notifiedKey(trigger, when, DESTINATION, def.oncePer?.(obj, now));
       if (state.has(key)) continue;
-      state.add(key);
-      this.send(trigger, obj, () => state.delete(key));
+      added.set(key, Math.floor(now / 1000));
+      sends.push({ trigger, key });
+    }
+    // Persisted before sending, as the engine does; the write re-enters evaluate, which then finds every key.
+    if (added.size > 0 || removed.size > 0) this.persist(obj, (s) => {
+      for (const [k, at] of added) s.set(k, at);
+      for (const k of removed) s.delete(k);
+    });
+    // A failed send forgets its key, as the engine does, without being processed again at once: the
+    // engine retries at the object's next change or resync, not in a loop.
+    for (const { trigger, key } of sends) this.send(trigger, obj, () => this.persist(obj, (s) => s.delete(key), { quiet: true }));
+  }
+
+  /** Applies a change to the notified annotation of the object as it is now (gone: nothing to do). */
+  private persist(obj: KubeObject, change: (state: Map<string, number>) => void, options: { quiet?: boolean } = {}): void {
+    const { namespace, name } = obj.metadata;
+    if (this.stopped || !this.options.store.tryGet(this.rt, namespace, name ?? '')) return;
+    this.quiet = options.quiet ?? false;
+    try {
+      this.options.store.mutate(this.rt, namespace, name ?? '', (current) => {
+        const state = readNotified(current);
+        change(state);
+        writeNotified(current, state);
+      });
+    } finally {
+      this.quiet = false;
     }
   }
 

@@ -48,6 +48,10 @@ export const APPLICATION_TRIGGERS: Record<string, TriggerDefinition> = {
     when: (a) => a.status?.operationState != null && ['Failed', 'Error'].includes(a.status.operationState.phase),
     oncePer: (a) => String(a.status.operationState.finishedAt),
   },
+  'on-glidepath-sync-retrying': {
+    when: (a) => a.status?.operationState?.phase === 'Running' && (a.status.operationState.retryCount ?? 0) > 0,
+    oncePer: (a) => `${a.status.operationState.startedAt}/${a.status.operationState.retryCount}`,
+  },
   'on-glidepath-sync-running-long': {
     when: (a, now) => a.status?.operationState?.phase === 'Running' && now - Date.parse(a.status.operationState.startedAt) >= 10 * 60_000,
     oncePer: (a) => String(a.status.operationState.startedAt),

@@ -56,6 +56,12 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
       const retries = d.retryCount ? ` after ${d.retryCount} retries` : '';
       return `:x: ${at}: the Argo CD sync failed${rev}${retries}.${quoted(d.message)}`;
     }
+    case 'sync-retrying': {
+      const attempt = d.retryCount ?? 1;
+      const of = d.retryLimit !== undefined ? ` of ${d.retryLimit + 1}` : '';
+      const rev = d.revision ? ` at revision ${code(d.revision.slice(0, 40))}` : '';
+      return `:warning: ${at}: Argo CD sync attempt ${attempt}${of} failed${rev}; Argo CD retries it and reports Failed only after the last attempt.${quoted(d.message)}`;
+    }
     case 'aborted':
       return (
         `:no_entry: ${at} was aborted; traffic went back to the stable version.${quoted(d.message)}\n` +

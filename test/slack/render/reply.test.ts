@@ -35,6 +35,7 @@ describe('renderReply', () => {
     degraded: ':x: *prod* — `prod/shop/checkout` is Degraded.\n>ProgressDeadlineExceeded',
     'analysis-failed': 'the analysis failed (step 2/4).\n>ProgressDeadlineExceeded',
     'sync-failed': 'the Argo CD sync failed at revision `abc123` after 3 retries.\n>ProgressDeadlineExceeded',
+    'sync-retrying': 'Argo CD sync attempt 3 failed at revision `abc123`; Argo CD retries it and reports Failed only after the last attempt.\n>ProgressDeadlineExceeded',
     aborted: 'was aborted; traffic went back to the stable version.',
     drift: 'runs `registry.example/checkout:hotfix`, not this release\'s `registry.example/checkout:1.4.2`',
     stall: ':warning: No fact from *prod* — `prod/shop/checkout` for 20 min (silent since <!date^',
