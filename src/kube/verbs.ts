@@ -35,7 +35,7 @@ export const VERBS: readonly VerbDeclaration[] = [
 ];
 
 export const RBAC_FILE = 'deploy/rbac/glidepath-clusterrole.yaml';
-export const PRUNE_RBAC_FILE = 'deploy/rbac/prune-notified-clusterrole.yaml';
+export const PRUNE_RBAC_FILE = 'deploy/prune-notified/rbac/clusterrole.yaml';
 
 /** What the prune job calls; its ClusterRole grants these and nothing else. */
 export const PRUNE_VERBS: readonly Pick<VerbDeclaration, 'apiGroup' | 'resource' | 'verb'>[] = [

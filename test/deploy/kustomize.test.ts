@@ -269,16 +269,21 @@ describe('deploy/ rendered with kubectl kustomize', () => {
     const kinds = sender.map((o) => `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
     expect(kinds).toEqual([
       'ClusterRole /glidepath',
+      'ClusterRole /glidepath-prune-notified',
       'ClusterRoleBinding /glidepath',
+      'ClusterRoleBinding /glidepath-prune-notified',
       'ConfigMap argo-rollouts/argo-rollouts-notification-configmap',
       'ConfigMap argocd/argocd-notifications-cm',
       'Namespace /glidepath',
+      'Secret glidepath/glidepath-prune-notified-token',
       'Secret glidepath/glidepath-token',
       'ServiceAccount glidepath/glidepath',
+      'ServiceAccount glidepath/glidepath-prune-notified',
     ]);
     for (const cm of sender.filter((o) => o.kind === 'ConfigMap')) expectOnlyUrlChanged(cm as unknown as IConfigMap, 'https://');
-    const token = sender.find((o) => o.kind === 'Secret') as ISecret & K8sObject;
-    expect(token.type).toBe('kubernetes.io/service-account-token');
-    expect(token.data ?? token.stringData).toBeUndefined();
+    for (const token of sender.filter((o) => o.kind === 'Secret') as (ISecret & K8sObject)[]) {
+      expect(token.type).toBe('kubernetes.io/service-account-token');
+      expect(token.data ?? token.stringData).toBeUndefined();
+    }
   });
 });

@@ -30,7 +30,7 @@ interface Rule {
   resources: string[];
   verbs: string[];
 }
-const PRUNE_RULES = (parse(readFileSync(new URL('../../deploy/rbac/prune-notified-clusterrole.yaml', import.meta.url), 'utf8')) as { rules: Rule[] }).rules;
+const PRUNE_RULES = (parse(readFileSync(new URL('../../deploy/prune-notified/rbac/clusterrole.yaml', import.meta.url), 'utf8')) as { rules: Rule[] }).rules;
 const ENGINE_TRACKED = { 'hangar.io/release-tracked': 'true', env: 'prod' };
 
 let clock: FakeClock;
