@@ -112,7 +112,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
   const audit = new AuditLog(workerRedis, keys.audit());
   registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit()) });
-  registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics });
+  registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics, metricsToken: env.METRICS_TOKEN });
   const server = createHttpServer(router, logger, options.mounts, httpLimitsFromEnv(env));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
