@@ -14,7 +14,7 @@ import { AuditLog } from './audit/audit-log.js';
 import { registerAuditRoutes } from './audit/audit-api.js';
 import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
-import { createHttpServer, type RawHandler } from './http/server.js';
+import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { createLogger, type Logger } from './obs/logger.js';
 import { createMetrics, type Metrics } from './obs/metrics.js';
 import { LogThreadSink } from './releases/log-thread-sink.js';
@@ -112,8 +112,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
   const audit = new AuditLog(workerRedis, keys.audit());
   registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit()) });
-  registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics });
-  const server = createHttpServer(router, logger, options.mounts);
+  registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics, metricsToken: env.METRICS_TOKEN });
+  const server = createHttpServer(router, logger, options.mounts, httpLimitsFromEnv(env));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(env.PORT, options.host ?? '0.0.0.0', () => resolve());

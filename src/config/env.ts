@@ -19,6 +19,12 @@ const ingestTokens = z
         ctx.addIssue({ code: 'custom', message: `the token for cluster "${cluster}" is shorter than 16 characters` });
         continue;
       }
+      const other = byToken.get(token);
+      if (other !== undefined) {
+        // The token is what names the sending cluster; one token for two clusters would silently make them one.
+        ctx.addIssue({ code: 'custom', message: `clusters "${other}" and "${cluster}" have the same token; give each cluster its own` });
+        continue;
+      }
       byToken.set(token, cluster);
     }
     return byToken;
@@ -29,9 +35,19 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
 
+/** A bearer token: unset, or long enough that it cannot be guessed. */
+const optionalToken = (name: string) => optionalString.pipe(z.string().min(16, `${name} must be at least 16 characters (or unset)`).optional());
+
+/** `127.0.0.1:6379` parses as a URL with the scheme `127.0.0.1:`; say what form is expected. */
+const redisUrl = z
+  .string()
+  .refine((value) => /^rediss?:\/\/[^/\s]/.test(value) && URL.canParse(value), {
+    message: 'must be a Redis URL such as redis://host:6379 (or rediss:// for TLS, redis://:password@host:6379/0)',
+  });
+
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key; the braces make it a Redis Cluster hash tag. */
   REDIS_PREFIX: z
     .string()
@@ -47,7 +63,7 @@ export const envSchema = z.object({
   /** chat.postMessage budget per channel (Slack allows about one message per second per channel). */
   SLACK_POSTS_PER_CHANNEL_PER_MINUTE: z.coerce.number().positive().max(600).default(60),
   INGEST_TOKENS: ingestTokens,
-  API_READ_TOKEN: optionalString,
+  API_READ_TOKEN: optionalToken('API_READ_TOKEN'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Facts reduced at once per process; facts of one release are batched, so this can be high. */
   REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(128),
@@ -55,6 +71,18 @@ export const envSchema = z.object({
   JOB_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
   /** Largest accepted request body, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  /** Bearer token for GET /metrics; unset, /metrics is open to anyone who can reach the port. */
+  METRICS_TOKEN: optionalToken('METRICS_TOKEN'),
+  /** Largest accepted body on /slack/events (read before the signature can be checked); Slack's are a few KiB. */
+  SLACK_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(64 * 1024),
+  /** Open connections the HTTP server accepts; more are closed at once. */
+  HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(1024),
+  /** Time allowed to receive a request's headers. */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Time allowed to receive a whole request (headers and body); slower requests get a 408. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /** Idle time before a keep-alive connection is closed; behind a load balancer, set it above the balancer's idle timeout. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
 });
 
 export type Env = z.infer<typeof envSchema>;

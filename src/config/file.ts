@@ -163,7 +163,17 @@ export type Permissions = z.infer<typeof permissions>;
 export function parseConfigFile(text: string, source = 'config'): ConfigFile {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw new ConfigError(source, doc.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`));
+    // The first line of a pretty error ends with "at line L, column C:" and the excerpt follows; name the line's text instead.
+    const lines = text.split(/\r?\n/);
+    throw new ConfigError(
+      source,
+      doc.errors.map((e) => {
+        const summary = (e.message.split('\n')[0] ?? '').replace(/:\s*$/, '');
+        const line = e.linePos?.[0]?.line;
+        const offending = line !== undefined ? lines[line - 1] : undefined;
+        return offending !== undefined ? `YAML: ${summary}: ${JSON.stringify(offending.slice(0, 200))}` : `YAML: ${summary}`;
+      }),
+    );
   }
   const result = configFileSchema.safeParse(doc.toJS() ?? {});
   if (!result.success) throw new ConfigError(source, formatIssues(result.error));

@@ -1,7 +1,8 @@
 /** /healthz (the process answers), /readyz (Redis reachable, workers running), /metrics. */
 import type { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { sendJson, sendText } from './io.js';
+import { safeEqual } from './auth.js';
+import { bearerToken, sendJson, sendText } from './io.js';
 import type { Router } from './router.js';
 import type { Metrics } from '../obs/metrics.js';
 
@@ -10,6 +11,8 @@ export interface OpsDeps {
   workers: () => Worker[];
   queues: Queue[];
   metrics: Metrics;
+  /** Bearer token for /metrics; without it /metrics is open to whoever reaches the port. */
+  metricsToken?: string | undefined;
 }
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
@@ -31,7 +34,12 @@ export function registerOpsRoutes(router: Router, deps: OpsDeps): void {
     sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', redis: redis ? 'ok' : 'unreachable', workers });
   });
 
-  router.on('GET', '/metrics', async (_req, res) => {
+  router.on('GET', '/metrics', async (req, res) => {
+    const presented = bearerToken(req);
+    if (deps.metricsToken !== undefined && (presented === undefined || !safeEqual(presented, deps.metricsToken))) {
+      sendJson(res, 401, { error: 'unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>' }, { 'www-authenticate': 'Bearer' });
+      return;
+    }
     if (await redisAnswers(deps.redis)) {
       for (const queue of deps.queues) {
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');

@@ -1,5 +1,6 @@
 /** The one HTTP server: ingest, read API, health, metrics, and (when configured) Slack. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Env } from '../config/env.js';
 import type { Logger } from '../obs/logger.js';
 import { HttpError } from './http-error.js';
 import { sendJson } from './io.js';
@@ -20,8 +21,39 @@ export function requestUrl(target: string | undefined): URL {
   }
 }
 
-export function createHttpServer(router: Router, logger: Logger, mounts: Record<string, RawHandler> = {}): Server {
-  const server = createServer((req, res) => {
+/** How much an unauthenticated client can hold: connections, and seconds per request. */
+export interface HttpLimits {
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = { maxConnections: 1024, headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000 };
+
+export function httpLimitsFromEnv(env: Pick<Env, 'HTTP_MAX_CONNECTIONS' | 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS' | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'>): HttpLimits {
+  return {
+    maxConnections: env.HTTP_MAX_CONNECTIONS,
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  };
+}
+
+/** A client that hung up mid-request: nothing went wrong on our side. */
+export function isClientAbort(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'ECONNABORTED' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as Error | undefined)?.message === 'aborted';
+}
+
+export function createHttpServer(router: Router, logger: Logger, mounts: Record<string, RawHandler> = {}, limits: HttpLimits = DEFAULT_HTTP_LIMITS): Server {
+  const server = createServer({
+    // Node checks request and header deadlines on this interval (default 30 s, which let a slow body live for a minute more).
+    connectionsCheckingInterval: Math.min(1_000, limits.requestTimeoutMs),
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs),
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+  }, (req, res) => {
     let path = '';
     const respond = async (): Promise<void> => {
       const url = requestUrl(req.url);
@@ -42,13 +74,17 @@ export function createHttpServer(router: Router, logger: Logger, mounts: Record<
         if (!res.headersSent) sendJson(res, err.status, { error: err.code, message: err.message, ...err.details }, err.headers);
         return;
       }
+      if (isClientAbort(err)) {
+        logger.debug({ err: (err as Error).message, path: path.slice(0, 200) }, 'client went away mid-request');
+        res.destroy();
+        return;
+      }
       logger.error({ err, path: path.slice(0, 200) }, 'request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'internal', message: 'internal error; see the Glidepath log' });
       else res.destroy();
     });
   });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+  // Over the cap, Node closes new connections at once instead of holding them.
+  server.maxConnections = limits.maxConnections;
   return server;
 }

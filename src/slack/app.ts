@@ -13,8 +13,9 @@ import { LISTENER_GROUPS } from './listeners/index.js';
 import type { ListenerDeps, ListenerGroup } from './listeners/types.js';
 import { boltLogger } from './logger.js';
 import { RoutedHttpReceiver } from './receivers/routed-http-receiver.js';
+import type { SeenSlackRequests } from './receivers/seen-requests.js';
 
-export type SlackEnv = Pick<Env, 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL'>;
+export type SlackEnv = Pick<Env, 'SLACK_BOT_TOKEN' | 'SLACK_SIGNING_SECRET' | 'SLACK_APP_TOKEN' | 'SLACK_API_URL'> & Partial<Pick<Env, 'SLACK_MAX_BODY_BYTES'>>;
 
 export interface SlackIdentity {
   teamId: string;
@@ -40,6 +41,8 @@ export interface CreateSlackAppOptions extends ListenerDeps {
   listeners?: readonly ListenerGroup[];
   /** Clock for request signature timestamps (tests). */
   nowMilliseconds?: () => number;
+  /** Signatures already received, to refuse replays (HTTP mode); shared through Redis in the service. */
+  seenRequests?: SeenSlackRequests;
 }
 
 async function checkBotToken(client: WebClient, apiUrl: string | undefined): Promise<SlackIdentity> {
@@ -89,6 +92,8 @@ export async function createSlackApp(options: CreateSlackAppOptions): Promise<Sl
       signingSecret: env.SLACK_SIGNING_SECRET as string,
       logger: log,
       ...(options.nowMilliseconds ? { nowMilliseconds: options.nowMilliseconds } : {}),
+      ...(env.SLACK_MAX_BODY_BYTES !== undefined ? { bodyLimitBytes: env.SLACK_MAX_BODY_BYTES } : {}),
+      ...(options.seenRequests ? { seenRequests: options.seenRequests } : {}),
     });
     receiver = routed;
   }

@@ -23,6 +23,7 @@ import type { Redis } from 'ioredis';
 import type { ReleaseReader } from '../releases/ports.js';
 import { createSlackApp, type SlackApp } from './app.js';
 import { createSlackClient } from './client.js';
+import { RedisSeenSlackRequests } from './receivers/seen-requests.js';
 import { SlackGroupDirectory } from './group-directory.js';
 import { ThreadStore } from './writer/threads.js';
 import { checkChannels } from './channels.js';
@@ -50,7 +51,7 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
   const reader = new ReleaseStore(workers, keys, { finishedTtlMs });
   const releases = new ReleaseStore(requests, keys, { finishedTtlMs });
   const commands = commandServices({ env, config, logger, redis: requests, keys, releases, finishedTtlMs });
-  const app = await createSlackApp({ env, config, releases, logger, commands });
+  const app = await createSlackApp({ env, config, releases, logger, commands, seenRequests: new RedisSeenSlackRequests(requests, keys) });
   const queue = createSlackQueue(workers, env.REDIS_PREFIX);
   const writer = new SlackWriter({
     connection: workers,

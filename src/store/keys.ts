@@ -32,6 +32,8 @@ export interface Keys {
   firstApproval(object: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
+  /** String with a TTL of the replay window: a Slack request signature already received (replays are refused). */
+  slackSeenRequest(signature: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -48,5 +50,6 @@ export function createKeys(prefix: string): Keys {
     slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
+    slackSeenRequest: (signature) => `${prefix}:slack-seen-request:${part(signature)}`,
   };
 }
