@@ -4,7 +4,7 @@
  * the Application CRD; only the fields Glidepath decides on are typed.
  */
 import { z } from 'zod';
-import { clusterObjectMetaSchema, integer, longText, objectMetaSchema, objectName, opt, stringMap, text } from './meta.js';
+import { integer, longText, objectMetaSchema, objectName, opt, text } from './meta.js';
 
 /** `status.operationState.phase` (Argo CD's `OperationPhase`). */
 export const syncPhaseSchema = z.enum(['Running', 'Terminating', 'Failed', 'Error', 'Succeeded']);
@@ -75,10 +75,11 @@ export const applicationCoreSchema = z.object({
   metadata: z.object({
     name: objectName,
     namespace: objectName,
-    uid: clusterObjectMetaSchema.shape.uid,
-    resourceVersion: clusterObjectMetaSchema.shape.resourceVersion,
-    labels: stringMap,
-    annotations: stringMap,
+    uid: opt(longText),
+    // Plain checks here, not meta.ts's bounded maps and number-or-string versions: this is the hot path.
+    resourceVersion: z.string().min(1).max(64),
+    labels: opt(z.record(z.string(), z.string())),
+    annotations: opt(z.record(z.string(), z.string())),
     ownerReferences: opt(z.array(z.object({ kind: longText, name: longText, uid: opt(longText), controller: opt(z.boolean()) })).max(64)),
   }),
   spec: opt(z.object({ syncPolicy: opt(z.object({ automated: opt(z.object({ prune: opt(z.boolean()) })), syncOptions: opt(z.array(longText)), retry: opt(z.looseObject({})) })) })),
