@@ -4,8 +4,7 @@
  * No undo is offered: Argo CD's selfHeal would put the abort back; the way back is a retry after
  * a fix, or a revert in git.
  */
-import { deriveRolloutState } from '../src/facts/rollout-state.js';
-import type { RolloutLike } from '../src/facts/rollout-like.js';
+import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { authorize } from '../src/policy/permissions.js';
 import { act, type Outcome } from './act.js';
 import { outcomeMessage, type RolloutRef } from './approve.js';
@@ -74,7 +73,7 @@ export const abort: Subcommand = {
       await ctx.slack.reply(message);
       return;
     }
-    const state = deriveRolloutState(live as unknown as RolloutLike);
+    const state = deriveRolloutState(live);
     if (!state.actions.abort) {
       const why = state.aborted ? 'it is already aborted' : 'it is fully promoted: there is nothing to abort';
       await ctx.slack.reply({ text: `:information_source: ${target.cluster}/${target.namespace}/${target.name} cannot be aborted: ${why}` });

@@ -2,12 +2,11 @@
  * `approve <target>`: a Rollout paused at a canary step (the same patches as `kubectl argo
  * rollouts promote`), or the next RollingSync step of an ApplicationSet, only on fresh state.
  */
-import { deriveRolloutState } from '../src/facts/rollout-state.js';
-import type { RolloutLike } from '../src/facts/rollout-like.js';
+import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { KubeActionError } from '../src/kube/errors.js';
 import { short, type ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
-import type { Rollout } from '../src/kube/schemas.js';
+import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep } from '../src/kube/rollout-operations.js';
 import { act, type Outcome } from './act.js';
@@ -131,7 +130,7 @@ async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: Ro
     expected = { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index };
   } else {
     const live = read ?? (await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name));
-    const state = deriveRolloutState(live as unknown as RolloutLike);
+    const state = deriveRolloutState(live);
     if (!state.pause || !state.podHash || state.step === undefined) return { text: `:x: ${key} is not paused at a canary step (it is ${state.phase}); nothing to approve` };
     expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index };
   }

@@ -2,6 +2,7 @@
  * Buttons the commands add to their own answers. Like the renderer's, each value names what it
  * was shown for, so a click on an old message is checked against the cluster again.
  */
+import type { SectionBlock } from '@slack/web-api';
 import { z } from 'zod';
 
 export const REFRESH_APPROVE_ACTION_ID = 'glidepath.refresh-approve';
@@ -17,7 +18,7 @@ export type PromoteConfirmValue = z.infer<typeof promoteConfirmValue>;
 export const abortDialogMetadata = z.object({ c: z.string(), ns: z.string(), n: z.string(), h: z.string().optional(), channel: z.string(), r: z.string().optional() });
 export type AbortDialogMetadata = z.infer<typeof abortDialogMetadata>;
 
-export function section(text: string): Record<string, unknown> {
+export function section(text: string): SectionBlock {
   return { type: 'section', text: { type: 'mrkdwn', text: text.length > 3000 ? `${text.slice(0, 2999)}…` : text } };
 }
 

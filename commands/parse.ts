@@ -23,7 +23,7 @@ const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 export function parseTarget(text: string, subcommand: string): Target {
   const at = /^([^@/\s]+)@([^@/\s]+)$/.exec(text);
   if (at) {
-    const [, pipeline, stage] = at as unknown as [string, string, string];
+    const [pipeline, stage] = [at[1]!, at[2]!];
     if (!NAME.test(pipeline) || !NAME.test(stage)) throw new UsageError(`"${text}" is not a pipeline@stage name`, subcommand);
     return { kind: 'stage', pipeline, stage };
   }

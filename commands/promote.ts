@@ -29,7 +29,7 @@ function resolve(ctx: CommandContext, raw: string): PromoteScope & { stage?: str
     const where = stageByName(ctx.config, at[1]!, at[2]!, NAME);
     const kargo = where.stage.kargo;
     if (!kargo) throw new UsageError(`${raw} is not a Kargo stage in the config (it has no kargo: section)`, NAME);
-    return { where, cluster: where.stage.cluster, project: kargo.project, ...(kargo.stage ? { stage: kargo.stage } : {}), ...(kargo.selector ? { selector: kargo.selector } : {}) };
+    return { where, cluster: where.stage.cluster, project: kargo.project, ...(kargo.stage ? { stage: kargo.stage } : {}), ...(kargo.selector ? { selector: kargo.selector.text } : {}) };
   }
   const slash = /^([^@/\s]+)\/([^@/\s]+)$/.exec(raw);
   if (slash && KUBE_NAME.test(slash[1]!) && KUBE_NAME.test(slash[2]!)) {

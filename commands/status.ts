@@ -35,7 +35,7 @@ async function promotedBy(ctx: CommandContext, promotion: string): Promise<strin
 
 async function kargoLines(ctx: CommandContext, ref: StageRef): Promise<string[]> {
   const kargo = ref.stage.kargo!;
-  const names = kargo.stage ? [kargo.stage] : (await ctx.kube.selectStages(ref.stage.cluster, kargo.project, { selector: kargo.selector })).map((s) => s.metadata.name);
+  const names = kargo.stage ? [kargo.stage] : (await ctx.kube.selectStages(ref.stage.cluster, kargo.project, { selector: kargo.selector?.text })).map((s) => s.metadata.name);
   const lines: string[] = [];
   for (const name of names) {
     try {

@@ -2,6 +2,7 @@
  * What a subcommand gets to work with. The Slack listener builds this per request; subcommands
  * never see Bolt, so they can be read (and tested) as plain functions of their words.
  */
+import type { ViewsOpenArguments } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../src/audit/audit-log.js';
 import type { ConfigFile } from '../src/config/file.js';
@@ -46,7 +47,7 @@ export interface SlackSurface {
   post(message: SlackText, at?: { channel: string; threadTs?: string }): Promise<{ channel: string; ts: string }>;
   update(ref: { channel: string; ts: string }, message: SlackText): Promise<void>;
   /** A modal (needs the request's trigger_id). */
-  openDialog(view: Record<string, unknown>): Promise<void>;
+  openDialog(view: ViewsOpenArguments['view']): Promise<void>;
 }
 
 export interface CommandContext extends CommandServices {

@@ -6,7 +6,7 @@
 import type { ConfigFile, PipelineConfig, StageConfig } from '../src/config/file.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
 import { getRollout } from '../src/kube/reads.js';
-import type { Rollout } from '../src/kube/schemas.js';
+import type { Rollout } from '../src/model/rollout.js';
 import { stageSelectsRollout } from '../src/releases/route.js';
 import { UsageError, type Target } from './parse.js';
 

@@ -1,5 +1,5 @@
 /** Label and field selectors as the list and watch endpoints accept them. */
-import { matchesLabels, parseLabelSelector, LabelSelectorError, type LabelSelector } from '../../src/kube/label-selector.js';
+import { matchesLabels, parseLabelSelector, LabelSelectorError, type LabelSelector } from '../../src/model/label-selector.js';
 import { badRequest } from './errors.js';
 import type { KubeObject } from './object.js';
 

@@ -6,7 +6,7 @@
  * controller's status write and a user's patch race exactly as they would on a real cluster.
  */
 import { randomUUID } from 'node:crypto';
-import { isValidLabelKey, isValidLabelValue, type LabelSelector } from '../../src/kube/label-selector.js';
+import { isValidLabelKey, isValidLabelValue, type LabelSelector } from '../../src/model/label-selector.js';
 import { isoSeconds, realClock, type Clock } from './clock.js';
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, type StatusCause } from './errors.js';
 import type { KubeObject, ObjectMeta } from './object.js';

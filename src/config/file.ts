@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { LabelSelectorError, parseLabelSelector } from '../kube/label-selector.js';
+import { compileLabelSelector, LabelSelectorError } from '../model/label-selector.js';
 import { ConfigError, formatIssues } from './errors.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -16,11 +16,13 @@ const name = (what: string) =>
     .max(63)
     .regex(NAME, `${what} must be lowercase letters, digits and "-" (like a Kubernetes name)`);
 
-const labelSelector = z.string().superRefine((value, ctx) => {
+/** Parsed here, once: the config holds the compiled matcher (and its text), never a string to parse again. */
+const labelSelector = z.string().transform((value, ctx) => {
   try {
-    parseLabelSelector(value);
+    return compileLabelSelector(value);
   } catch (err) {
     ctx.addIssue({ code: 'custom', message: err instanceof LabelSelectorError ? err.message : String(err) });
+    return z.NEVER;
   }
 });
 

@@ -3,6 +3,7 @@
  * (a notification webhook today, a Kubernetes watch later). Everything downstream of the
  * ingest boundary works on these types only.
  */
+import type { RolloutPhase } from '../model/rollout.js';
 
 export type FactSource = 'rollouts-webhook' | 'argocd-webhook' | 'ci' | 'watch' | 'watchdog' | 'internal';
 
@@ -20,7 +21,7 @@ export function targetKey(ref: TargetRef): string {
 }
 
 /** Rollout phases as the controller computes them (Unknown when even the client-side rules cannot tell). */
-export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded' | 'Unknown';
+export type { RolloutPhase };
 
 export interface RolloutObservation {
   uid: string;

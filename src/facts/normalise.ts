@@ -4,7 +4,7 @@
  */
 import type { ApplicationFactBody, ReleaseAnnouncementBody, RolloutFactBody } from './schemas.js';
 import type { ApplicationFact, FactSource, ReleaseAnnouncedFact, RolloutFact } from './fact.js';
-import { deriveRolloutState, type RolloutLike } from './rollout-state.js';
+import { deriveRolloutState } from '../model/rollout-state.js';
 
 /** Annotations that are large or change with every notification, and mean nothing to a release. */
 const DROPPED_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration', 'notified.notifications.argoproj.io'];
@@ -34,7 +34,7 @@ export function normaliseRollout(
   source: FactSource = 'rollouts-webhook',
 ): RolloutFact {
   const { metadata, spec, status } = body.rollout;
-  const state = deriveRolloutState(body.rollout as RolloutLike);
+  const state = deriveRolloutState(body.rollout);
   const images = (spec?.template?.spec?.containers ?? [])
     .map((c) => c.image)
     .filter((i): i is string => typeof i === 'string' && i.length > 0)

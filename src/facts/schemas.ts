@@ -1,101 +1,15 @@
 /**
- * The wire formats Glidepath accepts, checked with zod at the boundary. They follow what the
- * real engines send (see deploy/notifications/ for the templates we ship) and tolerate what
- * older controllers and upstream fixtures contain: numbers as strings, null blocks, unknown
- * fields. Everything is bounded, since the sender is a cluster we do not control.
+ * The wire formats Glidepath accepts, checked with zod at the boundary: an envelope (`event`,
+ * `sentAt`) around the object a notification carries, whose schema is the one model of that
+ * object (src/model/). They follow what the real engines send (see deploy/notifications/ for the
+ * templates we ship) and tolerate what older controllers and upstream fixtures contain: numbers
+ * as strings, null blocks, unknown fields. Everything is bounded, since the sender is a cluster
+ * we do not control.
  */
 import { z } from 'zod';
-
-const MAX_MAP_ENTRIES = 256;
-
-/** Kubernetes sends numbers; Go templates sometimes render them as strings. */
-const integer = z.union([z.number().int(), z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number)]);
-const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
-const name = z.string().min(1, 'must not be empty').max(253, 'longer than 253 characters');
-
-/** Label and annotation maps: string values only; non-string values (never valid in Kubernetes) are refused. */
-const stringMap = z
-  .record(z.string().max(317), text(262_144))
-  .nullish()
-  .transform((m) => m ?? {})
-  .refine((m) => Object.keys(m).length <= MAX_MAP_ENTRIES, `more than ${MAX_MAP_ENTRIES} entries`);
-
-const ownerReference = z.looseObject({
-  apiVersion: text(253).optional(),
-  kind: text(253),
-  name: name,
-  uid: text(128).optional(),
-  controller: z.boolean().nullish(),
-});
-
-/** Templates render a missing field as null (`toJson` of nil). */
-const absent = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
-
-const metadata = z.looseObject({
-  namespace: name,
-  name: name,
-  uid: text(128).nullish().transform(absent),
-  resourceVersion: z.union([text(64), z.number().transform(String)]).nullish().transform(absent),
-  generation: integer.nullish().transform(absent),
-  labels: stringMap,
-  annotations: stringMap,
-  ownerReferences: z.array(ownerReference).max(64).nullish(),
-});
-
-const container = z.looseObject({ name: text(253).optional(), image: text(1024).optional() });
-
-const canaryStep = z.looseObject({}).nullable();
-
-const rolloutSpec = z
-  .looseObject({
-    replicas: integer.nullish(),
-    paused: z.boolean().nullish(),
-    restartAt: text(64).nullish(),
-    template: z
-      .looseObject({ spec: z.looseObject({ containers: z.array(container).max(64).nullish() }).nullish() })
-      .nullish(),
-    strategy: z
-      .looseObject({
-        canary: z.looseObject({ steps: z.array(canaryStep).max(500).nullish() }).nullish(),
-        blueGreen: z.looseObject({}).nullish(),
-      })
-      .nullish(),
-  })
-  .nullish();
-
-const analysisRunStatus = z.looseObject({ name: text(253).optional(), status: text(64).optional(), message: text(4096).optional() });
-
-const rolloutStatus = z
-  .looseObject({
-    phase: text(64).optional(),
-    message: text(16_384).optional(),
-    observedGeneration: z.union([text(128), z.number()]).optional(),
-    currentPodHash: text(64).optional(),
-    stableRS: text(64).optional(),
-    currentStepIndex: integer.nullish(),
-    pauseConditions: z.array(z.looseObject({ reason: text(128).optional(), startTime: text(64).optional() })).max(32).nullish(),
-    controllerPause: z.boolean().nullish(),
-    abort: z.boolean().nullish(),
-    abortedAt: text(64).nullish(),
-    restartedAt: text(64).nullish(),
-    replicas: integer.nullish(),
-    updatedReplicas: integer.nullish(),
-    readyReplicas: integer.nullish(),
-    availableReplicas: integer.nullish(),
-    HPAReplicas: integer.nullish(),
-    conditions: z
-      .array(z.looseObject({ type: text(128), status: text(32).optional(), reason: text(256).optional(), message: text(16_384).optional() }))
-      .max(64)
-      .nullish(),
-    canary: z
-      .looseObject({
-        weights: z.looseObject({ canary: z.looseObject({ weight: integer.nullish() }).nullish() }).nullish(),
-        currentStepAnalysisRunStatus: analysisRunStatus.nullish(),
-      })
-      .nullish(),
-    blueGreen: z.looseObject({}).nullish(),
-  })
-  .nullish();
+import { applicationSchema } from '../model/application.js';
+import { text } from '../model/meta.js';
+import { rolloutSchema } from '../model/rollout.js';
 
 /** Unix seconds (our templates) or an RFC 3339 time. */
 const sentAt = z
@@ -113,76 +27,13 @@ const sentAt = z
 
 const event = text(200).regex(/^[\w.:-]*$/, 'must be a trigger name such as on-glidepath-rollout-paused').default('unknown');
 
-export const rolloutFactBody = z.looseObject({
-  event,
-  sentAt,
-  rollout: z.looseObject({
-    metadata: metadata.extend({
-      generation: integer,
-      resourceVersion: z.union([text(64), z.number().transform(String)]),
-    }),
-    spec: rolloutSpec,
-    status: rolloutStatus,
-  }),
-});
+/** What every notification body carries besides its object. */
+export const factEnvelope = { event, sentAt };
+
+export const rolloutFactBody = z.looseObject({ ...factEnvelope, rollout: rolloutSchema });
 export type RolloutFactBody = z.infer<typeof rolloutFactBody>;
 
-const syncPhase = z.enum(['Running', 'Terminating', 'Failed', 'Error', 'Succeeded']);
-
-const syncResource = z.looseObject({
-  kind: text(253).optional(),
-  name: text(253).optional(),
-  namespace: text(253).optional(),
-  status: text(64).optional(),
-  hookType: text(64).optional(),
-  hookPhase: text(64).optional(),
-  message: text(16_384).optional(),
-});
-
-export const applicationFactBody = z.looseObject({
-  event,
-  sentAt,
-  application: z.looseObject({
-    metadata,
-    spec: z
-      .looseObject({
-        project: text(253).nullish(),
-        destination: z.looseObject({ server: text(1024).optional(), name: text(253).optional(), namespace: text(253).optional() }).nullish(),
-      })
-      .nullish(),
-    status: z
-      .looseObject({
-        sync: z
-          .looseObject({ status: text(64).optional(), revision: text(256).optional(), revisions: z.array(text(256)).max(64).nullish() })
-          .nullish(),
-        health: z.looseObject({ status: text(64).optional(), message: text(16_384).optional() }).nullish(),
-        reconciledAt: text(64).nullish(),
-        operationState: z
-          .looseObject({
-            phase: syncPhase,
-            message: text(16_384).optional(),
-            startedAt: text(64).optional(),
-            finishedAt: text(64).nullish(),
-            retryCount: integer.nullish(),
-            operation: z
-              .looseObject({
-                initiatedBy: z.looseObject({ username: text(253).optional(), automated: z.boolean().nullish() }).nullish(),
-                retry: z.looseObject({ limit: integer.nullish() }).nullish(),
-              })
-              .nullish(),
-            syncResult: z
-              .looseObject({
-                revision: text(256).optional(),
-                revisions: z.array(text(256)).max(64).nullish(),
-                resources: z.array(syncResource).max(5000).nullish(),
-              })
-              .nullish(),
-          })
-          .nullish(),
-      })
-      .nullish(),
-  }),
-});
+export const applicationFactBody = z.looseObject({ ...factEnvelope, application: applicationSchema });
 export type ApplicationFactBody = z.infer<typeof applicationFactBody>;
 
 export const releaseIdSchema = text(200)

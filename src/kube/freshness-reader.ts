@@ -9,7 +9,8 @@ import { KubeActionError } from './errors.js';
 import { humanDuration, judgeChild, judgeChildren, judgeFreshness, latestTransition, REFRESH_ANNOTATION, childrenOf, type ChildFreshness, type FreshnessReport } from './freshness.js';
 import { getApplicationSet, listApplicationCores } from './reads.js';
 import { APPLICATIONS } from './resources.js';
-import { applicationCoreSchema, type ApplicationCore as Application, type ApplicationSet, type ApplicationStatusEntry } from './schemas.js';
+import { applicationCoreSchema, type ApplicationCore as Application } from '../model/application.js';
+import type { ApplicationSet, ApplicationStatusEntry } from '../model/application-set.js';
 
 export interface FreshnessSnapshot {
   appSet: ApplicationSet;

@@ -4,7 +4,8 @@
  * children that have provably been reconciled since the latest step transition. Pure: the reader
  * (freshness-reader.ts) supplies the objects and the time.
  */
-import type { ApplicationCore as Application, ApplicationSet, ApplicationStatusEntry } from './schemas.js';
+import type { ApplicationCore as Application } from '../model/application.js';
+import type { ApplicationSet, ApplicationStatusEntry } from '../model/application-set.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 /** Set next to the refresh annotation by Argo CD 3.6+ (`argo.RefreshApp`). */

@@ -5,7 +5,8 @@
  * answer carries the reason a person is shown.
  */
 import { humanDuration } from './freshness.js';
-import type { Freight, Stage } from './schemas.js';
+import type { Freight } from '../model/kargo-freight.js';
+import type { Stage } from '../model/kargo-stage.js';
 
 export interface Availability {
   available: boolean;

@@ -7,11 +7,14 @@
 import type { KubeApi } from './api.js';
 import { KubeActionError, refused, type KubeCall } from './errors.js';
 import { freightAvailability, freightLabel, type Availability } from './kargo-availability.js';
-import { summarizeStage, type StageHealthSummary } from './kargo-health.js';
+import { summarizeStage, type StageHealthSummary } from '../model/kargo-health.js';
 import { getFreight, getPromotion, getStage, listFreight, listStages } from './reads.js';
 import { PROMOTIONS } from './resources.js';
 import { RBAC_FILE } from './verbs.js';
-import { parseObject, promotionSchema, type Freight, type Promotion, type Stage } from './schemas.js';
+import type { Freight } from '../model/kargo-freight.js';
+import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
+import type { Stage } from '../model/kargo-stage.js';
+import { parseObject } from './parse-object.js';
 
 export const TERMINAL_PROMOTION_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed', 'Errored', 'Aborted']);
 const ALIAS_LABEL = 'kargo.akuity.io/alias';

@@ -58,7 +58,7 @@ export function pruneScopes(config: ConfigFile): PruneScope[] {
   for (const pipeline of config.pipelines) {
     for (const stage of pipeline.stages) {
       if (!stage.rollouts) continue;
-      const scope = { cluster: stage.cluster, namespace: stage.rollouts.namespace, selector: String(stage.rollouts.selector) };
+      const scope = { cluster: stage.cluster, namespace: stage.rollouts.namespace, selector: stage.rollouts.selector.text };
       scopes.set(JSON.stringify(scope), scope);
     }
   }

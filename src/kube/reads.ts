@@ -1,24 +1,13 @@
 /** Typed reads: one GET or paginated LIST, parsed at the boundary. */
 import type { KubeApi, ListOptions } from './api.js';
 import { APPLICATIONS, APPLICATION_SETS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
-import {
-  applicationCoreSchema,
-  applicationSchema,
-  applicationSetSchema,
-  freightSchema,
-  parseItems,
-  parseObject,
-  promotionSchema,
-  rolloutSchema,
-  stageSchema,
-  type Application,
-  type ApplicationCore,
-  type ApplicationSet,
-  type Freight,
-  type Promotion,
-  type Rollout,
-  type Stage,
-} from './schemas.js';
+import { applicationCoreSchema, applicationSchema, type Application, type ApplicationCore } from '../model/application.js';
+import { applicationSetSchema, type ApplicationSet } from '../model/application-set.js';
+import { freightSchema, type Freight } from '../model/kargo-freight.js';
+import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
+import { stageSchema, type Stage } from '../model/kargo-stage.js';
+import { rolloutSchema, type Rollout } from '../model/rollout.js';
+import { parseItems, parseObject } from './parse-object.js';
 import type { z } from 'zod';
 
 export interface TypedList<T> {

@@ -5,12 +5,13 @@
  * is Glidepath's own, made because the controller's may rest on a stale cache (argo-cd#22558).
  */
 import type { KubeApi } from './api.js';
-import { matchesExpressions } from './label-selector.js';
+import { matchesExpressions } from '../model/label-selector.js';
 import { KubeActionError, refused, type KubeCall } from './errors.js';
 import { boundedEach, checkFreshness } from './freshness-reader.js';
 import { revisionsOf, short, type ChildFreshness } from './freshness.js';
 import { APPLICATIONS } from './resources.js';
-import type { ApplicationCore as Application, ApplicationSet } from './schemas.js';
+import type { ApplicationCore as Application } from '../model/application.js';
+import type { ApplicationSet } from '../model/application-set.js';
 
 /** 1-based step of each child, as the controller assigns it (first matching step; -1 = none). */
 export function stepsOfChildren(appSet: ApplicationSet, children: readonly Application[]): Map<string, number> {

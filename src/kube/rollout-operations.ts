@@ -4,13 +4,13 @@
  * refused unless the Rollout is in the state the button was shown for, and the write carries the
  * resourceVersion that was read, so a change in between is a conflict, never a skipped step.
  */
-import { deriveRolloutState, rolloutActionPatch, type RolloutState } from '../facts/rollout-state.js';
-import type { RolloutLike } from '../facts/rollout-like.js';
+import { rolloutSchema, type Rollout } from '../model/rollout.js';
+import { deriveRolloutState, rolloutActionPatch, type RolloutState } from '../model/rollout-state.js';
 import type { KubeApi } from './api.js';
 import { KubeActionError, refused, where, type KubeCall } from './errors.js';
 import { getRollout } from './reads.js';
 import { ROLLOUTS } from './resources.js';
-import { parseObject, rolloutSchema, type Rollout } from './schemas.js';
+import { parseObject } from './parse-object.js';
 
 /** What the Approve button was rendered for. */
 export interface ExpectedCanaryStep {
@@ -29,8 +29,6 @@ export interface RolloutActionResult {
   /** The merge patches sent, in order, for the audit. */
   patches: { subresource?: 'status'; body: unknown }[];
 }
-
-const asLike = (r: Rollout): RolloutLike => r as unknown as RolloutLike;
 
 function stepText(index: number | undefined): string {
   return index === undefined ? 'no step' : `step ${index + 1}`;
@@ -53,7 +51,7 @@ async function explainConflict(api: KubeApi, ns: string, name: string, expected:
   let what: string | undefined;
   try {
     const now = await getRollout(api, ns, name);
-    const state = deriveRolloutState(asLike(now));
+    const state = deriveRolloutState(now);
     if (expected) what = describeRolloutChange(name, expected, now, state);
     if (!what && state.aborted) what = `${name} was aborted`;
     if (!what && expected && !state.pause) what = `${name} was resumed by someone else (now ${state.phase})`;
@@ -71,7 +69,7 @@ async function explainConflict(api: KubeApi, ns: string, name: string, expected:
 export async function approveCanaryStep(api: KubeApi, ns: string, name: string, expected: ExpectedCanaryStep): Promise<RolloutActionResult> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
   const rollout = await getRollout(api, ns, name);
-  const before = deriveRolloutState(asLike(rollout));
+  const before = deriveRolloutState(rollout);
   if (!before.observed) {
     throw refused(`${name}'s controller has not yet observed generation ${rollout.metadata.generation}; nothing was changed: try again when it has`, call);
   }
@@ -81,7 +79,7 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
     const why = before.aborted ? 'it was aborted' : `it is ${before.phase}${before.message ? ` (${before.message})` : ''}`;
     throw refused(`${name} is not paused at ${stepText(expected.stepIndex)}: ${why}; nothing was changed`, call, { before });
   }
-  const planned = rolloutActionPatch('resume', asLike(rollout));
+  const planned = rolloutActionPatch('resume', rollout);
   const patches: RolloutActionResult['patches'] = [];
   let latest: unknown = rollout;
   let resourceVersion = rollout.metadata.resourceVersion;
@@ -121,14 +119,14 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
       throw new KubeActionError(err.kind, `${name}: the pause was cleared, but spec.paused=false could not be written (${err.message}); the Rollout stays paused by spec until someone unpauses it`, err.call, err.status, undefined, { cause: err });
     }
   }
-  const after = deriveRolloutState(asLike(parseObject(rolloutSchema, latest, call)));
+  const after = deriveRolloutState(parseObject(rolloutSchema, latest, call));
   return { cluster: api.cluster, namespace: ns, name, before, after, patches };
 }
 
 async function statusAction(api: KubeApi, ns: string, name: string, action: 'abort' | 'retry', expectedPodHash?: string): Promise<RolloutActionResult> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
   const rollout = await getRollout(api, ns, name);
-  const before = deriveRolloutState(asLike(rollout));
+  const before = deriveRolloutState(rollout);
   if (expectedPodHash !== undefined && before.podHash !== expectedPodHash) {
     throw refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${before.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { before });
   }
@@ -137,7 +135,7 @@ async function statusAction(api: KubeApi, ns: string, name: string, action: 'abo
     const why = before.fullyPromoted ? 'it is fully promoted: there is nothing to ' + action : action === 'abort' ? 'it is already aborted' : 'it is not aborted';
     throw refused(`${name} cannot be ${action === 'abort' ? 'aborted' : 'retried'}: ${why}; nothing was changed`, call, { before });
   }
-  const planned = rolloutActionPatch(action, asLike(rollout));
+  const planned = rolloutActionPatch(action, rollout);
   // Retry writes abort=false (what `kubectl argo rollouts retry` sends); Argo CD's null is equivalent.
   const statusPatch = action === 'retry' ? { status: { abort: false } } : planned.status!;
   const body = { metadata: { resourceVersion: rollout.metadata.resourceVersion }, ...statusPatch };
@@ -148,7 +146,7 @@ async function statusAction(api: KubeApi, ns: string, name: string, action: 'abo
     if (err instanceof KubeActionError && err.kind === 'conflict') throw await explainConflict(api, ns, name, undefined, call, err);
     throw err;
   }
-  const after = deriveRolloutState(asLike(parseObject(rolloutSchema, latest, call)));
+  const after = deriveRolloutState(parseObject(rolloutSchema, latest, call));
   return { cluster: api.cluster, namespace: ns, name, before, after, patches: [{ subresource: 'status', body }] };
 }
 

@@ -6,23 +6,12 @@ import { createHash } from 'node:crypto';
 import type { ConfigFile, PipelineConfig, StageConfig } from '../config/file.js';
 import type { ApplicationFact, ClusterFact, RolloutFact } from '../facts/fact.js';
 import { releaseIdSchema } from '../facts/schemas.js';
-import { matchesLabels, parseLabelSelector, type LabelSelector } from '../kube/label-selector.js';
 
 export interface Route {
   pipeline: PipelineConfig;
   stage: StageConfig;
   releaseId: string;
   idSource: 'annotation' | 'images';
-}
-
-const selectorCache = new Map<string, LabelSelector>();
-function selector(source: string): LabelSelector {
-  let parsed = selectorCache.get(source);
-  if (!parsed) {
-    parsed = parseLabelSelector(source);
-    selectorCache.set(source, parsed);
-  }
-  return parsed;
 }
 
 /** With no release id annotation, the sorted image refs are the release's identity. */
@@ -44,7 +33,7 @@ function releaseIdOf(
 /** Whether a stage selects the Rollout `cluster/namespace` with these labels (the one rule for facts and commands). */
 export function stageSelectsRollout(stage: StageConfig, cluster: string, namespace: string, labels: Readonly<Record<string, string>>): boolean {
   const sel = stage.rollouts;
-  return sel !== undefined && stage.cluster === cluster && sel.namespace === namespace && matchesLabels(selector(sel.selector), labels);
+  return sel !== undefined && stage.cluster === cluster && sel.namespace === namespace && sel.selector.matches(labels);
 }
 
 function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
@@ -67,7 +56,7 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
   for (const pipeline of config.pipelines) {
     for (const stage of pipeline.stages) {
       if (stage.cluster !== fact.target.cluster) continue;
-      const byLabels = stage.applications && stage.applications.namespace === fact.target.namespace && matchesLabels(selector(stage.applications.selector), app.labels);
+      const byLabels = stage.applications && stage.applications.namespace === fact.target.namespace && stage.applications.selector.matches(app.labels);
       const byAppSet = stage.applicationSet && stage.applicationSet.namespace === fact.target.namespace && stage.applicationSet.name === app.appSet;
       if (!byLabels && !byAppSet) continue;
       const id = releaseIdOf(pipeline, app.annotations, () => {

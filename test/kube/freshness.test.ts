@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { judgeFreshness, progressText } from '../../src/kube/freshness.js';
 import { checkFreshness, refreshAndWait, waitFresh } from '../../src/kube/freshness-reader.js';
-import { applicationCoreSchema, applicationSetSchema } from '../../src/kube/schemas.js';
+import { applicationCoreSchema } from '../../src/model/application.js';
+import { applicationSetSchema } from '../../src/model/application-set.js';
 import { advanceUntil, annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from './argo-world.js';
 
 const SHA_A = 'a'.repeat(40);

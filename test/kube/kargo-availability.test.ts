@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freightAvailability, goDurationMs } from '../../src/kube/kargo-availability.js';
-import { freightSchema, stageSchema } from '../../src/kube/schemas.js';
+import { freightSchema } from '../../src/model/kargo-freight.js';
+import { stageSchema } from '../../src/model/kargo-stage.js';
 
 const now = Date.parse('2026-08-20T12:00:00Z');
 const meta = (name: string) => ({ name, namespace: 'kargo-demo', resourceVersion: '1' });

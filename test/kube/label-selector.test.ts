@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LabelSelectorError, matchesExpressions, matchesLabels, parseLabelSelector } from '../../src/kube/label-selector.js';
+import { LabelSelectorError, matchesExpressions, matchesLabels, parseLabelSelector } from '../../src/model/label-selector.js';
 
 const labels = { 'app.kubernetes.io/part-of': 'checkout', env: 'prod', tier: 'web' };
 

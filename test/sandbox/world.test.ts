@@ -145,7 +145,7 @@ describe('sample world config for Glidepath', () => {
         for (const s of p.stages) {
           if (!s.rollouts) continue;
           const store = w.clusters[s.cluster as 'dev' | 'prod'].store;
-          const found = store.list(store.registry.byKind('Rollout'), s.rollouts.namespace, { labelSelector: s.rollouts.selector }).items;
+          const found = store.list(store.registry.byKind('Rollout'), s.rollouts.namespace, { labelSelector: s.rollouts.selector.text }).items;
           selected[`${p.name}/${s.name}`] = found.map((r) => r.metadata.name).sort();
         }
       }

@@ -7,7 +7,7 @@
  * with the object as it was read at the start of that reconcile (what the notifications event path
  * sends, argo-rollouts#3535).
  */
-import { canaryStepLabel } from '../../../src/facts/rollout-steps.js';
+import { canaryStepLabel } from '../../../src/model/rollout-steps.js';
 import { isoSeconds, type Clock } from '../clock.js';
 import type { KubeObject } from '../object.js';
 import type { ResourceType } from '../resources.js';

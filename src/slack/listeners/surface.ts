@@ -53,7 +53,7 @@ export function slackSurface(options: { client: WebClient; channel: string; user
     },
     async openDialog(view) {
       if (!triggerId) throw new Error('a dialog needs the trigger_id of a slash command or a click');
-      await client.views.open({ trigger_id: triggerId, view: view as unknown as Parameters<WebClient['views']['open']>[0]['view'] });
+      await client.views.open({ trigger_id: triggerId, view });
     },
   };
 }

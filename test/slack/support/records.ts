@@ -1,5 +1,6 @@
 /** Builders of release records for Slack tests: small, explicit, every field a real reducer sets. */
 import type { PipelineConfig } from '../../../src/config/file.js';
+import { compileLabelSelector } from '../../../src/model/label-selector.js';
 import type { TargetRef } from '../../../src/facts/fact.js';
 import type { ReleaseRecord, StageState, TargetState } from '../../../src/releases/record.js';
 import type { ThreadReplyEffect } from '../../../src/slack/render/types.js';
@@ -12,7 +13,7 @@ export function pipelineConfig(name = 'checkout', channel = 'C0CHECKOUT', stages
     name,
     channel,
     releaseIdAnnotation: 'hangar.io/release-id',
-    stages: stages.map((s) => ({ name: s, cluster: 'prod', rollouts: { namespace: 'shop', selector: `env=${s}` } })),
+    stages: stages.map((s) => ({ name: s, cluster: 'prod', rollouts: { namespace: 'shop', selector: compileLabelSelector(`env=${s}`) } })),
   };
 }
 

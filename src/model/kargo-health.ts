@@ -5,7 +5,8 @@
  * CD) and a failed Promotion still count. Evidence of "once": Healthy now, a latch the caller kept,
  * or the Promotion's Freight verified in the Stage (verification only starts on a Healthy Stage).
  */
-import type { Freight, Stage } from './schemas.js';
+import type { Freight } from './kargo-freight.js';
+import type { Stage } from './kargo-stage.js';
 
 export type StageVerdict = 'healthy' | 'promoting' | 'progressing' | 'failed' | 'unknown';
 

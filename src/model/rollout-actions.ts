@@ -4,7 +4,8 @@
  * in Slack appears exactly when the same button is live in Argo CD, and does the same thing.
  */
 import { luaLength, luaToNumber } from './rollout-argo-health.js';
-import { num, partsOf, record, type RolloutLike } from './rollout-like.js';
+import { num, record } from './json.js';
+import { partsOf, type Rollout } from './rollout.js';
 
 export interface RolloutActions {
   /** Clear the pause (Glidepath's Approve): offered while paused by a pause condition or spec.paused. */
@@ -39,14 +40,14 @@ function absent(value: unknown): boolean {
  * Before v0.10 `status.observedGeneration` was a hash; a number larger than the generation is an
  * all-digit hash. Those controllers know neither `status.promoteFull` nor blue-green full promotion.
  */
-function isLegacyController(rollout: RolloutLike, observedGeneration: unknown): boolean {
+function isLegacyController(rollout: Rollout, observedGeneration: unknown): boolean {
   const observed = luaToNumber(observedGeneration);
   if (observed === undefined) return true;
   const generation = luaToNumber(record(rollout.metadata)?.generation) ?? 0;
   return observed > generation;
 }
 
-export function rolloutActions(rollout: RolloutLike): RolloutActions {
+export function rolloutActions(rollout: Rollout): RolloutActions {
   const { spec, strategy, status, steps } = partsOf(rollout);
   // Argo CD's discovery fails on a Rollout without status, so it offers nothing.
   if (!status) return { ...NONE };
@@ -82,7 +83,7 @@ export interface RolloutActionPatches {
   spec?: { spec: Record<string, unknown> };
 }
 
-export function rolloutActionPatch(action: RolloutActionName, rollout: RolloutLike): RolloutActionPatches {
+export function rolloutActionPatch(action: RolloutActionName, rollout: Rollout): RolloutActionPatches {
   const { spec, status, steps } = partsOf(rollout);
   switch (action) {
     case 'resume': {

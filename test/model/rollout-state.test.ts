@@ -7,11 +7,11 @@ import {
   canaryStepLabel,
   deriveRolloutState,
   rolloutActionPatch,
-  type CanaryStepLike,
+  type CanaryStep,
   type RolloutActionName,
   type RolloutActions,
-  type RolloutLike,
-} from '../../src/facts/rollout-state.js';
+  type Rollout,
+} from '../../src/model/rollout-state.js';
 import { REFERENCE, STEPS } from '../helpers/rollout-bodies.js';
 
 const CUSTOMIZATIONS = path.join(REFERENCE, 'upstream/argocd-rollout-customizations');
@@ -23,10 +23,13 @@ type Json = Record<string, unknown>;
 
 const readYaml = (file: string): Json => parse(fs.readFileSync(file, 'utf8')) as Json;
 const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
-const payload = (name: string): RolloutLike => readJson(path.join(PAYLOADS, `${name}.json`)).rollout as RolloutLike;
-const upstream = (name: string): RolloutLike => readJson(path.join(UPSTREAM_ROLLOUTS, name)) as RolloutLike;
+const payload = (name: string): Rollout => readJson(path.join(PAYLOADS, `${name}.json`)).rollout as Rollout;
+const upstream = (name: string): Rollout => readJson(path.join(UPSTREAM_ROLLOUTS, name)) as Rollout;
 
-const PAYLOAD_STEPS: CanaryStepLike[] = STEPS;
+const PAYLOAD_STEPS: CanaryStep[] = STEPS;
+
+/** The judgements are total: here they also meet raw and partial objects that no schema has parsed. */
+const unparsed = (value: unknown): Rollout => value as Rollout;
 
 describe('agrees with Argo CD health on every case of health_test.yaml', () => {
   const { tests } = readYaml(path.join(CUSTOMIZATIONS, 'health_test.yaml')) as {
@@ -38,7 +41,7 @@ describe('agrees with Argo CD health on every case of health_test.yaml', () => {
   });
 
   it.each(tests.map((t) => [t.inputPath, t.healthStatus] as const))('%s', (inputPath, expected) => {
-    const state = deriveRolloutState(readYaml(path.join(CUSTOMIZATIONS, inputPath)));
+    const state = deriveRolloutState(unparsed(readYaml(path.join(CUSTOMIZATIONS, inputPath))));
     expect(state.argoHealth).toEqual({ status: expected.status, message: expected.message ?? '' });
     // The Rollouts-side phase names the same state (Argo CD calls Paused "Suspended").
     expect(state.phase).toBe(expected.status === 'Suspended' ? 'Paused' : expected.status);
@@ -64,7 +67,7 @@ describe('offers the actions Argo CD offers (actions/action_test.yaml discoveryT
   });
 
   it.each(discoveryTests.map((t) => [t.inputPath, t.result] as const))('%s', (inputPath, result) => {
-    const { actions } = deriveRolloutState(readYaml(path.join(ACTIONS, inputPath)));
+    const { actions } = deriveRolloutState(unparsed(readYaml(path.join(ACTIONS, inputPath))));
     const expected = Object.fromEntries(result.map((r) => [NAMES[r.name] ?? r.name, !r.disabled]));
     expect(actions).toEqual(expected);
   });
@@ -107,7 +110,7 @@ describe('action patches produce the objects of actions/action_test.yaml', () =>
     '%s on %s gives %s',
     (action, inputPath, expectedPath) => {
       const input = readYaml(path.join(ACTIONS, inputPath));
-      const patches = rolloutActionPatch(OURS[action] as RolloutActionName, input);
+      const patches = rolloutActionPatch(OURS[action] as RolloutActionName, unparsed(input));
       const afterStatus = applyMergePatch(input, patches.status ?? {});
       const after = applyMergePatch(afterStatus, patches.spec ?? {});
       expect(withoutNulls(after)).toEqual(withoutNulls(readYaml(path.join(ACTIONS, expectedPath))));
@@ -115,10 +118,13 @@ describe('action patches produce the objects of actions/action_test.yaml', () =>
   );
 
   it('sends status changes and spec changes as separate patches (two endpoints)', () => {
-    const patches = rolloutActionPatch('resume', {
-      spec: { paused: true },
-      status: { pauseConditions: [{ reason: 'CanaryPauseStep', startTime: '2026-08-20T09:13:11Z' }] },
-    });
+    const patches = rolloutActionPatch(
+      'resume',
+      unparsed({
+        spec: { paused: true },
+        status: { pauseConditions: [{ reason: 'CanaryPauseStep', startTime: '2026-08-20T09:13:11Z' }] },
+      }),
+    );
     expect(patches).toEqual({ status: { status: { pauseConditions: null } }, spec: { spec: { paused: false } } });
     expect(rolloutActionPatch('resume', payload('healthy'))).toEqual({});
     expect(rolloutActionPatch('abort', payload('paused'))).toEqual({ status: { status: { abort: true } } });
@@ -282,7 +288,7 @@ describe('the upstream Rollouts (v0.x, no status.phase)', () => {
   });
 
   it('uses the weight traffic routing reports over the one the steps ask for', () => {
-    const rollout = upstream('canary-demo-weights.json') as Json & RolloutLike;
+    const rollout = upstream('canary-demo-weights.json') as Json & Rollout;
     const status = { ...rollout.status, canary: { weights: { canary: { weight: 7 }, stable: { weight: 93 } } } };
     expect(deriveRolloutState({ ...rollout, status }).weight).toBe(7);
   });
@@ -290,7 +296,7 @@ describe('the upstream Rollouts (v0.x, no status.phase)', () => {
 
 describe('generation observed (rule A)', () => {
   const at = (generation: number | string | undefined, observedGeneration: unknown): boolean =>
-    deriveRolloutState({ metadata: { generation }, status: { observedGeneration } as RolloutLike['status'] }).observed;
+    deriveRolloutState(unparsed({ metadata: { generation }, status: { observedGeneration } })).observed;
 
   it.each([
     [12, '12', true],
@@ -306,15 +312,15 @@ describe('generation observed (rule A)', () => {
   });
 
   it('a Rollout without status has not been observed', () => {
-    expect(deriveRolloutState({ metadata: { generation: 1 } }).observed).toBe(false);
+    expect(deriveRolloutState(unparsed({ metadata: { generation: 1 } })).observed).toBe(false);
   });
 
   it('a lagging referenced workload keeps the Rollout Progressing', () => {
-    const rollout: RolloutLike = {
+    const rollout = unparsed({
       metadata: { generation: 3, annotations: { 'rollout.argoproj.io/workload-generation': '2' } },
       spec: { workloadRef: { kind: 'Deployment', name: 'x' } },
       status: { observedGeneration: '3', workloadObservedGeneration: '1', phase: 'Healthy' },
-    };
+    });
     expect(deriveRolloutState(rollout)).toMatchObject({
       observed: true,
       phase: 'Progressing',
@@ -324,11 +330,12 @@ describe('generation observed (rule A)', () => {
 });
 
 describe('phase of Rollouts without status.phase (controller rules)', () => {
-  const legacy = (spec: RolloutLike['spec'], status: RolloutLike['status']): RolloutLike => ({
-    metadata: { generation: 2 },
-    spec: { replicas: 2, strategy: { canary: { steps: [{ setWeight: 50 }] } }, ...spec },
-    status: { observedGeneration: '2', conditions: [], currentPodHash: 'new', stableRS: 'old', replicas: 2, updatedReplicas: 2, availableReplicas: 2, ...status },
-  });
+  const legacy = (spec: Json, status: Json): Rollout =>
+    unparsed({
+      metadata: { generation: 2 },
+      spec: { replicas: 2, strategy: { canary: { steps: [{ setWeight: 50 }] } }, ...spec },
+      status: { observedGeneration: '2', conditions: [], currentPodHash: 'new', stableRS: 'old', replicas: 2, updatedReplicas: 2, availableReplicas: 2, ...status },
+    });
 
   it.each([
     ['manual pause wins over a pause condition', { paused: true }, { pauseConditions: [{ reason: 'CanaryPauseStep' }] }, 'Paused', 'manually paused'],
@@ -345,7 +352,8 @@ describe('phase of Rollouts without status.phase (controller rules)', () => {
   });
 
   it('a blue-green Rollout waits for its post-promotion analysis, then for verification', () => {
-    const rollout = (analysis: unknown): RolloutLike => ({
+    const rollout = (analysis: unknown): Rollout =>
+      unparsed({
       metadata: { generation: 1 },
       spec: { replicas: 1, strategy: { blueGreen: { postPromotionAnalysis: { templates: [] } } } },
       status: {
@@ -355,7 +363,7 @@ describe('phase of Rollouts without status.phase (controller rules)', () => {
         stableRS: 'old',
         updatedReplicas: 1,
         availableReplicas: 1,
-        blueGreen: { activeSelector: 'new', postPromotionAnalysisRunStatus: analysis as never },
+        blueGreen: { activeSelector: 'new', postPromotionAnalysisRunStatus: analysis },
       },
     });
     expect(deriveRolloutState(rollout({ name: 'a', status: 'Running' })).message).toBe('waiting for analysis to complete');
@@ -365,24 +373,25 @@ describe('phase of Rollouts without status.phase (controller rules)', () => {
   });
 
   it('an unrecognised phase from the controller is Unknown, not guessed', () => {
-    const state = deriveRolloutState({ metadata: { generation: 1 }, status: { observedGeneration: '1', phase: 'Exploded' } });
+    const state = deriveRolloutState(unparsed({ metadata: { generation: 1 }, status: { observedGeneration: '1', phase: 'Exploded' } }));
     expect(state.phase).toBe('Unknown');
     expect(state.argoHealth.status).toBe('Unknown');
   });
 
   it('a v0.x Rollout without conditions is Unknown to Argo CD (its health script fails on it)', () => {
-    const state = deriveRolloutState({ metadata: { generation: 1 }, spec: { strategy: { canary: {} } }, status: { observedGeneration: '1' } });
+    const state = deriveRolloutState(unparsed({ metadata: { generation: 1 }, spec: { strategy: { canary: {} } }, status: { observedGeneration: '1' } }));
     expect(state.argoHealth.status).toBe('Unknown');
     expect(state.phase).toBe('Progressing');
   });
 });
 
 describe("Argo CD's reading of odd objects", () => {
-  const base = (status: Json, spec: Json = {}): RolloutLike => ({
-    metadata: { generation: 1 },
-    spec: { replicas: 1, strategy: { canary: { steps: [{ pause: {} }] } }, ...spec },
-    status: { observedGeneration: '1', currentPodHash: 'new', stableRS: 'old', updatedReplicas: 1, availableReplicas: 1, ...status },
-  });
+  const base = (status: Json, spec: Json = {}): Rollout =>
+    unparsed({
+      metadata: { generation: 1 },
+      spec: { replicas: 1, strategy: { canary: { steps: [{ pause: {} }] } }, ...spec },
+      status: { observedGeneration: '1', currentPodHash: 'new', stableRS: 'old', updatedReplicas: 1, availableReplicas: 1, ...status },
+    });
 
   it('an empty pauseConditions list hides spec.paused from the resume action, not from health', () => {
     const state = deriveRolloutState(base({ conditions: [], pauseConditions: [] }, { paused: true }));
@@ -455,7 +464,7 @@ describe('robustness', () => {
     );
     fc.assert(
       fc.property(anyObject, (rollout) => {
-        const state = deriveRolloutState(rollout as RolloutLike);
+        const state = deriveRolloutState(unparsed(rollout));
         expect(['Healthy', 'Progressing', 'Paused', 'Degraded', 'Unknown']).toContain(state.phase);
         expect(['Healthy', 'Progressing', 'Suspended', 'Degraded', 'Unknown']).toContain(state.argoHealth.status);
       }),

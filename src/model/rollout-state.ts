@@ -10,23 +10,14 @@
  * - `pause` says whether a person is awaited; the `Paused` condition is never read, because the
  *   controller leaves it True after an abort.
  */
-import type { RolloutPhase } from './fact.js';
+import { COMPLETED_ANALYSIS_PHASES, stepAnalysisOf, type StepAnalysis } from './analysis-run.js';
 import { argoCdRolloutHealth, type ArgoHealth } from './rollout-argo-health.js';
 import { rolloutActions, type RolloutActions } from './rollout-actions.js';
-import {
-  atoi,
-  generationOf,
-  num,
-  partsOf,
-  record,
-  str,
-  type CanaryStepLike,
-  type RolloutLike,
-  type RolloutParts,
-} from './rollout-like.js';
+import { atoi, num, record, str } from './json.js';
+import { generationOf, partsOf, type CanaryStep, type Rollout, type RolloutParts, type RolloutPhase } from './rollout.js';
 import { canaryStepLabel, stepWeight } from './rollout-steps.js';
 
-export type { RolloutLike, CanaryStepLike } from './rollout-like.js';
+export type { Rollout, CanaryStep } from './rollout.js';
 export type { ArgoHealth, ArgoHealthStatus } from './rollout-argo-health.js';
 export { argoCdRolloutHealth } from './rollout-argo-health.js';
 export type { RolloutActions, RolloutActionName, RolloutActionPatches } from './rollout-actions.js';
@@ -55,14 +46,14 @@ export interface RolloutState {
   podHash?: string;
   stableHash?: string;
   /** The current step's AnalysisRun, when there is one. */
-  analysis?: { name: string; status: string; message?: string };
+  analysis?: StepAnalysis;
   /** The actions Argo CD would offer on this object. */
   actions: RolloutActions;
 }
 
 export interface RolloutStateContext {
   /** Canary steps from an earlier full object, used when this one carries no `spec.strategy`. */
-  steps?: readonly CanaryStepLike[];
+  steps?: readonly CanaryStep[];
 }
 
 const PHASES: ReadonlySet<string> = new Set(['Healthy', 'Progressing', 'Paused', 'Degraded']);
@@ -72,7 +63,7 @@ interface Judgement {
   message: string;
 }
 
-function isObserved(rollout: RolloutLike, parts: RolloutParts): boolean {
+function isObserved(rollout: Rollout, parts: RolloutParts): boolean {
   const raw = parts.status?.observedGeneration;
   if (raw === undefined || raw === null || raw === '') return false;
   const observed = atoi(raw);
@@ -140,7 +131,7 @@ function calculatePhase(parts: RolloutParts): Judgement {
       const analysisPending =
         blueGreen.postPromotionAnalysis !== undefined &&
         blueGreen.postPromotionAnalysis !== null &&
-        !['Successful', 'Failed', 'Error', 'Inconclusive'].includes(post ?? '');
+        !COMPLETED_ANALYSIS_PHASES.has(post ?? '');
       return analysisPending
         ? { phase: 'Progressing', message: 'waiting for analysis to complete' }
         : { phase: 'Progressing', message: 'waiting for post-promotion verification to complete' };
@@ -216,16 +207,7 @@ function judgeWeight(
   return undefined;
 }
 
-function judgeAnalysis(parts: RolloutParts): RolloutState['analysis'] {
-  const run = record(parts.statusCanary?.currentStepAnalysisRunStatus);
-  const name = str(run?.name);
-  const status = str(run?.status);
-  if (!run || (!name && !status)) return undefined;
-  const message = str(run.message);
-  return { name: name ?? '', status: status ?? '', ...(message ? { message } : {}) };
-}
-
-export function deriveRolloutState(rollout: RolloutLike, context: RolloutStateContext = {}): RolloutState {
+export function deriveRolloutState(rollout: Rollout, context: RolloutStateContext = {}): RolloutState {
   const parts = partsOf(rollout);
   const status = parts.status;
   const observed = isObserved(rollout, parts);
@@ -239,7 +221,7 @@ export function deriveRolloutState(rollout: RolloutLike, context: RolloutStateCo
   const step = judgeStep(parts, steps);
   const weight = judgeWeight(parts, steps, step, fullyPromoted, aborted);
   const pause = judgePause(parts, judged, aborted);
-  const analysis = judgeAnalysis(parts);
+  const analysis = stepAnalysisOf(parts.statusCanary);
 
   return {
     observed,

@@ -4,7 +4,8 @@
  * including its quirks on old Rollouts: a Lua `nil` is `undefined` here, a Lua runtime error
  * becomes Unknown (what Argo CD shows when a health script fails).
  */
-import { num, partsOf, record, str, type JsonRecord, type RolloutLike } from './rollout-like.js';
+import { num, record, str, type JsonRecord } from './json.js';
+import { partsOf, type Rollout } from './rollout.js';
 
 export type ArgoHealthStatus = 'Healthy' | 'Progressing' | 'Suspended' | 'Degraded' | 'Unknown';
 
@@ -45,7 +46,7 @@ function nil(value: unknown): boolean {
   return value === undefined || value === null;
 }
 
-function generationObserved(rollout: RolloutLike, status: JsonRecord | undefined): boolean {
+function generationObserved(rollout: Rollout, status: JsonRecord | undefined): boolean {
   if (!status) return false;
   const observed = luaToNumber(status.observedGeneration);
   if (observed === undefined) return true; // a pre-v0.10 hash
@@ -60,7 +61,7 @@ function workloadGenerationObserved(spec: JsonRecord, metadata: JsonRecord, stat
   return luaToNumber(annotations['rollout.argoproj.io/workload-generation']) === luaToNumber(status.workloadObservedGeneration);
 }
 
-function evaluate(rollout: RolloutLike): ArgoHealth {
+function evaluate(rollout: Rollout): ArgoHealth {
   const { metadata, spec, strategy, status, statusCanary, statusBlueGreen } = partsOf(rollout);
   const pauseConditions = status?.pauseConditions;
   if (!status || !generationObserved(rollout, status) || !workloadGenerationObserved(spec, metadata, status)) {
@@ -121,7 +122,7 @@ function evaluate(rollout: RolloutLike): ArgoHealth {
   return { status: 'Healthy', message: '' };
 }
 
-export function argoCdRolloutHealth(rollout: RolloutLike): ArgoHealth {
+export function argoCdRolloutHealth(rollout: Rollout): ArgoHealth {
   let health: ArgoHealth;
   try {
     health = evaluate(rollout);

@@ -2,7 +2,7 @@
  * Canary steps as people read them (`setWeight: 20`, `pause: 10m`), and the weight a canary
  * is meant to carry at a given step. Labels use the same words as `kubectl argo rollouts get`.
  */
-import { num, record, str } from './rollout-like.js';
+import { num, record, str } from './json.js';
 
 function durationText(value: unknown): string | undefined {
   if (typeof value === 'number') return String(value);

@@ -1,7 +1,8 @@
 /**
  * Kubernetes label selectors (the string form used by `kubectl -l` and `?labelSelector=`).
  * Stages select their targets with these, so Rollouts and Applications can come and go
- * without a config change.
+ * without a config change. The config parses each one once, at load, into a
+ * `CompiledLabelSelector` that routing and commands match with.
  */
 
 export type Requirement =
@@ -66,7 +67,9 @@ function parseTerm(selector: string, raw: string, options: ParseOptions): Requir
   if (term === '') throw new LabelSelectorError(selector, 'empty requirement');
   const setMatch = /^(\S+)\s+(in|notin)\s*\((.*)\)$/.exec(term);
   if (setMatch) {
-    const [, key, op, list] = setMatch as unknown as [string, string, 'in' | 'notin', string];
+    // Every group of the pattern takes part in a match, so each is a string.
+    const [key, list] = [setMatch[1]!, setMatch[3]!];
+    const op = setMatch[2] === 'in' ? 'in' : 'notin';
     const values = list.split(',').map((v) => v.trim());
     checkKey(selector, key);
     if (values.length === 1 && values[0] === '') {
@@ -77,7 +80,7 @@ function parseTerm(selector: string, raw: string, options: ParseOptions): Requir
   }
   const opMatch = /^([^=!\s]+)\s*(==|=|!=)\s*(.*)$/.exec(term);
   if (opMatch) {
-    const [, key, op, value] = opMatch as unknown as [string, string, string, string];
+    const [key, op, value] = [opMatch[1]!, opMatch[2]!, opMatch[3]!];
     checkKey(selector, key);
     if (value.includes('=') || value.includes('!')) {
       throw new LabelSelectorError(selector, `unexpected "${value}" after "${key}${op}"`);
@@ -135,6 +138,22 @@ export function matchesLabels(selector: LabelSelector, labels: Readonly<Record<s
         return !has;
     }
   });
+}
+
+/**
+ * A selector parsed once: its text (what the Kubernetes API takes as `?labelSelector=`) and a
+ * matcher. It prints as its text, so a config stays readable in logs.
+ */
+export interface CompiledLabelSelector {
+  readonly text: string;
+  matches(labels: Readonly<Record<string, string>> | undefined): boolean;
+  toJSON(): string;
+}
+
+/** Parses `text` (throwing LabelSelectorError when it is not a selector) into a matcher. */
+export function compileLabelSelector(text: string, options: ParseOptions = {}): CompiledLabelSelector {
+  const parsed = parseLabelSelector(text, options);
+  return { text, matches: (labels) => matchesLabels(parsed, labels), toJSON: () => text };
 }
 
 /** A Kubernetes `matchExpressions` entry, as ApplicationSet RollingSync steps use them. */

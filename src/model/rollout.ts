@@ -1,0 +1,124 @@
+/**
+ * An Argo Rollout as Glidepath reads it, from a notification body (which carries only part of the
+ * spec) or from a cluster (a GET, a watch). One schema for both: the facts ingest wraps it in its
+ * envelope (src/facts/schemas.ts), kube reads parse with it (src/kube/reads.ts).
+ *
+ * Field shapes follow the CRD and what the controller and its notification templates send:
+ * `metadata.generation` is a number from the API and may be a string (`"12"`) in a template's
+ * output; `status.observedGeneration` is a string since v0.10 and a pod-template-like hash before.
+ * Only fields Glidepath decides on are typed; the judgements (rollout-state.ts and its parts)
+ * read every other field with type checks, since controllers since v0.x shape them differently.
+ */
+import { z } from 'zod';
+import { analysisRunStatusSchema } from './analysis-run.js';
+import { list, record, type JsonRecord } from './json.js';
+import { clusterObjectMetaSchema, integer, text } from './meta.js';
+
+const container = z.looseObject({ name: text(253).optional(), image: text(1024).optional() });
+
+/** One canary step: exactly one key is set upstream (`setWeight`, `pause`, `analysis`, ...). */
+export const canaryStepSchema = z.looseObject({}).nullable();
+export type CanaryStep = z.infer<typeof canaryStepSchema>;
+
+const rolloutSpec = z
+  .looseObject({
+    replicas: integer.nullish(),
+    paused: z.boolean().nullish(),
+    restartAt: text(64).nullish(),
+    template: z
+      .looseObject({ spec: z.looseObject({ containers: z.array(container).max(64).nullish() }).nullish() })
+      .nullish(),
+    strategy: z
+      .looseObject({
+        canary: z.looseObject({ steps: z.array(canaryStepSchema).max(500).nullish() }).nullish(),
+        blueGreen: z.looseObject({}).nullish(),
+      })
+      .nullish(),
+  })
+  .nullish();
+
+const rolloutStatus = z
+  .looseObject({
+    phase: text(64).nullish(),
+    message: text(16_384).nullish(),
+    /** A string since v0.10 (`"12"`); a pod-template-like hash before that. */
+    observedGeneration: z.union([text(128), z.number()]).nullish(),
+    currentPodHash: text(64).nullish(),
+    stableRS: text(64).nullish(),
+    currentStepIndex: integer.nullish(),
+    pauseConditions: z.array(z.looseObject({ reason: text(128).nullish(), startTime: text(64).nullish() })).max(32).nullish(),
+    controllerPause: z.boolean().nullish(),
+    abort: z.boolean().nullish(),
+    abortedAt: text(64).nullish(),
+    restartedAt: text(64).nullish(),
+    replicas: integer.nullish(),
+    updatedReplicas: integer.nullish(),
+    readyReplicas: integer.nullish(),
+    availableReplicas: integer.nullish(),
+    HPAReplicas: integer.nullish(),
+    conditions: z
+      .array(z.looseObject({ type: text(128), status: text(32).optional(), reason: text(256).optional(), message: text(16_384).optional() }))
+      .max(64)
+      .nullish(),
+    canary: z
+      .looseObject({
+        weights: z.looseObject({ canary: z.looseObject({ weight: integer.nullish() }).nullish() }).nullish(),
+        currentStepAnalysisRunStatus: analysisRunStatusSchema.nullish(),
+      })
+      .nullish(),
+    blueGreen: z.looseObject({}).nullish(),
+  })
+  .nullish();
+
+export const rolloutSchema = z.looseObject({
+  metadata: clusterObjectMetaSchema.extend({ generation: integer }),
+  spec: rolloutSpec,
+  status: rolloutStatus,
+});
+export type Rollout = z.infer<typeof rolloutSchema>;
+
+/** The phase the Rollouts client shows (`RolloutPhase`), and Unknown for anything else. */
+export type RolloutPhase = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded' | 'Unknown';
+
+/** `metadata.generation` as a number; a numeric string is accepted, anything else is absent. */
+export function generationOf(rollout: Rollout): number | undefined {
+  const raw = record(rollout.metadata)?.generation;
+  if (typeof raw === 'number') return Number.isInteger(raw) ? raw : undefined;
+  if (typeof raw === 'string' && /^\d+$/.test(raw)) return Number(raw);
+  return undefined;
+}
+
+/** The parts of a Rollout every judgement reads, each checked for its type. */
+export interface RolloutParts {
+  metadata: JsonRecord;
+  spec: JsonRecord;
+  strategy: JsonRecord | undefined;
+  canary: JsonRecord | undefined;
+  blueGreen: JsonRecord | undefined;
+  steps: unknown[] | undefined;
+  status: JsonRecord | undefined;
+  statusCanary: JsonRecord | undefined;
+  statusBlueGreen: JsonRecord | undefined;
+  conditions: unknown[];
+  pauseConditions: unknown[];
+}
+
+export function partsOf(rollout: Rollout): RolloutParts {
+  const spec = record(rollout.spec) ?? {};
+  const strategy = record(spec.strategy);
+  const canary = record(strategy?.canary);
+  const status = record(rollout.status);
+  return {
+    metadata: record(rollout.metadata) ?? {},
+    spec,
+    strategy,
+    canary,
+    blueGreen: record(strategy?.blueGreen),
+    steps: Array.isArray(canary?.steps) ? canary.steps : undefined,
+    status,
+    statusCanary: record(status?.canary),
+    statusBlueGreen: record(status?.blueGreen),
+    conditions: list(status?.conditions),
+    pauseConditions: list(status?.pauseConditions),
+  };
+}
