@@ -32,6 +32,14 @@ export interface Keys {
   firstApproval(object: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
+  /**
+   * Hash of one post (a thread parent, effect id `parent`, or a reply) that may have reached Slack
+   * without us seeing the answer: `since` (ms of the first such attempt), `maybe` ("1" while an
+   * attempt is unaccounted for). Deleted once the post is known; expires on its own.
+   */
+  slackPostAttempt(pipeline: string, releaseId: string, effectId: string): string;
+  /** Sorted set of Slack job ids retrying after failures, scored by the time the first failure was seen. */
+  slackRetrying(): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -48,5 +56,7 @@ export function createKeys(prefix: string): Keys {
     slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
+    slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
+    slackRetrying: () => `${prefix}:slack-retrying`,
   };
 }
