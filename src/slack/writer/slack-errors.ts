@@ -33,7 +33,6 @@ export function classifySlackError(err: unknown): SlackFailure {
  * answer is Slack saying no; a 5xx, a dropped connection or a timeout says nothing either way.
  */
 export function mayHaveLanded(err: unknown): boolean {
-  if (err instanceof Error && err.name === 'DelayedError') return false;
   const code = (err as { code?: string }).code;
   if (code === ErrorCode.RateLimitedError || code === ErrorCode.PlatformError) return false;
   return true;

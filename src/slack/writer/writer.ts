@@ -245,14 +245,11 @@ export class SlackWriter {
       await this.ledger.accountedFor(key);
     }
     await this.ledger.begin(key, Date.now());
-    try {
-      const posted = await this.call(ctx, 'chat.postMessage', where.budget, send);
-      if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
-      return { ts: posted.ts, channel: posted.channel ?? where.channel, adopted: false };
-    } catch (err) {
+    const posted = await this.call(ctx, 'chat.postMessage', where.budget, send, async (err) => {
       if (!mayHaveLanded(err)) await this.ledger.accountedFor(key);
-      throw err;
-    }
+    });
+    if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
+    return { ts: posted.ts, channel: posted.channel ?? where.channel, adopted: false };
   }
 
   /** The thread's parent, posting it first if this release has none yet (exactly once across replicas). */
@@ -313,13 +310,15 @@ export class SlackWriter {
     throw new DelayedError();
   }
 
-  private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>): Promise<T> {
+  /** One Slack call; `onError` sees the client's own error before it becomes a retry or a failure. */
+  private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>, onError?: (err: unknown) => Promise<void>): Promise<T> {
     const { metrics } = this.options;
     try {
       const result = await send();
       metrics.calls.inc({ method, outcome: 'ok' });
       return result;
     } catch (err) {
+      await onError?.(err);
       const failure = classifySlackError(err);
       const where = { pipeline: ctx.record.pipeline, release: ctx.record.releaseId, method };
       switch (failure.kind) {
