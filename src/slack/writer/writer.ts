@@ -236,7 +236,15 @@ export class SlackWriter {
     if (since !== undefined) {
       await this.spend(ctx, 'history', this.spec.history ?? DEFAULT_BUDGETS.history!, { book: true });
       const method = where.threadTs ? 'conversations.replies' : 'conversations.history';
-      const found = await this.call(ctx, method, 'history', () => findPosted(this.client, key, { channel: where.channel, sinceMs: since, ...(where.threadTs ? { threadTs: where.threadTs } : {}) }));
+      let found: string | undefined;
+      try {
+        found = await this.call(ctx, method, 'history', () => findPosted(this.client, key, { channel: where.channel, sinceMs: since, ...(where.threadTs ? { threadTs: where.threadTs } : {}) }));
+      } catch (err) {
+        // No history scope (an app installed before it was added) must not lose the post: post
+        // again, at the risk of a double. call() already logged the error with its fix.
+        if (!(err instanceof UnrecoverableError)) throw err;
+        this.log.warn({ pipeline: key.pipeline, release: key.releaseId, effect: key.effectId }, 'cannot read Slack history to settle an unanswered post; posting it again (it may show twice)');
+      }
       if (found) {
         this.options.metrics.adopted.inc({ kind: key.effectId === PARENT_EFFECT ? 'parent' : 'reply' });
         this.log.info({ pipeline: key.pipeline, release: key.releaseId, effect: key.effectId, ts: found }, 'Slack already had this post (its answer was lost); adopted it instead of posting again');
