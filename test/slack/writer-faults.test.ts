@@ -21,7 +21,6 @@ const replies = ['paused', 'drift', 'stall'].map((k, i) => reply(k as never, {},
 
 let rig: WriterRig | undefined;
 afterEach(async () => {
-  if (process.env.DEBUG_RIG) console.log(JSON.stringify(rig?.log.lines.map((l) => [l.msg, l.err, l.error, l.method]).slice(0, 40)), JSON.stringify(rig?.slack.transcript.toJSON()).slice(0, 3000), JSON.stringify(Object.fromEntries(rig?.slack.calls ?? [])));
   await rig?.close();
   rig = undefined;
 });
