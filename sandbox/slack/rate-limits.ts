@@ -25,6 +25,10 @@ export const SLACK_LIMITS: StandInLimits = {
     'views.publish': { burst: 100, perSecond: 100 / 60 },
     'views.open': { burst: 100, perSecond: 100 / 60 },
     'conversations.info': { burst: 100, perSecond: 100 / 60 },
+    // Tier 3 for internal apps (Glidepath is installed from its own manifest); Tier 1 only for
+    // commercially distributed non-Marketplace apps since 2025-05-29.
+    'conversations.history': { burst: 50, perSecond: 50 / 60 },
+    'conversations.replies': { burst: 50, perSecond: 50 / 60 },
     'users.info': { burst: 100, perSecond: 100 / 60 },
     'usergroups.users.list': { burst: 50, perSecond: 50 / 60 },
     'auth.test': { burst: 100, perSecond: 100 / 60 },

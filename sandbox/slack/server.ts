@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../../src/http/io.js';
+import { conversationsHistory, conversationsReplies } from './history.js';
 import { RateLimiter, SLACK_LIMITS, type StandInLimits } from './rate-limits.js';
-import { Transcript, type TranscriptMessage } from './transcript.js';
+import { Transcript, type MessageMetadata, type TranscriptMessage } from './transcript.js';
 import { checkMessage } from './validate-blocks.js';
 
 export interface SlackStandInOptions {
@@ -28,12 +29,22 @@ export interface SlackStandInOptions {
   port?: number;
 }
 
-/** A canned answer for the next calls of a method (fault injection). */
+/**
+ * A canned answer for the next calls of a method (fault injection). The first four refuse the
+ * call; the `accepted-*` ones and `slow` do what the method does (the message is stored) and
+ * then fail the answer, as Slack sometimes does: the client cannot tell whether it worked.
+ */
 export type Fault =
   | { kind: 'http'; status: number }
   | { kind: 'rate-limited'; retryAfterSeconds: number }
   | { kind: 'error'; error: string }
-  | { kind: 'drop-connection' };
+  | { kind: 'drop-connection' }
+  /** Stores the message, then answers with this HTTP status (Slack's 500 after accepting). */
+  | { kind: 'accepted-then-http'; status: number }
+  /** Stores the message, then drops the connection without an answer. */
+  | { kind: 'accepted-then-drop' }
+  /** Stores the message, then answers only after `delayMs` (past the client's timeout). */
+  | { kind: 'slow'; delayMs: number };
 
 type Params = Record<string, unknown>;
 type Answer = { status?: number; headers?: Record<string, string>; body: Record<string, unknown> };
@@ -49,6 +60,10 @@ export interface SlackStandIn {
   rateLimited: Map<string, number>;
   setLimits(limits: StandInLimits): void;
   injectFaults(method: string, count: number, fault: Fault): void;
+  /** Every API method answers 503 for the next `ms` (stand-in clock); 0 ends an outage now. */
+  outage(ms: number): void;
+  /** API calls refused by an outage, per method. */
+  outageRefused: Map<string, number>;
   responseUrl(): string;
   close(): Promise<void>;
 }
@@ -92,6 +107,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const rateLimited = new Map<string, number>();
   const faults = new Map<string, { count: number; fault: Fault }[]>();
   const responseIds = new Set<string>();
+  const outageRefused = new Map<string, number>();
+  let outageUntil = 0;
   let base = '';
 
   const channelProblem = (channel: string | undefined): string | undefined => {
@@ -102,6 +119,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     return undefined;
   };
   const blocksOf = (p: Params) => (Array.isArray(p.blocks) ? (p.blocks as unknown[]) : []);
+  /** Slack keeps `metadata` only when it has an event_type and an object payload; invalid metadata is invalid_metadata_format. */
+  const metadataOf = (p: Params): { metadata?: MessageMetadata; problem?: string } => {
+    if (p.metadata === undefined || p.metadata === '') return {};
+    const m = p.metadata as Partial<MessageMetadata> | string;
+    if (typeof m !== 'object' || typeof m.event_type !== 'string' || m.event_type === '' || typeof m.event_payload !== 'object' || m.event_payload === null) {
+      return { problem: 'invalid_metadata_format' };
+    }
+    return { metadata: { event_type: m.event_type, event_payload: m.event_payload } };
+  };
 
   const methods: Record<string, (p: Params) => Answer> = {
     'auth.test': () => ({
@@ -109,7 +135,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     }),
     'chat.postMessage': (p) => {
       const channel = str(p.channel);
-      const problem = channelProblem(channel) ?? checkMessage(str(p.text), p.blocks);
+      const { metadata, problem: badMetadata } = metadataOf(p);
+      const problem = channelProblem(channel) ?? checkMessage(str(p.text), p.blocks) ?? badMetadata;
       if (problem || !channel) return { body: { ok: false, error: problem } };
       const threadTs = str(p.thread_ts);
       const ts = transcript.nextTs(now());
@@ -123,6 +150,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         edits: [],
         replies: [],
         ...(threadTs ? { threadTs } : {}),
+        ...(metadata ? { metadata } : {}),
       };
       if (threadTs) {
         const parent = transcript.messages(channel).find((m) => m.ts === threadTs);
@@ -137,7 +165,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     },
     'chat.update': (p) => {
       const channel = str(p.channel);
-      const problem = channelProblem(channel) ?? checkMessage(str(p.text), p.blocks);
+      const { metadata, problem: badMetadata } = metadataOf(p);
+      const problem = channelProblem(channel) ?? checkMessage(str(p.text), p.blocks) ?? badMetadata;
       if (problem || !channel) return { body: { ok: false, error: problem } };
       const message = transcript.find(channel, str(p.ts) ?? '');
       if (!message) return { body: { ok: false, error: 'message_not_found' } };
@@ -145,6 +174,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       message.text = str(p.text) ?? '';
       message.blocks = blocksOf(p);
       message.at = now();
+      if (metadata) message.metadata = metadata;
       return { body: { channel, ts: message.ts, text: message.text } };
     },
     'chat.postEphemeral': (p) => {
@@ -171,6 +201,19 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (!view || view.type !== 'modal' || checkMessage(undefined, view.blocks, 100)) return { body: { ok: false, error: 'invalid_blocks' } };
       transcript.openedViews.push(view);
       return { body: { view: { id: `V${randomUUID().slice(0, 8).toUpperCase()}`, ...view } } };
+    },
+    'conversations.history': (p) => {
+      const channel = str(p.channel);
+      const problem = channelProblem(channel);
+      if (problem || !channel) return { body: { ok: false, error: problem } };
+      return { body: conversationsHistory(transcript, channel, p) };
+    },
+    'conversations.replies': (p) => {
+      const channel = str(p.channel);
+      const problem = channelProblem(channel);
+      if (problem || !channel) return { body: { ok: false, error: problem } };
+      const body = conversationsReplies(transcript, channel, p);
+      return { body: body ?? { ok: false, error: 'thread_not_found' } };
     },
     'conversations.info': (p) => {
       const channel = str(p.channel);
@@ -203,8 +246,13 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (!handler) return answer(res, { status: 404, body: { ok: false, error: 'unknown_method' } });
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : str(params.token);
     if (token !== botToken) return answer(res, { body: { ok: false, error: token ? 'invalid_auth' : 'not_authed' } });
+    if (now() < outageUntil) {
+      outageRefused.set(method, (outageRefused.get(method) ?? 0) + 1);
+      return answer(res, { status: 503, body: { ok: false, error: 'service_unavailable' } });
+    }
     const queued = faults.get(method);
     const next = queued?.[0];
+    let after: Fault | undefined;
     if (next) {
       next.count -= 1;
       if (next.count <= 0) queued.shift();
@@ -212,15 +260,28 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (f.kind === 'drop-connection') return res.socket?.destroy();
       if (f.kind === 'http') return answer(res, { status: f.status, body: { ok: false, error: 'internal_error' } });
       if (f.kind === 'error') return answer(res, { body: { ok: false, error: f.error } });
-      rateLimited.set(method, (rateLimited.get(method) ?? 0) + 1);
-      return answer(res, { status: 429, headers: { 'retry-after': String(f.retryAfterSeconds) }, body: { ok: false, error: 'ratelimited' } });
+      if (f.kind === 'rate-limited') {
+        rateLimited.set(method, (rateLimited.get(method) ?? 0) + 1);
+        return answer(res, { status: 429, headers: { 'retry-after': String(f.retryAfterSeconds) }, body: { ok: false, error: 'ratelimited' } });
+      }
+      after = f;
     }
     const wait = limiter.take(method, str(params.channel));
     if (wait > 0) {
       rateLimited.set(method, (rateLimited.get(method) ?? 0) + 1);
       return answer(res, { status: 429, headers: { 'retry-after': String(wait) }, body: { ok: false, error: 'ratelimited' } });
     }
-    return answer(res, handler(params));
+    const result = handler(params);
+    // The call took effect; only its answer goes wrong.
+    if (after?.kind === 'accepted-then-drop') return res.socket?.destroy();
+    if (after?.kind === 'accepted-then-http') return answer(res, { status: after.status, body: { ok: false, error: 'internal_error' } });
+    if (after?.kind === 'slow') {
+      setTimeout(() => {
+        if (!res.destroyed) answer(res, result);
+      }, after.delayMs).unref();
+      return;
+    }
+    return answer(res, result);
   };
 
   const server: Server = createServer((req, res) => {
@@ -257,6 +318,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     transcript,
     calls,
     rateLimited,
+    outageRefused,
+    outage: (ms) => {
+      outageUntil = ms > 0 ? now() + ms : 0;
+    },
     setLimits: (limits) => limiter.setLimits(limits),
     injectFaults: (method, count, fault) => {
       const list = faults.get(method) ?? [];

@@ -7,8 +7,15 @@ export interface MessageVersion {
   at: number;
 }
 
+/** Slack message metadata: an app-defined event type and payload, sent with chat.postMessage / chat.update. */
+export interface MessageMetadata {
+  event_type: string;
+  event_payload: Record<string, unknown>;
+}
+
 export interface TranscriptMessage extends MessageVersion {
   ts: string;
+  metadata?: MessageMetadata;
   channel: string;
   threadTs?: string;
   user: string;

@@ -62,6 +62,13 @@ export const envSchema = z.object({
   SLACK_UPDATES_PER_MINUTE: z.coerce.number().positive().max(1000).default(50),
   /** chat.postMessage budget per channel (Slack allows about one message per second per channel). */
   SLACK_POSTS_PER_CHANNEL_PER_MINUTE: z.coerce.number().positive().max(600).default(60),
+  /** conversations.history/.replies reads that settle an ambiguous post (Tier 3 for internal apps). */
+  SLACK_HISTORY_READS_PER_MINUTE: z.coerce.number().positive().max(600).default(40),
+  /** How long the Slack writer keeps retrying a failing call (5xx, connection, timeout) before giving up. */
+  SLACK_RETRY_MAX_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  /** First backoff of a failing Slack call; doubles on each failure up to SLACK_RETRY_CAP_SECONDS. */
+  SLACK_RETRY_BASE_MS: z.coerce.number().int().positive().max(600_000).default(1_000),
+  SLACK_RETRY_CAP_SECONDS: z.coerce.number().positive().max(3_600).default(300),
   INGEST_TOKENS: ingestTokens,
   API_READ_TOKEN: optionalToken('API_READ_TOKEN'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -17,6 +17,14 @@ export function slackClientOptions(apiUrl: string | undefined): WebClientOptions
   };
 }
 
+/**
+ * A client like `client` (same token and API URL) that makes each call exactly once: whoever
+ * uses it owns retries, and a post retried inside the client could post twice.
+ */
+export function withoutRetries(client: WebClient, timeoutMs = 10_000): WebClient {
+  return new WebClient(client.token, { ...slackClientOptions(client.slackApiUrl), retryConfig: { retries: 0 }, timeout: timeoutMs });
+}
+
 export function createSlackClient(token: string, apiUrl: string | undefined): WebClient {
   return new WebClient(token, slackClientOptions(apiUrl));
 }

@@ -29,7 +29,7 @@ import { ThreadStore } from './writer/threads.js';
 import { checkChannels } from './channels.js';
 import { createSlackWriterMetrics } from './writer/metrics.js';
 import { SlackOutbox } from './writer/outbox.js';
-import { createSlackQueue, writerBudgetsFromEnv } from './writer/queue.js';
+import { createSlackQueue, writerBudgetsFromEnv, writerRetryFromEnv } from './writer/queue.js';
 import { SlackWriter } from './writer/writer.js';
 
 export interface SlackService {
@@ -64,6 +64,7 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
     metrics: createSlackWriterMetrics(options.registry),
     finishedTtlMs,
     budgets: writerBudgetsFromEnv(env),
+    retry: writerRetryFromEnv(env),
   });
   return {
     app,

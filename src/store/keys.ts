@@ -34,6 +34,14 @@ export interface Keys {
   slackBudget(name: string): string;
   /** String with a TTL of the replay window: a Slack request signature already received (replays are refused). */
   slackSeenRequest(signature: string): string;
+  /**
+   * Hash of one post (a thread parent, effect id `parent`, or a reply) that may have reached Slack
+   * without us seeing the answer: `since` (ms of the first such attempt), `maybe` ("1" while an
+   * attempt is unaccounted for). Deleted once the post is known; expires on its own.
+   */
+  slackPostAttempt(pipeline: string, releaseId: string, effectId: string): string;
+  /** Sorted set of Slack job ids retrying after failures, scored by the time the first failure was seen. */
+  slackRetrying(): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -51,5 +59,7 @@ export function createKeys(prefix: string): Keys {
     firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
     slackSeenRequest: (signature) => `${prefix}:slack-seen-request:${part(signature)}`,
+    slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
+    slackRetrying: () => `${prefix}:slack-retrying`,
   };
 }

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { REPLIES_NEEDING_A_PERSON } from '../../releases/record.js';
 import type { ThreadReplyEffect } from '../render/types.js';
+import type { RetryState } from './retry.js';
 
 export const SLACK_QUEUE = 'slack';
 
@@ -17,6 +18,8 @@ export interface ParentJob {
   pipeline: string;
   releaseId: string;
   slot?: BookedSlot;
+  /** Set while the job retries after failures Slack may recover from. */
+  retry?: RetryState;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface ReplyJob {
   releaseId: string;
   effects: ThreadReplyEffect[];
   slot?: BookedSlot;
+  /** Set while the job retries after failures Slack may recover from. */
+  retry?: RetryState;
 }
 
 export type SlackJob = ParentJob | ReplyJob;

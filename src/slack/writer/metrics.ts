@@ -1,5 +1,8 @@
 /** What the writer counts, on a registry passed in (never prom-client's global default). */
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Keys } from '../../store/keys.js';
 
 export interface SlackWriterMetrics {
   calls: Counter<'method' | 'outcome'>;
@@ -8,10 +11,27 @@ export interface SlackWriterMetrics {
   budgetDelays: Counter<'budget'>;
   unchangedSkipped: Counter;
   replyLatency: Histogram<'needs_person'>;
+  retries: Counter<'method' | 'error'>;
+  gaveUp: Counter<'job' | 'error'>;
+  adopted: Counter<'kind'>;
+  /** Read from Redis at scrape time, once a writer started (see watchQueue). */
+  pending: Gauge<'state'>;
+  retrying: Gauge;
+  oldestFailure: Gauge;
+}
+
+interface QueueSource {
+  queue: Queue;
+  redis: Redis;
+  keys: Keys;
 }
 
 export function createSlackWriterMetrics(registry: Registry): SlackWriterMetrics {
-  return {
+  let source: QueueSource | undefined;
+  const metrics: SlackWriterMetrics & { watch(s: QueueSource): void } = {
+    watch: (s) => {
+      source = s;
+    },
     calls: new Counter({ name: 'glidepath_slack_calls_total', help: 'Slack Web API calls by method and outcome', labelNames: ['method', 'outcome'], registers: [registry] }),
     rateLimited: new Counter({ name: 'glidepath_slack_rate_limited_total', help: '429 answers from Slack, by method', labelNames: ['method'], registers: [registry] }),
     permanentErrors: new Counter({
@@ -29,5 +49,43 @@ export function createSlackWriterMetrics(registry: Registry): SlackWriterMetrics
       buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
       registers: [registry],
     }),
+    retries: new Counter({ name: 'glidepath_slack_retries_total', help: 'Slack calls that failed for a reason time can fix (5xx, connection, timeout) and were rescheduled with backoff', labelNames: ['method', 'error'], registers: [registry] }),
+    gaveUp: new Counter({ name: 'glidepath_slack_gave_up_total', help: 'Slack jobs dropped after failing for longer than the retry window', labelNames: ['job', 'error'], registers: [registry] }),
+    adopted: new Counter({ name: 'glidepath_slack_adopted_posts_total', help: 'Posts Slack had taken although its answer was lost, found by metadata and adopted instead of posted again', labelNames: ['kind'], registers: [registry] }),
+    pending: new Gauge({
+      name: 'glidepath_slack_pending_jobs',
+      help: 'Slack jobs (parents and replies) not yet done, by state',
+      labelNames: ['state'],
+      registers: [registry],
+      async collect() {
+        if (!source) return;
+        const counts = await source.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed');
+        for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+      },
+    }),
+    retrying: new Gauge({
+      name: 'glidepath_slack_retrying_jobs',
+      help: 'Slack jobs retrying after failures (Slack down, 5xx, timeouts)',
+      registers: [registry],
+      async collect() {
+        if (source) this.set(await source.redis.zcard(source.keys.slackRetrying()));
+      },
+    }),
+    oldestFailure: new Gauge({
+      name: 'glidepath_slack_oldest_failure_seconds',
+      help: 'How long the longest-failing Slack job has been failing (0 when none is): the stall clock of Slack delivery',
+      registers: [registry],
+      async collect() {
+        if (!source) return;
+        const [, score] = await source.redis.zrange(source.keys.slackRetrying(), 0, 0, 'WITHSCORES');
+        this.set(score ? Math.max(0, (Date.now() - Number(score)) / 1000) : 0);
+      },
+    }),
   };
+  return metrics;
+}
+
+/** Points the pending/retrying gauges at a queue and its Redis. */
+export function watchQueue(metrics: SlackWriterMetrics, queue: Queue, redis: Redis, keys: Keys): void {
+  (metrics as Partial<{ watch(s: QueueSource): void }>).watch?.({ queue, redis, keys });
 }

@@ -27,3 +27,13 @@ export function classifySlackError(err: unknown): SlackFailure {
   if (e.code === ErrorCode.HTTPError) return { kind: 'transient', error: `http_${e.statusCode ?? 'error'}` };
   return { kind: 'transient', error: e.code ?? e.message ?? String(err) };
 }
+
+/**
+ * Whether a failed chat.postMessage may still have posted the message. A 429 or an `ok:false`
+ * answer is Slack saying no; a 5xx, a dropped connection or a timeout says nothing either way.
+ */
+export function mayHaveLanded(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  if (code === ErrorCode.RateLimitedError || code === ErrorCode.PlatformError) return false;
+  return true;
+}

@@ -6,7 +6,7 @@
  * set instead of holding a worker.
  */
 import { createHash } from 'node:crypto';
-import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -18,10 +18,13 @@ import type { RenderedMessage } from '../render/blocks.js';
 import { renderParent } from '../render/parent.js';
 import { renderReply } from '../render/reply.js';
 import type { ThreadReplyEffect } from '../render/types.js';
+import { withoutRetries } from '../client.js';
 import { SlackBudgets, type BudgetSpec } from './budget.js';
 import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
-import type { SlackWriterMetrics } from './metrics.js';
-import { classifySlackError } from './slack-errors.js';
+import { watchQueue, type SlackWriterMetrics } from './metrics.js';
+import { PARENT_EFFECT, PostLedger, findPosted, postMetadata, type PostKey } from './post-ledger.js';
+import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
+import { classifySlackError, mayHaveLanded } from './slack-errors.js';
 import { ThreadStore, type ThreadRef } from './threads.js';
 
 export interface WriterBudgets {
@@ -29,11 +32,14 @@ export interface WriterBudgets {
   postPerChannel: BudgetSpec;
   /** chat.update across the workspace (Slack Tier 3: 50+/min). */
   update: BudgetSpec;
+  /** conversations.history / .replies reads that settle an ambiguous post (Tier 3 for internal apps). */
+  history?: BudgetSpec;
 }
 
 export const DEFAULT_BUDGETS: WriterBudgets = {
   postPerChannel: { burst: 3, perMinute: 60 },
   update: { burst: 10, perMinute: 50 },
+  history: { burst: 5, perMinute: 40 },
 };
 
 export interface SlackWriterOptions {
@@ -52,6 +58,10 @@ export interface SlackWriterOptions {
   concurrency?: number;
   /** Clock of the budgets (tests). */
   now?: () => number;
+  /** Backoff for 5xx, dropped connections and timeouts; by default up to 24 h. */
+  retry?: RetryPolicy;
+  /** Per-call timeout of the writer's own client (default 10 s, as the app's client). */
+  callTimeoutMs?: number;
 }
 
 /** How long a worker may hold the parent lock: one chat.postMessage and a Redis write. */
@@ -70,6 +80,10 @@ interface JobContext {
   record: ReleaseRecord;
 }
 
+function parentKey(record: ReleaseRecord): PostKey {
+  return { pipeline: record.pipeline, releaseId: record.releaseId, effectId: PARENT_EFFECT };
+}
+
 function messageDigest(message: RenderedMessage): string {
   return createHash('sha256').update(JSON.stringify(message)).digest('base64url');
 }
@@ -79,13 +93,21 @@ export class SlackWriter {
   private readonly budgets: SlackBudgets;
   private readonly spec: WriterBudgets;
   private readonly log: Logger;
+  private readonly ledger: PostLedger;
+  private readonly retry: RetryPolicy;
+  /** Our job owns retries: the client makes each call once (a retried post could post twice). */
+  private readonly client: WebClient;
   private worker: Worker<SlackJob> | undefined;
+  private counts: Queue<SlackJob> | undefined;
 
   constructor(private readonly options: SlackWriterOptions) {
     this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs);
     this.budgets = new SlackBudgets(options.redis, options.keys, options.now);
     this.spec = options.budgets ?? DEFAULT_BUDGETS;
     this.log = options.logger.child({ component: 'slack-writer' });
+    this.ledger = new PostLedger(options.redis, options.keys);
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.client = withoutRetries(options.client, options.callTimeoutMs);
   }
 
   start(): Worker<SlackJob> {
@@ -93,7 +115,13 @@ export class SlackWriter {
       connection: this.options.connection,
       prefix: this.options.keys.prefix,
       concurrency: this.options.concurrency ?? 8,
+      // A worker killed mid-job leaves it stalled; it comes back (and settles its post by
+      // metadata) instead of failing after the first stall.
+      maxStalledCount: 50,
     });
+    this.counts = new Queue<SlackJob>(SLACK_QUEUE, { connection: this.options.connection, prefix: this.options.keys.prefix });
+    this.counts.on('error', () => undefined);
+    watchQueue(this.options.metrics, this.counts, this.options.redis, this.options.keys);
     worker.on('failed', (job, err) => {
       if (err instanceof DelayedError || err.name === 'DelayedError') return;
       const final = err instanceof UnrecoverableError || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1));
@@ -108,6 +136,7 @@ export class SlackWriter {
 
   async close(): Promise<void> {
     await this.worker?.close();
+    await this.counts?.close();
   }
 
   async process(job: Job<SlackJob>, token: string | undefined): Promise<void> {
@@ -125,6 +154,7 @@ export class SlackWriter {
     const ctx: JobContext = { job, token, record };
     if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
     else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect);
+    if (job.data.retry) await this.options.redis.zrem(this.options.keys.slackRetrying(), String(job.id));
   }
 
   private async sendParent(ctx: JobContext, pipeline: PipelineConfig): Promise<void> {
@@ -147,7 +177,7 @@ export class SlackWriter {
       await this.spend(ctx, 'update', this.spec.update, { book: true });
       try {
         await this.call(ctx, 'chat.update', 'update', () =>
-          this.options.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+          this.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(parentKey(ctx.record)) }),
         );
       } catch (err) {
         if (err instanceof ParentGoneError) {
@@ -176,21 +206,58 @@ export class SlackWriter {
     if (!(await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, PARENT_LOCK_MS))) {
       return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     }
-    if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) {
-      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
-      return;
-    }
-    const message = renderReply(effect, record);
     try {
-      await this.call(ctx, 'chat.postMessage', budget, () =>
-        this.options.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never }),
+      if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
+      const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
+      const message = renderReply(effect, record);
+      const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
+        this.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
-    } catch (err) {
+      await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
+      await this.ledger.done(key);
+      if (!posted.adopted) this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
+    } finally {
       await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
-      throw err;
     }
-    await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
-    this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
+  }
+
+  /**
+   * One chat.postMessage that lands once: if an earlier attempt may have reached Slack unseen,
+   * read it back by metadata and adopt it; otherwise note the attempt, then post. A clear "no"
+   * from Slack (429, ok:false) accounts for the attempt; a lost answer leaves it open.
+   */
+  private async postOnce(
+    ctx: JobContext,
+    key: PostKey,
+    where: { channel: string; threadTs?: string; budget: string },
+    send: () => Promise<{ ts?: string; channel?: string }>,
+  ): Promise<{ ts: string; channel: string; adopted: boolean }> {
+    const since = await this.ledger.unaccounted(key);
+    if (since !== undefined) {
+      await this.spend(ctx, 'history', this.spec.history ?? DEFAULT_BUDGETS.history!, { book: true });
+      const method = where.threadTs ? 'conversations.replies' : 'conversations.history';
+      let found: string | undefined;
+      try {
+        found = await this.call(ctx, method, 'history', () => findPosted(this.client, key, { channel: where.channel, sinceMs: since, ...(where.threadTs ? { threadTs: where.threadTs } : {}) }));
+      } catch (err) {
+        // No history scope (an app installed before it was added) must not lose the post: post
+        // again, at the risk of a double. call() already logged the error with its fix.
+        if (!(err instanceof UnrecoverableError)) throw err;
+        this.log.warn({ pipeline: key.pipeline, release: key.releaseId, effect: key.effectId }, 'cannot read Slack history to settle an unanswered post; posting it again (it may show twice)');
+      }
+      if (found) {
+        this.options.metrics.adopted.inc({ kind: key.effectId === PARENT_EFFECT ? 'parent' : 'reply' });
+        this.log.info({ pipeline: key.pipeline, release: key.releaseId, effect: key.effectId, ts: found }, 'Slack already had this post (its answer was lost); adopted it instead of posting again');
+        return { ts: found, channel: where.channel, adopted: true };
+      }
+      await this.ledger.accountedFor(key);
+    }
+    await this.ledger.begin(key, Date.now());
+    const posted = await this.call(ctx, 'chat.postMessage', where.budget, send, async (err) => {
+      if (!mayHaveLanded(err)) await this.ledger.accountedFor(key);
+    });
+    if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
+    return { ts: posted.ts, channel: posted.channel ?? where.channel, adopted: false };
   }
 
   /** The thread's parent, posting it first if this release has none yet (exactly once across replicas). */
@@ -207,15 +274,17 @@ export class SlackWriter {
       const budget = `post:${channel}`;
       await this.spend(ctx, budget, this.spec.postPerChannel, { book: true });
       const message = renderParent(record, pipeline);
-      const posted = await this.call(ctx, 'chat.postMessage', budget, () =>
-        this.options.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never }),
+      const key = parentKey(record);
+      const posted = await this.postOnce(ctx, key, { channel, budget }, () =>
+        this.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
-      if (!posted.ts) throw new Error('chat.postMessage answered without a ts');
-      const thread = { channel: posted.channel ?? channel, ts: posted.ts, rendered: messageDigest(message), version: record.version };
+      // An adopted parent shows some earlier render: leave the digest empty so the next render edits it.
+      const thread = { channel: posted.channel, ts: posted.ts, rendered: posted.adopted ? '' : messageDigest(message), version: posted.adopted ? -1 : record.version };
       await this.threads.saveParent(record.pipeline, record.releaseId, thread);
+      await this.ledger.done(key);
       await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
       this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
-      return { thread, created: true };
+      return { thread, created: !posted.adopted };
     } finally {
       await this.threads.unlock(record.pipeline, record.releaseId, lock);
     }
@@ -249,13 +318,15 @@ export class SlackWriter {
     throw new DelayedError();
   }
 
-  private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>): Promise<T> {
+  /** One Slack call; `onError` sees the client's own error before it becomes a retry or a failure. */
+  private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>, onError?: (err: unknown) => Promise<void>): Promise<T> {
     const { metrics } = this.options;
     try {
       const result = await send();
       metrics.calls.inc({ method, outcome: 'ok' });
       return result;
     } catch (err) {
+      await onError?.(err);
       const failure = classifySlackError(err);
       const where = { pipeline: ctx.record.pipeline, release: ctx.record.releaseId, method };
       switch (failure.kind) {
@@ -276,8 +347,32 @@ export class SlackWriter {
           throw new ParentGoneError(`${failure.error}: the thread parent was deleted in Slack`);
         case 'transient':
           metrics.calls.inc({ method, outcome: 'error' });
-          throw err;
+          return this.retryLater(ctx, method, failure.error, err);
       }
     }
+  }
+
+  /**
+   * A failure time can fix: back off (exponential, capped) and try again, for up to
+   * `retry.maxMs`. The job keeps its effects meanwhile, so nothing is lost while Slack is down.
+   */
+  private async retryLater(ctx: JobContext, method: string, error: string, cause: unknown): Promise<never> {
+    const { job } = ctx;
+    const now = Date.now();
+    const state = job.data.retry ?? { attempts: 0, since: now };
+    const where = { pipeline: ctx.record.pipeline, release: ctx.record.releaseId, job: job.data.type, method, error };
+    if (now - state.since >= this.retry.maxMs) {
+      this.options.metrics.gaveUp.inc({ job: job.data.type, error });
+      await this.options.redis.zrem(this.options.keys.slackRetrying(), String(job.id));
+      this.log.error({ ...where, failingForMs: now - state.since, attempts: state.attempts }, `Slack ${method} kept failing (${error}) for longer than the retry window; giving up on this job`);
+      throw new UnrecoverableError(`Slack ${method} kept failing (${error}) for ${Math.round((now - state.since) / 1000)} s: ${String((cause as Error).message ?? cause)}`);
+    }
+    const attempts = state.attempts + 1;
+    const waitMs = backoffMs(attempts, this.retry);
+    await job.updateData({ ...job.data, retry: { attempts, since: state.since } });
+    await this.options.redis.zadd(this.options.keys.slackRetrying(), 'NX', state.since, String(job.id));
+    this.options.metrics.retries.inc({ method, error });
+    this.log.warn({ ...where, attempts, waitMs, failingForMs: now - state.since }, `Slack ${method} failed (${error}); retrying with backoff`);
+    return this.reschedule(ctx, waitMs);
   }
 }

@@ -116,4 +116,44 @@ describe('Slack stand-in (driven by the real WebClient)', () => {
     }
     expect(codes).toEqual([ErrorCode.HTTPError, ErrorCode.PlatformError, `${ErrorCode.RateLimitedError}:7`, ErrorCode.RequestError, 'ok']);
   });
+
+  it('stores the post on accepted-then-failed and slow faults although the client sees an error', async () => {
+    const { slack, client } = await start();
+    const slow = new WebClient('xoxb-test', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, timeout: 200 });
+    slack.injectFaults('chat.postMessage', 1, { kind: 'accepted-then-http', status: 500 });
+    slack.injectFaults('chat.postMessage', 1, { kind: 'accepted-then-drop' });
+    slack.injectFaults('chat.postMessage', 1, { kind: 'slow', delayMs: 1_000 });
+    const codes: string[] = [];
+    for (const text of ['a', 'b', 'c']) codes.push(await slow.chat.postMessage({ channel: 'C1', text }).then(() => 'ok', (e: { code: string }) => e.code));
+    expect(codes).toEqual([ErrorCode.HTTPError, ErrorCode.RequestError, ErrorCode.RequestError]);
+    expect(slack.transcript.messages('C1').map((m) => m.text)).toEqual(['a', 'b', 'c']);
+    expect((await client.chat.postMessage({ channel: 'C1', text: 'd' })).ok).toBe(true);
+  });
+
+  it('answers 503 to every method during an outage, and normally after it ends', async () => {
+    const { slack, client } = await start();
+    slack.outage(60_000);
+    const code = await client.chat.postMessage({ channel: 'C1', text: 'x' }).then(() => 'ok', (e: { code: string; statusCode?: number }) => `${e.code}:${e.statusCode}`);
+    expect(code).toBe(`${ErrorCode.HTTPError}:503`);
+    expect(slack.outageRefused.get('chat.postMessage')).toBe(1);
+    expect(slack.transcript.messages('C1')).toHaveLength(0);
+    slack.outage(0);
+    expect((await client.chat.postMessage({ channel: 'C1', text: 'x' })).ok).toBe(true);
+  });
+
+  it('keeps message metadata and shows it in history and replies only with include_all_metadata', async () => {
+    const { client } = await start();
+    const metadata = { event_type: 'glidepath_post', event_payload: { release: 'rel-1', effect: 'parent' } };
+    const parent = await client.chat.postMessage({ channel: 'C1', text: 'parent', metadata });
+    await client.chat.postMessage({ channel: 'C1', text: 'reply', thread_ts: parent.ts!, metadata: { ...metadata, event_payload: { release: 'rel-1', effect: 'e1' } } });
+    const plain = await client.conversations.history({ channel: 'C1' });
+    expect(plain.messages?.[0]?.metadata).toBeUndefined();
+    const history = await client.conversations.history({ channel: 'C1', include_all_metadata: true });
+    expect(history.messages?.map((m) => m.metadata)).toEqual([metadata]);
+    const replies = await client.conversations.replies({ channel: 'C1', ts: parent.ts!, include_all_metadata: true });
+    expect(replies.messages?.map((m) => (m.metadata?.event_payload as { effect?: string } | undefined)?.effect)).toEqual(['parent', 'e1']);
+    const later = await client.conversations.history({ channel: 'C1', oldest: String(Number(parent.ts) + 1) });
+    expect(later.messages).toEqual([]);
+    expect(await platformError(client.chat.postMessage({ channel: 'C1', text: 'x', metadata: { event_type: '', event_payload: {} } }))).toBe('invalid_metadata_format');
+  });
 });

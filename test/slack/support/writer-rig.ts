@@ -12,6 +12,7 @@ import type { SlackJob } from '../../../src/slack/writer/jobs.js';
 import { createSlackWriterMetrics, type SlackWriterMetrics } from '../../../src/slack/writer/metrics.js';
 import { SlackOutbox } from '../../../src/slack/writer/outbox.js';
 import { createSlackQueue } from '../../../src/slack/writer/queue.js';
+import type { RetryPolicy } from '../../../src/slack/writer/retry.js';
 import { SlackWriter, type WriterBudgets } from '../../../src/slack/writer/writer.js';
 import { createKeys, type Keys } from '../../../src/store/keys.js';
 import { captureLogger, deletePrefix, redisClient, testPrefix, type CapturedLogger } from './harness.js';
@@ -30,13 +31,21 @@ export interface WriterRig {
   writers: SlackWriter[];
   pipelines: PipelineConfig[];
   startWriter(overrides?: { budgets?: WriterBudgets; concurrency?: number }): SlackWriter;
+  /** Replies in the channel's threads by the effect id in their metadata (for counting doubles). */
+  repliesByEffect(channel: string): Map<string, number>;
   /** Saves the record as the reducer would, then hands its effects to the outbox. */
   save(record: ReleaseRecord, effects: ThreadEffect[]): Promise<ReleaseRecord>;
   idle(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-export async function startWriterRig(options: { pipelines: PipelineConfig[]; standIn?: SlackStandInOptions; budgets?: WriterBudgets }): Promise<WriterRig> {
+export async function startWriterRig(options: {
+  pipelines: PipelineConfig[];
+  standIn?: SlackStandInOptions;
+  budgets?: WriterBudgets;
+  retry?: RetryPolicy;
+  callTimeoutMs?: number;
+}): Promise<WriterRig> {
   const prefix = testPrefix();
   const keys = createKeys(prefix);
   const redis = redisClient();
@@ -77,10 +86,22 @@ export async function startWriterRig(options: { pipelines: PipelineConfig[]; sta
         finishedTtlMs: 600_000,
         ...(overrides.budgets ?? options.budgets ? { budgets: overrides.budgets ?? options.budgets } : {}),
         concurrency: overrides.concurrency ?? 4,
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.callTimeoutMs ? { callTimeoutMs: options.callTimeoutMs } : {}),
       });
       writer.start();
       writers.push(writer);
       return writer;
+    },
+    repliesByEffect(channel) {
+      const out = new Map<string, number>();
+      for (const parent of slack.transcript.messages(channel)) {
+        for (const r of parent.replies) {
+          const effect = String(r.metadata?.event_payload.effect ?? '(no metadata)');
+          out.set(effect, (out.get(effect) ?? 0) + 1);
+        }
+      }
+      return out;
     },
     async save(record, effects) {
       const { saved } = await store.update(record.pipeline, record.releaseId, (current) => ({

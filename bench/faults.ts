@@ -1,0 +1,304 @@
+/**
+ * bench:faults — the fault campaign of issue 9 replayed against the real pipeline (facts queue →
+ * reducer worker → release store → Slack outbox → "slack" queue → writer → real WebClient) on a
+ * redis-server of its own (AOF, fsync always) and the Slack stand-in, with:
+ *   - a Redis kill -9 and restart in the middle of the facts,
+ *   - a Slack outage (503 on every method) far longer than the writer's backoff, shortened by config,
+ *   - ambiguous failures: Slack stores the post, then answers 500, drops the connection, or answers
+ *     after the client's timeout; plus 429s and plain 5xx.
+ * Counts replies the reducer asked for against what Slack shows, by the effect id in each
+ * message's metadata. The last line is one JSON object.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { configFileSchema, type ConfigFile } from '../src/config/file.js';
+import type { RolloutFact } from '../src/facts/fact.js';
+import { FactQueue } from '../src/facts/fact-queue.js';
+import { normaliseRollout } from '../src/facts/normalise.js';
+import { rolloutFactBody } from '../src/facts/schemas.js';
+import { createMetrics } from '../src/obs/metrics.js';
+import type { ThreadEffect, ThreadEffectSink } from '../src/releases/ports.js';
+import type { ReleaseRecord } from '../src/releases/record.js';
+import { FactReducer, startReducerWorker } from '../src/releases/reducer-worker.js';
+import { ReleaseStore } from '../src/releases/store.js';
+import { TargetIndex } from '../src/releases/target-index.js';
+import { Watchdog } from '../src/releases/watchdog.js';
+import { freePort } from '../sandbox/ensure-redis.js';
+import { startSlackStandIn } from '../sandbox/slack/server.js';
+import { createSlackClient } from '../src/slack/client.js';
+import { createSlackWriterMetrics } from '../src/slack/writer/metrics.js';
+import { SlackOutbox } from '../src/slack/writer/outbox.js';
+import { createSlackQueue } from '../src/slack/writer/queue.js';
+import { SlackWriter } from '../src/slack/writer/writer.js';
+import { createKeys } from '../src/store/keys.js';
+import { stormRolloutBody } from './storm-facts.js';
+
+const RELEASES = Number(process.env.FAULTS_RELEASES ?? 12);
+const STAGES = 4;
+const ROLLOUTS_PER_STAGE = 5;
+const FACTS_PER_ROLLOUT = 20;
+/** The outage Slack plays (the campaign's 10 minutes, shortened); the writer's backoff is shortened with it. */
+const OUTAGE_MS = Number(process.env.FAULTS_OUTAGE_SECONDS ?? 8) * 1000;
+const AMBIGUOUS_EACH = Number(process.env.FAULTS_AMBIGUOUS ?? 8);
+const CONVERGE_TIMEOUT_MS = 300_000;
+const log = (line: string) => console.log(line);
+
+function config(): ConfigFile {
+  return configFileSchema.parse({
+    clusters: [{ name: 'prod', kubeconfigContext: 'prod' }],
+    pipelines: Array.from({ length: RELEASES }, (_, r) => ({
+      name: `svc-${r}`,
+      channel: `C0SVC${r}`,
+      stages: Array.from({ length: STAGES }, (_, k) => ({
+        name: `s${k}`,
+        cluster: 'prod',
+        rollouts: { namespace: `svc-${r}`, selector: `app.kubernetes.io/part-of=svc-${r},env=s${k}` },
+      })),
+    })),
+  });
+}
+
+/** Stage by stage, every release's Rollouts interleaved, in the order each Rollout reports. */
+function facts(): RolloutFact[] {
+  const out: RolloutFact[] = [];
+  for (let k = 0; k < STAGES; k += 1) {
+    for (let j = 0; j < FACTS_PER_ROLLOUT; j += 1) {
+      for (let r = 0; r < RELEASES; r += 1) {
+        for (let i = 0; i < ROLLOUTS_PER_STAGE; i += 1) {
+          const { body } = stormRolloutBody({ release: r, stage: k, rollout: i, index: j });
+          out.push(normaliseRollout(rolloutFactBody.parse(body), 'prod', 0));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** A redis-server of the bench's own with AOF fsync'd on every write, so a kill -9 loses nothing acknowledged. */
+class BenchRedis {
+  private child?: ChildProcess;
+  readonly dir = mkdtempSync(join(tmpdir(), 'glidepath-faults-'));
+  constructor(readonly port: number) {}
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+  async start(): Promise<void> {
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: 'ignore' });
+    for (;;) {
+      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        if ((await probe.ping()) === 'PONG') return;
+      } catch {
+        // not up yet
+      } finally {
+        probe.disconnect();
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  }
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** The reducer's sink, noting every reply it asked for (the expected set). */
+class CountingSink implements ThreadEffectSink {
+  readonly expected = new Set<string>();
+  constructor(private readonly inner: ThreadEffectSink) {}
+  async send(record: ReleaseRecord, effects: ThreadEffect[]): Promise<void> {
+    await this.inner.send(record, effects);
+    for (const e of effects) if (e.type === 'thread.reply') this.expected.add(`${record.pipeline}|${record.releaseId}|${e.id}`);
+  }
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log(`gave up waiting for ${what}`);
+  return false;
+}
+
+async function main(): Promise<void> {
+  const cfg = config();
+  const redisServer = new BenchRedis(await freePort());
+  await redisServer.start();
+  const prefix = '{bench-faults}';
+  const keys = createKeys(prefix);
+  const connect = () => {
+    const c = new Redis(redisServer.url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(n * 50, 500) });
+    c.on('error', () => undefined);
+    return c;
+  };
+  const redis = connect();
+  const workerConnection = connect();
+  const writerConnection = connect();
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' }, pino.destination(2));
+  const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
+  const store = new ReleaseStore(redis, keys, { finishedTtlMs: 3_600_000 });
+  const factQueue = new FactQueue(redis, prefix, ['hangar.io/release-id']);
+  const watchdog = new Watchdog(redis, prefix);
+  const slackQueue = createSlackQueue(redis, prefix);
+  const sink = new CountingSink(new SlackOutbox(slackQueue));
+  const reducer = new FactReducer({
+    config: cfg,
+    store,
+    targets: new TargetIndex(workerConnection, keys, { forgetAfterMs: 3_600_000 }),
+    facts: factQueue,
+    watchdog,
+    threads: sink,
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger,
+  });
+  const reducerWorker = startReducerWorker(reducer, { connection: workerConnection, prefix, concurrency: 8, logger });
+  const registry = new Registry();
+  const writer = new SlackWriter({
+    connection: writerConnection,
+    redis: writerConnection,
+    keys,
+    client: createSlackClient('xoxb-bench', slack.apiUrl),
+    releases: store,
+    pipeline: (name) => cfg.pipelines.find((p) => p.name === name),
+    logger,
+    metrics: createSlackWriterMetrics(registry),
+    finishedTtlMs: 3_600_000,
+    concurrency: 16,
+    // The 10-minute outage is played in seconds: the backoff is shortened by the same config a deployment has.
+    retry: { baseMs: 100, capMs: 1_000, maxMs: 3_600_000 },
+    callTimeoutMs: 1_000,
+    budgets: { postPerChannel: { burst: 3, perMinute: 120 }, update: { burst: 20, perMinute: 600 }, history: { burst: 20, perMinute: 600 } },
+  });
+  writer.start();
+
+  // Ambiguous answers and refusals, spread over the run.
+  const faultKinds = [
+    { kind: 'accepted-then-http', status: 500 },
+    { kind: 'accepted-then-drop' },
+    { kind: 'slow', delayMs: 2_500 },
+    { kind: 'rate-limited', retryAfterSeconds: 1 },
+    { kind: 'http', status: 502 },
+  ] as const;
+  const injectAmbiguous = () => {
+    for (const f of faultKinds) slack.injectFaults('chat.postMessage', AMBIGUOUS_EACH, f);
+    slack.injectFaults('chat.update', AMBIGUOUS_EACH, { kind: 'accepted-then-drop' });
+  };
+
+  const plan = facts();
+  log(`faults: ${RELEASES} releases × ${STAGES} stages × ${ROLLOUTS_PER_STAGE} Rollouts, ${plan.length} facts; Slack outage ${OUTAGE_MS / 1000} s; ${AMBIGUOUS_EACH} of each ambiguous fault`);
+  const t0 = Date.now();
+  let retriedAdds = 0;
+  const addWithRetry = async (fact: RolloutFact) => {
+    for (;;) {
+      try {
+        fact.receivedAt = Date.now();
+        await factQueue.add(fact);
+        return;
+      } catch {
+        // Redis is down: the ingest route answers 503 and the sender retries, as here.
+        retriedAdds += 1;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  const at = (fraction: number) => Math.floor(plan.length * fraction);
+  const BATCH = 50;
+  for (let i = 0; i < plan.length; i += BATCH) {
+    if (i === at(0.1) - (at(0.1) % BATCH)) injectAmbiguous();
+    if (i === at(0.3) - (at(0.3) % BATCH)) {
+      log(`Slack outage starts (${OUTAGE_MS / 1000} s)`);
+      slack.outage(OUTAGE_MS);
+    }
+    if (i === at(0.5) - (at(0.5) % BATCH)) {
+      log('kill -9 redis-server, restart it on the same AOF');
+      await redisServer.kill();
+      setTimeout(() => void redisServer.start(), 500);
+    }
+    if (i === at(0.7) - (at(0.7) % BATCH)) injectAmbiguous();
+    await Promise.all(plan.slice(i, i + BATCH).map(addWithRetry));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  log(`facts added in ${((Date.now() - t0) / 1000).toFixed(1)} s (${retriedAdds} adds retried while Redis was down)`);
+
+  const states = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
+  const converged = await until(
+    'the queues to drain',
+    async () => {
+      const [a, b] = await Promise.all([factQueue.queue.getJobCounts(...states), slackQueue.getJobCounts(...states)]);
+      return [...Object.values(a), ...Object.values(b)].every((n) => n === 0);
+    },
+    CONVERGE_TIMEOUT_MS,
+  );
+  log(`${converged ? 'drained' : 'NOT drained'} ${((Date.now() - t0) / 1000).toFixed(1)} s after the start`);
+
+  // What Slack shows, by the metadata each message carries.
+  const shown = new Map<string, number>();
+  let repliesSent = 0;
+  let orphanParents = 0;
+  for (const p of cfg.pipelines) {
+    const parents = slack.transcript.messages(p.channel);
+    const perRelease = new Map<string, number>();
+    for (const parent of parents) {
+      const release = String(parent.metadata?.event_payload.release ?? '?');
+      perRelease.set(release, (perRelease.get(release) ?? 0) + 1);
+      for (const r of parent.replies) {
+        repliesSent += 1;
+        const key = `${p.name}|${release}|${String(r.metadata?.event_payload.effect ?? '?')}`;
+        shown.set(key, (shown.get(key) ?? 0) + 1);
+      }
+    }
+    for (const [release, n] of perRelease) {
+      const thread = await store.get(p.name, release).then(() => redis.hget(keys.slackThread(p.name, release), 'ts'));
+      orphanParents += n - (thread && parents.some((m) => m.ts === thread) ? 1 : 0);
+    }
+  }
+  const lost = [...sink.expected].filter((k) => !shown.has(k)).length;
+  const doubledReplies = [...shown.values()].reduce((n, c) => n + (c - 1), 0);
+  const faultCounts = {
+    outage503: [...slack.outageRefused.values()].reduce((n, c) => n + c, 0),
+    rateLimited: [...slack.rateLimited.values()].reduce((n, c) => n + c, 0),
+  };
+  const adopted = (await registry.getSingleMetric('glidepath_slack_adopted_posts_total')!.get()).values.reduce((n, v) => n + v.value, 0);
+  log(`Slack calls: ${JSON.stringify(Object.fromEntries([...slack.calls.entries()].sort()))}; faults seen: ${JSON.stringify(faultCounts)}; posts adopted after a lost answer: ${adopted}`);
+
+  await writer.close();
+  await reducerWorker.close();
+  for (const q of [factQueue.queue, watchdog.queue, slackQueue]) await q.close();
+  await slack.close();
+  for (const c of [redis, workerConnection, writerConnection]) c.disconnect();
+  await redisServer.kill();
+  redisServer.cleanup();
+
+  log(
+    JSON.stringify({
+      bench: 'faults',
+      facts: plan.length,
+      lost,
+      doubledReplies,
+      orphanParents,
+      repliesSent,
+      repliesExpected: sink.expected.size,
+    }),
+  );
+  process.exit(lost === 0 && doubledReplies === 0 && orphanParents === 0 && converged ? 0 : 1);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
