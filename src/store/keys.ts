@@ -32,6 +32,8 @@ export interface Keys {
   firstApproval(object: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
+  /** String with a TTL: the id of the replica that watches a cluster (one watcher per cluster). */
+  watchLease(cluster: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -48,5 +50,6 @@ export function createKeys(prefix: string): Keys {
     slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
+    watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
   };
 }
