@@ -26,6 +26,8 @@ import { TargetIndex } from './releases/target-index.js';
 import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
 import { createKeys, type Keys } from './store/keys.js';
 import { connectRedis } from './store/redis.js';
+import { ClusterClients } from './kube/clusters.js';
+import { WatchSource } from './facts/watch/watch-source.js';
 
 export interface GlidepathOptions {
   env: Env;
@@ -40,6 +42,8 @@ export interface GlidepathOptions {
   mounts?: Record<string, RawHandler>;
   /** Host to listen on (default 0.0.0.0; tests use 127.0.0.1). */
   host?: string;
+  /** Run the watch source for clusters configured with `facts: watch` or `both` (default true). */
+  watch?: boolean;
 }
 
 export interface Glidepath {
@@ -51,6 +55,8 @@ export interface Glidepath {
   facts: FactQueue;
   watchdog: Watchdog;
   reducer: FactReducer;
+  /** Facts from the clusters themselves (clusters with `facts: watch | both`). */
+  watchSource?: WatchSource;
   metrics: Metrics;
   audit: AuditLog;
   workers: Worker[];
@@ -107,6 +113,12 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     );
   }
 
+  let clusterClients: ClusterClients | undefined;
+  const watchSource =
+    (options.watch ?? true) && config.clusters.some((c) => c.facts !== 'webhook')
+      ? new WatchSource({ config, clusters: () => (clusterClients ??= new ClusterClients(config.clusters)), facts: ingestFacts, redis: workerRedis, keys, logger, metrics }).start()
+      : undefined;
+
   const router = new Router();
   registerIngestRoutes(router, { config, tokens: env.INGEST_TOKENS, facts: ingestFacts, metrics, logger, maxBodyBytes: env.MAX_BODY_BYTES });
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
@@ -132,6 +144,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     facts: workerFacts,
     watchdog,
     reducer,
+    watchSource,
     metrics,
     audit,
     workers,
@@ -139,6 +152,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     async close() {
       if (closed) return;
       closed = true;
+      await watchSource?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await Promise.all(workers.map((w) => w.close()));

@@ -87,6 +87,8 @@ const cluster = z
     kubeconfigPath: z.string().min(1).optional(),
     inCluster: z.boolean().optional(),
     argocdNamespaces: z.array(name('namespace')).min(1).default(['argocd']),
+    /** Where this cluster's facts come from: the notification webhooks, a watch of the cluster, or both. */
+    facts: z.enum(['webhook', 'watch', 'both']).default('webhook'),
   })
   .strict()
   .refine((c) => !(c.inCluster && c.kubeconfigContext), {
@@ -114,6 +116,12 @@ const settings = z
     hookPinnedAfterMinutes: z.number().positive().default(10),
     /** A target not heard from for this long no longer counts as part of its stage. */
     forgetTargetAfterMinutes: z.number().positive().default(60),
+    /** Watch source: a replica that stops renewing its lease of a cluster is replaced after this long. */
+    watchLeaseSeconds: z.number().int().min(2).max(300).default(15),
+    /** Watch source: list again this often; each list is a heartbeat of every tracked object. */
+    watchResyncMinutes: z.number().positive().max(60).default(10),
+    /** Watch source: the Argo CD Applications watched for Rollout stages (as the notification subscription selects them). */
+    watchApplicationSelector: labelSelector.prefault('hangar.io/release-tracked=true'),
   })
   .strict();
 

@@ -1,9 +1,20 @@
 /**
- * Deterministic job ids: the same notification delivered twice (the webhook client retries up
- * to three times) becomes one queue job. Heartbeats carry a new `sentAt`, so they are kept.
+ * Deterministic job ids: one observation of an object is one queue job, however it arrived: the
+ * same notification delivered twice (the webhook client retries up to three times), two triggers
+ * that fired on the same object version, or the same version seen by the watch source and by a
+ * webhook. An identity is the observation itself (object, version, state), not how it came.
+ * Heartbeats are the exception: the same observation again, meant to refresh "last heard", so
+ * their send time is part of their identity.
  */
 import { createHash } from 'node:crypto';
 import { targetKey, type Fact } from './fact.js';
+
+/** Events that repeat an observation on purpose: the heartbeat trigger, and each list of the watch source. */
+export const HEARTBEAT_EVENTS: ReadonlySet<string> = new Set(['on-glidepath-heartbeat', 'watch-resync']);
+
+function sentIdentity(fact: { event: string; sentAt?: number }): unknown {
+  return HEARTBEAT_EVENTS.has(fact.event) ? fact.sentAt : null;
+}
 
 export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[] = []): string {
   let parts: unknown[];
@@ -12,7 +23,7 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
       const r = fact.rollout;
       parts = [
         targetKey(fact.target), r.uid, r.generation, r.resourceVersion, r.phase, r.step?.index, r.podHash,
-        releaseIdAnnotations.map((a) => r.annotations[a] ?? ''), fact.event, fact.sentAt,
+        releaseIdAnnotations.map((a) => r.annotations[a] ?? ''), sentIdentity(fact),
       ];
       break;
     }
@@ -20,7 +31,7 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
       const a = fact.application;
       parts = [
         targetKey(fact.target), a.uid, a.generation, a.resourceVersion, a.operation?.phase, a.operation?.startedAt,
-        a.operation?.finishedAt, a.revisions, releaseIdAnnotations.map((k) => a.annotations[k] ?? ''), fact.event, fact.sentAt,
+        a.operation?.finishedAt, a.operation?.retryCount, a.revisions, a.health?.status, a.syncStatus, releaseIdAnnotations.map((k) => a.annotations[k] ?? ''), sentIdentity(fact),
       ];
       break;
     }

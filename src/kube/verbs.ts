@@ -11,15 +11,14 @@ export interface VerbDeclaration {
   verb: string;
   /** Why Glidepath needs it (kept in the ClusterRole as a comment). */
   why: string;
-  /** The ClusterRole that grants it: Glidepath's own (default) or the prune job's. */
-  role?: 'glidepath' | 'prune-notified';
 }
 
 export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'get', why: 're-read a Rollout before acting on it' },
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'patch', why: 'approve a step: spec.paused=false, as kubectl argo rollouts promote' },
   { apiGroup: 'argoproj.io', resource: 'rollouts/status', verb: 'patch', why: 'approve (clear pauseConditions), abort and retry' },
-  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list', why: 'the tracked Rollouts whose notified annotation the prune job removes', role: 'prune-notified' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list', why: 'the watch source lists tracked Rollouts (the prune job too, under its own ClusterRole)' },
+  { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'watch', why: 'the watch source follows tracked Rollouts (facts: watch or both)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'list', why: 'the children of an ApplicationSet' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'watch', why: 'wait for refreshed children (freshness)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },
@@ -50,6 +49,6 @@ export function isDeclared(apiGroup: string, resource: string, verb: string): bo
 
 /** `group resource verb` triples, sorted, for comparing with a ClusterRole. */
 export function declaredTriples(role: 'glidepath' | 'prune-notified' = 'glidepath'): string[] {
-  const verbs = role === 'glidepath' ? VERBS.filter((v) => (v.role ?? 'glidepath') === 'glidepath') : PRUNE_VERBS;
+  const verbs = role === 'glidepath' ? VERBS : PRUNE_VERBS;
   return verbs.map((v) => `${v.apiGroup} ${v.resource} ${v.verb}`).sort();
 }

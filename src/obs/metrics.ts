@@ -11,6 +11,10 @@ export interface Metrics {
   reducerSeconds: Histogram<'kind'>;
   queueDepth: Gauge<'queue' | 'state'>;
   stallAlerts: Counter<'pipeline'>;
+  watchEvents: Counter<'cluster' | 'kind' | 'how'>;
+  watchRestarts: Counter<'cluster' | 'kind' | 'relist'>;
+  watchLag: Histogram<'cluster' | 'kind'>;
+  watchLeaseHeld: Gauge<'cluster'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -26,5 +30,9 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     reducerSeconds: new Histogram({ name: 'glidepath_reducer_seconds', help: 'Time to reduce one fact, store and dispatch included', labelNames: ['kind'], buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1], registers: [registry] }),
     queueDepth: new Gauge({ name: 'glidepath_queue_jobs', help: 'Jobs per queue and state, read at scrape time', labelNames: ['queue', 'state'], registers: [registry] }),
     stallAlerts: new Counter({ name: 'glidepath_stall_alerts_total', help: 'Stall alerts raised', labelNames: ['pipeline'], registers: [registry] }),
+    watchEvents: new Counter({ name: 'glidepath_watch_objects_total', help: 'Objects seen by the watch source, by cluster, kind and how (list or watch)', labelNames: ['cluster', 'kind', 'how'], registers: [registry] }),
+    watchRestarts: new Counter({ name: 'glidepath_watch_restarts_total', help: 'Watches that ended and resumed (relist=true: the version was gone, 410)', labelNames: ['cluster', 'kind', 'relist'], registers: [registry] }),
+    watchLag: new Histogram({ name: 'glidepath_watch_lag_seconds', help: 'From a watched object arriving to its fact being in the queue', labelNames: ['cluster', 'kind'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5], registers: [registry] }),
+    watchLeaseHeld: new Gauge({ name: 'glidepath_watch_lease_held', help: '1 while this replica holds the watch lease of a cluster', labelNames: ['cluster'], registers: [registry] }),
   };
 }

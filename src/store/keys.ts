@@ -42,6 +42,8 @@ export interface Keys {
   slackPostAttempt(pipeline: string, releaseId: string, effectId: string): string;
   /** Sorted set of Slack job ids retrying after failures, scored by the time the first failure was seen. */
   slackRetrying(): string;
+  /** String with a TTL: the id of the replica that watches a cluster (one watcher per cluster). */
+  watchLease(cluster: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -61,5 +63,6 @@ export function createKeys(prefix: string): Keys {
     slackSeenRequest: (signature) => `${prefix}:slack-seen-request:${part(signature)}`,
     slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     slackRetrying: () => `${prefix}:slack-retrying`,
+    watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
   };
 }

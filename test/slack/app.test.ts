@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ConfigFile } from '../../src/config/file.js';
+import { configFileSchema, type ConfigFile } from '../../src/config/file.js';
 import { ReleaseStore } from '../../src/releases/store.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import { SignedSender } from '../../sandbox/slack/sender.js';
@@ -15,11 +15,7 @@ import { captureLogger, deletePrefix, eventually, redisClient, serveSlackEvents,
 import { pipelineConfig, record } from './support/records.js';
 
 const SECRET = 'test-signing-secret-0123456789';
-const config: ConfigFile = {
-  settings: { stallAfterMinutes: 20, finishedReleaseTtlHours: 168, unhealthyGraceMinutes: 2, hookPinnedAfterMinutes: 10, forgetTargetAfterMinutes: 60 },
-  clusters: [{ name: 'prod', argocdNamespaces: ['argocd'] }],
-  pipelines: [pipelineConfig()],
-};
+const config: ConfigFile = configFileSchema.parse({ clusters: [{ name: 'prod', argocdNamespaces: ['argocd'] }], pipelines: [pipelineConfig()] });
 
 let redis: Redis;
 const prefix = testPrefix();

@@ -1,0 +1,144 @@
+/**
+ * One resumable list+watch of one kind in one namespace, with the label selector sent to the API
+ * server, as an informer does it: LIST (paginated) for the current state, then WATCH from the
+ * list's resourceVersion with bookmarks on, resuming from the last version seen when the watch
+ * ends (server close, client-node's 30 s quiet cut, a network error), and listing again when that
+ * version is gone (410 Expired, after etcd compaction or an API server restart). Failures back off
+ * exponentially (capped) and the backoff resets once a watch delivers.
+ */
+import type { KubeApi, WatchEventType, WatchHandle } from '../../kube/api.js';
+import { KubeActionError } from '../../kube/errors.js';
+import type { ResourceRef } from '../../kube/resources.js';
+
+export interface ListWatchScope {
+  cluster: string;
+  resource: ResourceRef;
+  namespace: string;
+  labelSelector?: string;
+}
+
+export interface ListWatchEvents {
+  /** Every object of a (re)list, then every ADDED or MODIFIED object of the watch. */
+  onObject(object: unknown, how: 'list' | 'watch'): void;
+  /** A watch ended and resumes from `resourceVersion` (`relist`: the version was gone, so it lists again). */
+  onRestart?(reason: string, relist: boolean): void;
+}
+
+export interface ListWatchOptions {
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** List again this often even without a 410, as an informer's resync does (0: never). */
+  relistEveryMs?: number;
+}
+
+function isGone(err: unknown): boolean {
+  return err instanceof KubeActionError && err.status === 410;
+}
+
+export class ListWatch {
+  private stopped = false;
+  private handle?: WatchHandle;
+  private wake?: () => void;
+  private resourceVersion = '';
+  private running?: Promise<void>;
+  /** Counts, for metrics and tests. */
+  readonly counts = { lists: 0, watches: 0, restarts: 0 };
+
+  constructor(
+    private readonly api: KubeApi,
+    readonly scope: ListWatchScope,
+    private readonly events: ListWatchEvents,
+    private readonly options: ListWatchOptions = {},
+  ) {}
+
+  start(): this {
+    this.running ??= this.loop();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.handle?.stop();
+    this.wake?.();
+    await this.running;
+  }
+
+  private async list(): Promise<void> {
+    const page = await this.api.list(this.scope.resource, this.scope.namespace, { labelSelector: this.scope.labelSelector });
+    this.counts.lists++;
+    for (const item of page.items) this.events.onObject(item, 'list');
+    this.resourceVersion = page.resourceVersion;
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+
+  private async loop(): Promise<void> {
+    const initial = this.options.initialBackoffMs ?? 500;
+    const max = this.options.maxBackoffMs ?? 30_000;
+    let backoff = initial;
+    let mustList = true;
+    let listedAt = 0;
+    while (!this.stopped) {
+      try {
+        const relistDue = (this.options.relistEveryMs ?? 0) > 0 && Date.now() - listedAt >= (this.options.relistEveryMs ?? 0);
+        if (mustList || relistDue) {
+          await this.list();
+          listedAt = Date.now();
+          mustList = false;
+        }
+        if (this.stopped) break;
+        let delivered = false;
+        const watchedAt = Date.now();
+        this.handle = await this.api.watch(this.scope.resource, this.scope.namespace, { resourceVersion: this.resourceVersion, labelSelector: this.scope.labelSelector }, (type: WatchEventType, object: unknown) => {
+          const rv = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion;
+          if (type === 'ERROR') return;
+          if (rv) this.resourceVersion = rv;
+          delivered = true;
+          if (type === 'ADDED' || type === 'MODIFIED') this.events.onObject(object, 'watch');
+        });
+        this.counts.watches++;
+        if (this.options.relistEveryMs) {
+          // End the watch in time for the next resync list.
+          const left = Math.max(0, this.options.relistEveryMs - (Date.now() - listedAt));
+          const timer = setTimeout(() => this.handle?.stop(), left);
+          await this.handle.done.finally(() => clearTimeout(timer));
+        } else {
+          await this.handle.done;
+        }
+        if (delivered) backoff = initial;
+        if (!this.stopped) {
+          this.counts.restarts++;
+          this.events.onRestart?.('watch ended', false);
+          // A watch that ends at once, having said nothing, must not become a busy loop.
+          if (!delivered && Date.now() - watchedAt < 1_000) {
+            await this.sleep(backoff);
+            backoff = Math.min(max, backoff * 2);
+          }
+        }
+      } catch (err) {
+        if (this.stopped) break;
+        this.counts.restarts++;
+        if (isGone(err)) {
+          // The version we would resume from is compacted away: list again, at once.
+          mustList = true;
+          this.events.onRestart?.('resourceVersion expired (410)', true);
+          continue;
+        }
+        this.events.onRestart?.(err instanceof Error ? err.message : String(err), false);
+        await this.sleep(backoff);
+        backoff = Math.min(max, backoff * 2);
+        // A list failed or a watch could not start: list again when the version is unknown.
+        if (!this.resourceVersion) mustList = true;
+      }
+    }
+  }
+}

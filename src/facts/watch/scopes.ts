@@ -1,0 +1,43 @@
+/**
+ * What the watch source lists and watches in each cluster: exactly what some pipeline selects,
+ * with the selector sent to the API server, so the API server filters and we hold no objects we
+ * do not track. Rollout stages also bring the Argo CD Applications of the cluster that carry the
+ * tracking label (the same objects the Argo CD notification subscription selects).
+ */
+import type { ConfigFile } from '../../config/file.js';
+import { APPLICATIONS, ROLLOUTS, type ResourceRef } from '../../kube/resources.js';
+
+export interface WatchScope {
+  resource: ResourceRef;
+  namespace: string;
+  labelSelector?: string;
+}
+
+export type FactsMode = 'webhook' | 'watch' | 'both';
+
+export function watchedClusters(config: ConfigFile): string[] {
+  return config.clusters.filter((c) => (c.facts ?? 'webhook') !== 'webhook').map((c) => c.name);
+}
+
+export function watchScopes(config: ConfigFile, cluster: string): WatchScope[] {
+  const scopes = new Map<string, WatchScope>();
+  const add = (scope: WatchScope): void => void scopes.set(`${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}`, scope);
+  const clusterConfig = config.clusters.find((c) => c.name === cluster);
+  let anyRollouts = false;
+  for (const pipeline of config.pipelines) {
+    for (const stage of pipeline.stages) {
+      if (stage.cluster !== cluster) continue;
+      if (stage.rollouts) {
+        anyRollouts = true;
+        add({ resource: ROLLOUTS, namespace: stage.rollouts.namespace, labelSelector: stage.rollouts.selector.text });
+      }
+      if (stage.applications) add({ resource: APPLICATIONS, namespace: stage.applications.namespace, labelSelector: stage.applications.selector.text });
+    }
+  }
+  if (anyRollouts) {
+    for (const namespace of clusterConfig?.argocdNamespaces ?? ['argocd']) {
+      add({ resource: APPLICATIONS, namespace, labelSelector: config.settings.watchApplicationSelector.text });
+    }
+  }
+  return [...scopes.values()];
+}

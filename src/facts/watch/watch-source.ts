@@ -1,0 +1,166 @@
+/**
+ * Facts from the cluster itself (beside the notification webhooks, or instead of them): for each
+ * cluster whose config says `facts: watch` or `both`, one replica at a time (a Redis lease per
+ * cluster) lists and watches what the pipelines select, turns every object it sees into the same
+ * normalised fact a webhook would carry (same schema, same normaliser, the same identity for the
+ * same observation, so a change seen both ways is one job), and queues it.
+ *
+ * A list is level-triggered state: it is sent as `watch-resync`, which the fact identity treats as
+ * a heartbeat (a new job each time), so a quiet release is still heard from and no stall is raised
+ * for silence that is only the absence of change. The source relists every `watchResyncMinutes`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ConfigFile } from '../../config/file.js';
+import type { ClusterClients } from '../../kube/clusters.js';
+import type { Logger } from '../../obs/logger.js';
+import type { Metrics } from '../../obs/metrics.js';
+import type { Keys } from '../../store/keys.js';
+import type { Fact } from '../fact.js';
+import type { FactQueue } from '../fact-queue.js';
+import { normaliseApplication, normaliseRollout } from '../normalise.js';
+import { applicationFactBody, rolloutFactBody } from '../schemas.js';
+import { RedisLease } from './lease.js';
+import { ListWatch } from './list-watch.js';
+import { watchedClusters, watchScopes, type WatchScope } from './scopes.js';
+
+export const WATCH_EVENT = 'watch';
+export const WATCH_RESYNC_EVENT = 'watch-resync';
+
+export interface WatchSourceOptions {
+  config: ConfigFile;
+  clusters: () => ClusterClients;
+  facts: FactQueue;
+  redis: Redis;
+  keys: Keys;
+  logger: Logger;
+  metrics: Metrics;
+  /** Which replica this is, for the lease (default: random). */
+  holder?: string;
+  now?: () => number;
+}
+
+/** The fact an object of a scope becomes, or the reason it cannot be one. */
+export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number): Fact | { rejected: string } {
+  const sentAt = Math.floor(receivedAt / 1000);
+  if (scope.resource.kind === 'Rollout') {
+    const body = rolloutFactBody.safeParse({ event, sentAt, rollout: object });
+    if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
+    return normaliseRollout(body.data, cluster, receivedAt, 'watch');
+  }
+  const body = applicationFactBody.safeParse({ event, sentAt, application: object });
+  if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
+  return normaliseApplication(body.data, cluster, receivedAt, 'watch');
+}
+
+class ClusterWatch {
+  private readonly watches: ListWatch[] = [];
+  readonly lease: RedisLease;
+
+  constructor(
+    private readonly cluster: string,
+    private readonly o: WatchSourceOptions,
+    holder: string,
+  ) {
+    const ttlMs = o.config.settings.watchLeaseSeconds * 1000;
+    this.lease = new RedisLease(o.redis, o.keys.watchLease(cluster), holder, ttlMs, {
+      acquired: () => this.begin(),
+      lost: () => void this.end(),
+    });
+  }
+
+  private begin(): void {
+    this.o.logger.info({ cluster: this.cluster }, 'watching the cluster (lease held)');
+    this.o.metrics.watchLeaseHeld.set({ cluster: this.cluster }, 1);
+    let api;
+    try {
+      api = this.o.clusters().api(this.cluster);
+    } catch (err) {
+      this.o.logger.warn({ cluster: this.cluster, err: (err as Error).message }, 'cannot watch the cluster: its client cannot be configured');
+      return;
+    }
+    const now = this.o.now ?? Date.now;
+    for (const scope of watchScopes(this.o.config, this.cluster)) {
+      const labels = { cluster: this.cluster, kind: scope.resource.kind };
+      const watch = new ListWatch(
+        api,
+        { cluster: this.cluster, ...scope },
+        {
+          onObject: (object, how) => {
+            const receivedAt = now();
+            const fact = factFromObject(scope, this.cluster, object, how === 'list' ? WATCH_RESYNC_EVENT : WATCH_EVENT, receivedAt);
+            if ('rejected' in fact) {
+              this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'invalid_object' });
+              this.o.logger.debug({ ...labels, reason: fact.rejected }, 'watched object is not a valid fact');
+              return;
+            }
+            this.o.metrics.factsReceived.inc({ source: 'watch' });
+            this.o.metrics.watchEvents.inc({ ...labels, how });
+            this.o.facts.add(fact).then(
+              () => {
+                this.o.metrics.factsAccepted.inc({ source: 'watch' });
+                this.o.metrics.watchLag.observe(labels, (now() - receivedAt) / 1000);
+              },
+              (err: unknown) => {
+                // Lost here, found again: the next list (410 or resync) sends the current state.
+                this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'queue_unavailable' });
+                this.o.logger.warn({ ...labels, err: (err as Error).message }, 'a watched fact could not be queued');
+              },
+            );
+          },
+          onRestart: (reason, relist) => {
+            this.o.metrics.watchRestarts.inc({ ...labels, relist: String(relist) });
+            this.o.logger.debug({ ...labels, reason, relist }, 'watch restarts');
+          },
+        },
+        { relistEveryMs: this.o.config.settings.watchResyncMinutes * 60_000 },
+      ).start();
+      this.watches.push(watch);
+    }
+  }
+
+  async end(): Promise<void> {
+    this.o.metrics.watchLeaseHeld.set({ cluster: this.cluster }, 0);
+    const watches = this.watches.splice(0);
+    await Promise.all(watches.map((w) => w.stop()));
+    if (watches.length > 0) this.o.logger.info({ cluster: this.cluster }, 'stopped watching the cluster');
+  }
+
+  /** Lists made so far, for tests and benchmarks. */
+  counts(): { lists: number; restarts: number } {
+    return this.watches.reduce((acc, w) => ({ lists: acc.lists + w.counts.lists, restarts: acc.restarts + w.counts.restarts }), { lists: 0, restarts: 0 });
+  }
+}
+
+export class WatchSource {
+  private readonly byCluster = new Map<string, ClusterWatch>();
+
+  constructor(private readonly options: WatchSourceOptions) {}
+
+  start(): this {
+    const holder = this.options.holder ?? `${process.pid}-${randomBytes(4).toString('hex')}`;
+    for (const cluster of watchedClusters(this.options.config)) {
+      const watch = new ClusterWatch(cluster, this.options, holder);
+      this.byCluster.set(cluster, watch);
+      watch.lease.start();
+    }
+    return this;
+  }
+
+  /** Clusters this replica watches now. */
+  held(): string[] {
+    return [...this.byCluster].filter(([, w]) => w.lease.isHeld).map(([c]) => c);
+  }
+
+  counts(cluster: string): { lists: number; restarts: number } {
+    return this.byCluster.get(cluster)?.counts() ?? { lists: 0, restarts: 0 };
+  }
+
+  /** Stops watching; `release: false` leaves the leases to expire (as a crashed replica would). */
+  async close(options: { release?: boolean } = {}): Promise<void> {
+    await Promise.all([...this.byCluster.values()].map(async (w) => {
+      await w.lease.stop(options);
+      await w.end();
+    }));
+  }
+}
