@@ -6,9 +6,9 @@
  * controller's status write and a user's patch race exactly as they would on a real cluster.
  */
 import { randomUUID } from 'node:crypto';
-import { isValidLabelKey, isValidLabelValue, type LabelSelector } from '../../src/kube/label-selector.js';
 import { isoSeconds, realClock, type Clock } from './clock.js';
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, type StatusCause } from './errors.js';
+import { isLabelKey, isLabelValue, type ParsedSelector } from './label-selector.js';
 import type { KubeObject, ObjectMeta } from './object.js';
 import { UNKNOWN_FIELD } from './schema.js';
 import { canonical, jsonPatch, mergePatch } from './patch.js';
@@ -408,8 +408,8 @@ export class ObjectStore {
       causes.push({ reason: 'FieldValueInvalid', field: 'metadata.namespace', message: `Invalid value: ${JSON.stringify(meta.namespace)}: a lowercase RFC 1123 label` });
     }
     for (const [key, value] of Object.entries(meta.labels ?? {})) {
-      if (!isValidLabelKey(key)) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: ${JSON.stringify(key)}: not a valid label key` });
-      if (typeof value !== 'string' || !isValidLabelValue(value)) {
+      if (!isLabelKey(key)) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: ${JSON.stringify(key)}: not a valid label key` });
+      if (typeof value !== 'string' || !isLabelValue(value)) {
         causes.push({ reason: 'FieldValueInvalid', field: `metadata.labels`, message: `Invalid value: ${JSON.stringify(value)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'` });
       }
     }
@@ -448,7 +448,7 @@ export class ObjectStore {
     options: WatchOptions,
     deliver: (type: WatchEventType, object: KubeObject) => void,
   ): () => void {
-    const labels: LabelSelector | undefined = parseLabels(options.labelSelector);
+    const labels: ParsedSelector | undefined = parseLabels(options.labelSelector);
     const fields: FieldRequirement[] = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     const ns = this.scopeNamespace(rt, namespace);
     const key = typeKey(rt);
