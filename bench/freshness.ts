@@ -8,9 +8,6 @@
  * Last line: one JSON object with the numbers.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
@@ -19,11 +16,8 @@ import { ClusterClients } from '../src/kube/clusters.js';
 import { REFRESH_ANNOTATION, progressText } from '../src/kube/freshness.js';
 import { checkFreshness, refreshAndWait } from '../src/kube/freshness-reader.js';
 import { ADMIN_RULES, type PolicyRule } from '../sandbox/kube/auth.js';
-import { namespaceManifest } from '../sandbox/kube/builders.js';
 import { isoSeconds } from '../sandbox/kube/clock.js';
-import { ResourceRegistry } from '../sandbox/kube/resources.js';
-import { startKubeServer } from '../sandbox/kube/server.js';
-import { ObjectStore } from '../sandbox/kube/store.js';
+import { startStandInCluster } from '../sandbox/kube/stand-in.js';
 
 const APPS = Number(process.env.BENCH_APPS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -33,8 +27,14 @@ const NS = 'argocd';
 const SHA = 'c0ffee0123456789abcdef0123456789abcdef01';
 
 const rbac = parse(readFileSync(new URL('../deploy/rbac/glidepath-clusterrole.yaml', import.meta.url), 'utf8')) as { rules: PolicyRule[] };
-const store = new ObjectStore(new ResourceRegistry(), { historyLimit: APPS * 4 });
-store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(NS));
+const standIn = await startStandInCluster({
+  name: 'bench',
+  users: [{ name: 'glidepath', token: 'glidepath-token', rules: rbac.rules }, { name: 'admin', token: 'admin-token', rules: ADMIN_RULES }],
+  namespaces: [NS],
+  historyLimit: APPS * 4,
+});
+const { store, server } = standIn;
+const kubeconfigPath = standIn.kubeconfigPath!;
 const appRt = store.registry.byKind('Application', 'argoproj.io');
 const appSetRt = store.registry.byKind('ApplicationSet', 'argoproj.io');
 
@@ -88,9 +88,6 @@ store.subscribe((e) => {
   }, RECONCILE_DELAY_MS * (0.5 + Math.random()));
 });
 
-const server = await startKubeServer({ store, users: [{ name: 'glidepath', token: 'glidepath-token', rules: rbac.rules }, { name: 'admin', token: 'admin-token', rules: ADMIN_RULES }] });
-const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-bench-')), 'kubeconfig');
-server.writeKubeconfig(kubeconfigPath, 'bench', 'glidepath');
 const clusters = new ClusterClients([{ name: 'bench', kubeconfigPath, kubeconfigContext: 'bench' }], { requestTimeoutMs: 30_000 });
 const api = clusters.api('bench');
 const kc = new KubeConfig();
@@ -160,7 +157,7 @@ console.log(`refresh: ${result.refreshed.requested.length} refreshed, ${result.r
 console.log(`requests: ${JSON.stringify(requests)}`);
 if (result.timedOut || result.report.stale.length > 0) throw new Error('the refresh did not make every child fresh');
 
-await server.close();
+await standIn.stop();
 console.log(
   JSON.stringify({
     bench: 'freshness',

@@ -3,15 +3,11 @@
  * `npx tsx bench/kube-stand-in.ts`. Measures CRD loading, in-process writes with schema
  * validation (Rollout, the 1.4 MB-schema ApplicationSet), listing, and client-node over HTTPS.
  */
-import { CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { ADMIN_RULES } from '../sandbox/kube/auth.js';
-import { namespaceManifest, rolloutManifest } from '../sandbox/kube/builders.js';
+import { rolloutManifest } from '../sandbox/kube/builders.js';
 import { ResourceRegistry } from '../sandbox/kube/resources.js';
-import { startKubeServer } from '../sandbox/kube/server.js';
-import { ObjectStore } from '../sandbox/kube/store.js';
+import { startStandInCluster } from '../sandbox/kube/stand-in.js';
 
 function time<T>(label: string, n: number, fn: (i: number) => T): void {
   const start = process.hrtime.bigint();
@@ -23,8 +19,16 @@ function time<T>(label: string, n: number, fn: (i: number) => T): void {
 const t0 = Date.now();
 const registry = new ResourceRegistry();
 console.log(`load and parse sandbox/kube/crds: ${Date.now() - t0} ms`);
-const store = new ObjectStore(registry, { historyLimit: 1000 });
-for (const ns of ['shop', 'argocd']) store.create(registry.byKind('Namespace'), undefined, namespaceManifest(ns));
+// The server listens from here on; the in-process timings below do not go through it.
+const standIn = await startStandInCluster({
+  name: 'bench',
+  users: [{ name: 'admin', token: 't', rules: ADMIN_RULES }],
+  registry,
+  historyLimit: 1000,
+  namespaces: ['shop', 'argocd'],
+  scheme: process.env.BENCH_SCHEME === 'http' ? 'http' : 'https',
+});
+const { store, server } = standIn;
 const ro = registry.byKind('Rollout');
 time('create Rollout (validated)', 2000, (i) => store.create(ro, 'shop', rolloutManifest({ namespace: 'shop', name: `r-${i}`, image: `img:${i}`, labels: { n: String(i % 10) } })));
 time('merge-patch Rollout spec', 5000, (i) => store.patch(ro, 'shop', `r-${i % 2000}`, 'merge', { spec: { replicas: (i % 7) + 1 } }));
@@ -58,12 +62,7 @@ time('status write ApplicationSet (50 applicationStatus entries)', 2000, (i) =>
 );
 time('list 2000 Rollouts with a label selector', 200, () => store.list(ro, 'shop', { labelSelector: 'n in (1,2)' }));
 
-const server = await startKubeServer({ store, users: [{ name: 'admin', token: 't', rules: ADMIN_RULES }], scheme: process.env.BENCH_SCHEME === 'http' ? 'http' : 'https' });
-const path = join(mkdtempSync(join(tmpdir(), 'bench-kube-')), 'kubeconfig');
-server.writeKubeconfig(path, 'bench', 'admin');
-const kc = new KubeConfig();
-kc.loadFromFile(path);
-const api = kc.makeApiClient(CustomObjectsApi);
+const api = standIn.kubeConfig().makeApiClient(CustomObjectsApi);
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const n = 1000;
 let start = Date.now();
@@ -87,4 +86,4 @@ do {
 } while (token);
 ms = Date.now() - start;
 console.log(`client-node paginated list of 2000 Rollouts (limit 100): ${pages} pages in ${ms} ms`);
-await server.close();
+await standIn.stop();

@@ -1,6 +1,6 @@
 /** Label and field selectors as the list and watch endpoints accept them. */
-import { matchesLabels, parseLabelSelector, LabelSelectorError, type LabelSelector } from '../../src/model/label-selector.js';
 import { badRequest } from './errors.js';
+import { parseSelector, selectorMatches, SelectorSyntaxError, type ParsedSelector } from './label-selector.js';
 import type { KubeObject } from './object.js';
 
 export interface FieldRequirement {
@@ -28,12 +28,12 @@ export const EXTRA_FIELDS: Record<string, string[]> = {
   ],
 };
 
-export function parseLabels(selector: string | undefined): LabelSelector | undefined {
+export function parseLabels(selector: string | undefined): ParsedSelector | undefined {
   if (!selector) return undefined;
   try {
-    return parseLabelSelector(selector, { allowEmptyValues: true });
+    return parseSelector(selector);
   } catch (err) {
-    if (err instanceof LabelSelectorError) throw badRequest(`unable to parse requirement: ${err.reason}`);
+    if (err instanceof SelectorSyntaxError) throw badRequest(`unable to parse requirement: ${err.message}`);
     throw err;
   }
 }
@@ -52,8 +52,8 @@ export function parseFields(selector: string | undefined, extraFields: string[] 
     });
 }
 
-export function matchesSelectors(obj: KubeObject, labels: LabelSelector | undefined, fields: FieldRequirement[]): boolean {
-  if (labels && !matchesLabels(labels, obj.metadata.labels)) return false;
+export function matchesSelectors(obj: KubeObject, labels: ParsedSelector | undefined, fields: FieldRequirement[]): boolean {
+  if (labels && !selectorMatches(labels, obj.metadata.labels)) return false;
   return fields.every((f) => {
     let actual: unknown = obj;
     for (const key of f.field.split('.')) actual = actual && typeof actual === 'object' ? (actual as Record<string, unknown>)[key] : undefined;

@@ -3,23 +3,23 @@
  * bearer-token authentication and RBAC over an ObjectStore. Clients cannot tell it from a real
  * API server for the calls Glidepath makes (client-node, kubectl get/patch/watch).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { answerAccessReview, type SelfSubjectAccessReview } from './access-review.js';
 import { Authorizer, type SandboxUser } from './auth.js';
 import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
 import { ApiError, badRequest, forbidden, notFound } from './errors.js';
+import { isTrue, JSON_TYPE, patchTypeOf, readBody, readBuffer, send, sendError, verbOf, type ResourcePath } from './http-io.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
 import { OpenApiDocuments } from './openapi.js';
-import { mergePatch } from './patch.js';
 import { decodeSelfSubjectAccessReview, isKubernetesProtobuf } from './protobuf.js';
-import { ResourceRegistry, apiVersionOf, type ResourceType } from './resources.js';
-import { ObjectStore, type PatchType, type WriteOptions } from './store.js';
+import { ResourceRegistry, apiVersionOf } from './resources.js';
+import { serveScale } from './scale.js';
+import { ObjectStore, type WriteOptions } from './store.js';
 import { toTable, wantsTable } from './table.js';
+import { sandboxCertificate } from './tls.js';
 import { WatchStreams } from './watch-streams.js';
 
 export interface KubeServerOptions {
@@ -50,118 +50,6 @@ export interface ServedRequest {
   name?: string;
 }
 
-/** src/sandbox/kube/tls next to this module, or found from the repository root when running from dist/. */
-function tlsDirectory(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  if (existsSync(join(dir, 'tls'))) return join(dir, 'tls');
-  for (let i = 0; i < 6; i++, dir = dirname(dir)) {
-    const candidate = join(dir, 'src', 'sandbox', 'kube', 'tls');
-    if (existsSync(candidate)) return candidate;
-  }
-  throw new Error('sandbox TLS certificate (src/sandbox/kube/tls) not found');
-}
-
-export function sandboxCertificate(): { cert: string; key: string } {
-  const dir = tlsDirectory();
-  return { cert: readFileSync(join(dir, 'sandbox-cert.pem'), 'utf8'), key: readFileSync(join(dir, 'sandbox-key.pem'), 'utf8') };
-}
-
-interface ResourcePath {
-  rt: ResourceType;
-  namespace?: string;
-  name?: string;
-  subresource?: string;
-}
-
-interface SelfSubjectAccessReview {
-  spec?: { resourceAttributes?: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string } };
-}
-
-const JSON_TYPE = 'application/json';
-
-function send(res: ServerResponse, code: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function sendError(res: ServerResponse, err: ApiError): void {
-  send(res, err.code, err.toStatus());
-}
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return (await readBuffer(req, limit)).toString('utf8');
-}
-
-function readBuffer(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        reject(new ApiError(413, 'RequestEntityTooLarge', 'the request is too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-function patchTypeOf(contentType: string | undefined, rt: ResourceType): PatchType {
-  const ct = (contentType ?? '').split(';')[0]!.trim();
-  if (ct === 'application/merge-patch+json') return 'merge';
-  if (ct === 'application/json-patch+json') return 'json';
-  // The API server serves strategic merge patches only for built-in types.
-  if (ct === 'application/strategic-merge-patch+json' && rt.group === '') return 'merge';
-  throw new ApiError(
-    415,
-    'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
-  );
-}
-
-function verbOf(method: string, path: ResourcePath, watch: boolean): string {
-  switch (method) {
-    case 'GET':
-      return path.name ? 'get' : watch ? 'watch' : 'list';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return path.name ? 'delete' : 'deletecollection';
-    default:
-      throw new ApiError(405, 'MethodNotAllowed', `method ${method} is not allowed`);
-  }
-}
-
-function isTrue(v: string | null): boolean {
-  return v === 'true' || v === '1';
-}
-
-/** Reads and writes `.spec.replicas`-style paths of the scale subresource. */
-function pathGet(obj: unknown, path: string): unknown {
-  return path
-    .split('.')
-    .filter(Boolean)
-    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), obj);
-}
-
-function pathSet(obj: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.split('.').filter(Boolean);
-  let node = obj;
-  for (const key of keys.slice(0, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[keys[keys.length - 1]!] = value;
-}
 
 export class KubeServer {
   readonly store: ObjectStore;
@@ -285,7 +173,7 @@ export class KubeServer {
       const review: SelfSubjectAccessReview = protobuf && isKubernetesProtobuf(raw)
         ? { spec: { resourceAttributes: decodeSelfSubjectAccessReview(raw) } }
         : (JSON.parse(raw.toString('utf8')) as SelfSubjectAccessReview);
-      return send(res, 201, this.selfSubjectAccessReview(user.name, review));
+      return send(res, 201, answerAccessReview(this.authorizer, user.name, review));
     }
     if (protobuf) {
       throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/json-patch+json');
@@ -320,7 +208,7 @@ export class KubeServer {
     const table = wantsTable(req.headers.accept);
     const now = this.store.clock.now();
 
-    if (sub === 'scale') return this.handleScale(method, path, parse, user.name, res);
+    if (sub === 'scale') return serveScale(this.store, method, path, parse, user.name, res);
 
     if (method === 'GET' && watch) return this.watches.start(path.rt, path.namespace, url.searchParams, res, table);
     if (method === 'GET' && name) {
@@ -377,57 +265,6 @@ export class KubeServer {
       return send(res, 200, this.store.delete(rt, namespace, name, { user: user.name, resourceVersion: precondition, dryRun }));
     }
     throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-  }
-
-  /** `kubectl auth can-i` and clients that check before they act. */
-  private selfSubjectAccessReview(user: string, review: SelfSubjectAccessReview): unknown {
-    const a = review.spec?.resourceAttributes ?? {};
-    const allowed = this.authorizer.can({
-      user,
-      verb: a.verb ?? '',
-      group: a.group ?? '',
-      resource: a.resource ?? '',
-      ...(a.subresource ? { subresource: a.subresource } : {}),
-      ...(a.namespace ? { namespace: a.namespace } : {}),
-      ...(a.name ? { name: a.name } : {}),
-    });
-    return {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      metadata: {},
-      spec: review.spec ?? {},
-      status: { allowed, ...(allowed ? { reason: 'allowed by sandbox RBAC' } : {}) },
-    };
-  }
-
-  private handleScale(method: string, path: ResourcePath, parse: () => unknown, user: string, res: ServerResponse): void {
-    const { rt, namespace, name } = path;
-    const scale = rt.scale!;
-    if (!name) throw notFound(rt.plural, rt.group, '');
-    const toScale = (obj: KubeObject): Record<string, unknown> => ({
-      kind: 'Scale',
-      apiVersion: 'autoscaling/v1',
-      metadata: { name, namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp },
-      spec: { replicas: pathGet(obj, scale.specReplicasPath) ?? 0 },
-      status: { replicas: pathGet(obj, scale.statusReplicasPath) ?? 0, selector: scale.labelSelectorPath ? (pathGet(obj, scale.labelSelectorPath) ?? '') : '' },
-    });
-    const current = this.store.get(rt, namespace, name);
-    if (method === 'GET') return send(res, 200, toScale(current));
-    let desired: Record<string, unknown>;
-    if (method === 'PUT') desired = parse() as Record<string, unknown>;
-    else if (method === 'PATCH') {
-      desired = mergePatch(toScale(current), parse()) as Record<string, unknown>;
-    } else throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
-    const replicas = (desired.spec as { replicas?: unknown } | undefined)?.replicas;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-      throw new ApiError(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
-    }
-    const rv = (desired.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
-    const updated = this.store.mutate(rt, namespace, name, (obj) => {
-      if (rv) obj.metadata.resourceVersion = rv;
-      pathSet(obj as unknown as Record<string, unknown>, scale.specReplicasPath, replicas);
-    }, { user });
-    send(res, 200, toScale(updated));
   }
 
   private resolve(segments: string[]): ResourcePath | undefined {

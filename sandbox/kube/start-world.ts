@@ -1,5 +1,5 @@
 /**
- * Runs the sample world on the real clock until interrupted: `tsx src/sandbox/kube/start-world.ts`.
+ * Runs the sample world on the real clock until interrupted: `tsx sandbox/kube/start-world.ts`.
  * With GLIDEPATH_URL set, the notifications engines POST facts to that Glidepath, using the ingest
  * tokens from INGEST_TOKENS (`dev=<token>,prod=<token>`, the same variable Glidepath reads).
  */

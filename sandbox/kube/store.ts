@@ -6,85 +6,19 @@
  * controller's status write and a user's patch race exactly as they would on a real cluster.
  */
 import { randomUUID } from 'node:crypto';
-import { isValidLabelKey, isValidLabelValue, type LabelSelector } from '../../src/model/label-selector.js';
 import { isoSeconds, realClock, type Clock } from './clock.js';
 import { alreadyExists, ApiError, badRequest, conflict, gone, invalid, notFound, type StatusCause } from './errors.js';
+import { decodeContinue, encodeContinue } from './continue-token.js';
+import type { ParsedSelector } from './label-selector.js';
+import { checkMetadata, randomSuffix } from './object-meta.js';
 import type { KubeObject, ObjectMeta } from './object.js';
 import { UNKNOWN_FIELD } from './schema.js';
 import { canonical, jsonPatch, mergePatch } from './patch.js';
 import { apiVersionOf, typeKey, type ResourceRegistry, type ResourceType } from './resources.js';
 import { EXTRA_FIELDS, matchesSelectors, parseFields, parseLabels, type FieldRequirement } from './selectors.js';
+import type { AdmissionHook, AdmissionRequest, Caller, ListOptions, ListResult, PatchType, StoreEvent, StoreOptions, WatchEventType, WatchOptions, WriteOptions } from './store-types.js';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
-export interface StoreEvent {
-  type: WatchEventType;
-  rt: ResourceType;
-  object: KubeObject;
-  /** The object before this change (undefined for ADDED). */
-  old?: KubeObject;
-  rv: number;
-}
-
-export type PatchType = 'merge' | 'json';
-
-export interface Caller {
-  /** undefined = a controller inside the simulated cluster (not subject to RBAC). */
-  user?: string;
-}
-
-export interface WriteOptions extends Caller {
-  subresource?: 'status';
-  /** `?dryRun=All`: admission and validation run, nothing is stored. */
-  dryRun?: boolean;
-  /** `?fieldValidation=`: unknown fields are dropped (Ignore), dropped with a warning (Warn, the default) or refused (Strict). */
-  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
-  /** Receives the warnings of this write (unknown fields under Warn). */
-  warnings?: string[];
-}
-
-export interface AdmissionRequest extends Caller {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE';
-  rt: ResourceType;
-  /** Mutable: hooks may rewrite it (e.g. Kargo's Promotion naming). */
-  object: KubeObject;
-  old?: KubeObject;
-  subresource?: 'status';
-  store: ObjectStore;
-}
-
-/** Stands in for mutating and validating webhooks; throw an ApiError to deny. */
-export type AdmissionHook = (request: AdmissionRequest) => void;
-
-export interface ListOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
-  limit?: number;
-  continue?: string;
-}
-
-export interface ListResult {
-  items: KubeObject[];
-  resourceVersion: string;
-  continue?: string;
-  remainingItemCount?: number;
-}
-
-export interface WatchOptions {
-  resourceVersion?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-}
-
-export interface StoreOptions {
-  clock?: Clock;
-  /** Events kept for watch resumption; older resourceVersions get 410 Gone. */
-  historyLimit?: number;
-}
-
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const ANNOTATIONS_MAX_BYTES = 256 * 1024;
+export type * from './store-types.js';
 
 function clone<T>(value: T): T {
   return structuredClone(value);
@@ -103,33 +37,6 @@ function withoutVolatileMeta(obj: KubeObject): unknown {
 function generationPart(rt: ResourceType, obj: KubeObject): string {
   const { metadata: _m, status, ...rest } = obj;
   return JSON.stringify(canonical(rt.hasStatus ? rest : { ...rest, status }));
-}
-
-const RANDOM_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
-
-function randomSuffix(length = 5): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += RANDOM_ALPHABET[Math.floor(Math.random() * RANDOM_ALPHABET.length)];
-  return out;
-}
-
-interface ContinueToken {
-  rv: number;
-  start: string;
-}
-
-function encodeContinue(token: ContinueToken): string {
-  return Buffer.from(JSON.stringify(token)).toString('base64url');
-}
-
-function decodeContinue(raw: string): ContinueToken {
-  try {
-    const t = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as ContinueToken;
-    if (typeof t.rv === 'number' && typeof t.start === 'string') return t;
-  } catch {
-    // fall through
-  }
-  throw badRequest('invalid continue token');
 }
 
 export class ObjectStore {
@@ -380,7 +287,7 @@ export class ObjectStore {
 
   private validated(rt: ResourceType, obj: KubeObject, options: WriteOptions = {}): KubeObject {
     const all: StatusCause[] = [];
-    this.checkMetadata(obj.metadata, all);
+    checkMetadata(obj.metadata, all);
     let out = obj;
     if (rt.validate) {
       out = rt.validate(obj, '', all) as KubeObject;
@@ -394,34 +301,6 @@ export class ObjectStore {
     }
     if (unknown.length > 0 && options.fieldValidation !== 'Ignore') options.warnings?.push(...unknown);
     return out;
-  }
-
-  private checkMetadata(meta: ObjectMeta, causes: StatusCause[]): void {
-    if (meta.name && (meta.name.length > 253 || !DNS_SUBDOMAIN.test(meta.name))) {
-      causes.push({
-        reason: 'FieldValueInvalid',
-        field: 'metadata.name',
-        message: `Invalid value: ${JSON.stringify(meta.name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
-      });
-    }
-    if (meta.namespace && !DNS_LABEL.test(meta.namespace)) {
-      causes.push({ reason: 'FieldValueInvalid', field: 'metadata.namespace', message: `Invalid value: ${JSON.stringify(meta.namespace)}: a lowercase RFC 1123 label` });
-    }
-    for (const [key, value] of Object.entries(meta.labels ?? {})) {
-      if (!isValidLabelKey(key)) causes.push({ reason: 'FieldValueInvalid', field: 'metadata.labels', message: `Invalid value: ${JSON.stringify(key)}: not a valid label key` });
-      if (typeof value !== 'string' || !isValidLabelValue(value)) {
-        causes.push({ reason: 'FieldValueInvalid', field: `metadata.labels`, message: `Invalid value: ${JSON.stringify(value)}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.'` });
-      }
-    }
-    let size = 0;
-    for (const [key, value] of Object.entries(meta.annotations ?? {})) {
-      if (typeof value !== 'string') {
-        causes.push({ reason: 'FieldValueTypeInvalid', field: `metadata.annotations.${key}`, message: 'Invalid value: annotation values must be strings' });
-      } else size += key.length + value.length;
-    }
-    if (size > ANNOTATIONS_MAX_BYTES) {
-      causes.push({ reason: 'FieldValueTooLong', field: 'metadata.annotations', message: `Too long: must have at most ${ANNOTATIONS_MAX_BYTES} bytes` });
-    }
   }
 
   private commit(rt: ResourceType, type: WatchEventType, obj: KubeObject, old: KubeObject | undefined): void {
@@ -448,7 +327,7 @@ export class ObjectStore {
     options: WatchOptions,
     deliver: (type: WatchEventType, object: KubeObject) => void,
   ): () => void {
-    const labels: LabelSelector | undefined = parseLabels(options.labelSelector);
+    const labels: ParsedSelector | undefined = parseLabels(options.labelSelector);
     const fields: FieldRequirement[] = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     const ns = this.scopeNamespace(rt, namespace);
     const key = typeKey(rt);

@@ -31,7 +31,7 @@ export function sampleWorldConfig(options: WorldConfigOptions): string {
   };
   const prod = `{ approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }`;
   const path = JSON.stringify(options.kubeconfigPath);
-  return `# Generated for the sandbox's simulated clusters (src/sandbox/kube/world.ts).
+  return `# Generated for the sandbox's simulated clusters (sandbox/kube/world.ts).
 clusters:
   - name: dev
     kubeconfigContext: dev

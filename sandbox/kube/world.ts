@@ -12,21 +12,19 @@
  * - One kubeconfig with contexts "dev" and "prod" (user glidepath) plus "<user>@<cluster>" ones.
  */
 import { ADMIN_RULES, type PolicyRule, type SandboxUser } from './auth.js';
-import { namespaceManifest, type CanaryStep } from './builders.js';
+import type { CanaryStep } from './builders.js';
 import { realClock, settle, type Clock } from './clock.js';
-import { AppSetController, type AppSetFaults } from './controllers/appset.js';
-import { ArgoCdController, REFRESH_ANNOTATION } from './controllers/argocd.js';
+import type { AppSetController, AppSetFaults } from './controllers/appset.js';
+import { REFRESH_ANNOTATION } from './controllers/argocd.js';
 import { SimulatedGit, type DesiredManifests } from './controllers/git.js';
-import { installKargoAdmission } from './controllers/kargo-admission.js';
-import { KargoController } from './controllers/kargo.js';
-import { NotificationsEngine, type NotificationFaults } from './controllers/notifications.js';
-import { RolloutsController, type RolloutsControllerOptions } from './controllers/rollouts.js';
+import type { KargoController } from './controllers/kargo.js';
+import type { NotificationFaults } from './controllers/notifications.js';
+import type { RolloutsController, RolloutsControllerOptions } from './controllers/rollouts.js';
 import { freightManifest, stageManifest, warehouseManifest } from './kargo-builders.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
 import { ResourceRegistry } from './resources.js';
-import { startKubeServer, type KubeServer } from './server.js';
-import { ObjectStore } from './store.js';
+import { startStandInCluster, type StandInCluster } from './stand-in.js';
 
 export const DEPLOY_REPO = 'https://git.example.com/shop/deploy.git';
 export const CHECKOUT_IMAGE = 'registry.example.com/shop/checkout';
@@ -83,13 +81,9 @@ export interface ReleaseOptions {
   failSync?: string;
 }
 
-export interface SimulatedCluster {
+export interface SimulatedCluster extends StandInCluster {
   name: 'dev' | 'prod';
-  server: KubeServer;
-  store: ObjectStore;
   rollouts: RolloutsController;
-  argocd: ArgoCdController[];
-  notifications: NotificationsEngine[];
 }
 
 export interface SampleWorld {
@@ -139,21 +133,32 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
   git.commit(DEPLOY_REPO, 'main', { ...checkoutTree('1.28.0', 'rel-1.28.0'), 'payments/ledger': { rollouts: [{ name: 'ledger', image: `${LEDGER_IMAGE}:3.4.1`, replicas: 3, steps: STEPS, labels: { 'app.kubernetes.io/part-of': 'ledger', env: 'prod', ...TRACKED }, annotations: { 'hangar.io/release-id': 'ledger-3.4.1' } }] } });
 
   const cluster = async (name: 'dev' | 'prod', namespaces: string[], argocdNamespaces: string[][]): Promise<SimulatedCluster> => {
-    const store = new ObjectStore(registry, { clock });
-    for (const ns of namespaces) store.create(registry.byKind('Namespace'), undefined, namespaceManifest(ns));
-    const server = await startKubeServer({ store, users });
-    const rollouts = new RolloutsController({ store, clock, podReadyMs: options.podReadyMs ?? 10_000, analysisOutcome: options.analysisOutcome }).start();
-    const argocd = argocdNamespaces.map((ns) => new ArgoCdController({ store, clock, git, namespaces: ns }).start());
-    const notifications: NotificationsEngine[] = [];
-    if (options.webhooks) {
-      const webhook = (url: string) => ({ url, token: options.webhooks!.tokens[name] });
-      const resync = options.heartbeatEveryMs;
-      notifications.push(new NotificationsEngine({ kind: 'rollout', store, clock, rollouts, webhook: webhook(options.webhooks.rolloutsUrl), resyncEveryMs: resync, faults: options.notificationFaults }).start());
-      for (const ns of argocdNamespaces) {
-        notifications.push(new NotificationsEngine({ kind: 'application', store, clock, namespaces: ns, webhook: webhook(options.webhooks.argocdUrl), resyncEveryMs: resync, faults: options.notificationFaults }).start());
-      }
-    }
-    return { name, server, store, rollouts, argocd, notifications };
+    const webhook = (url: string) => ({ url, token: options.webhooks!.tokens[name] });
+    const resyncEveryMs = options.heartbeatEveryMs;
+    const standIn = await startStandInCluster({
+      name,
+      users,
+      defaultUser: 'glidepath',
+      clock,
+      registry,
+      namespaces,
+      kubeconfigPath: false,
+      kargoAdmission: name === 'prod',
+      controllers: {
+        rollouts: { podReadyMs: options.podReadyMs ?? 10_000, analysisOutcome: options.analysisOutcome },
+        argocd: argocdNamespaces.map((ns) => ({ git, namespaces: ns })),
+        ...(name === 'prod' ? { appSet: { namespaces: ['argocd'], faults: options.appSetFaults }, kargo: true as const } : {}),
+        ...(options.webhooks
+          ? {
+              notifications: {
+                rollouts: { webhook: webhook(options.webhooks.rolloutsUrl), resyncEveryMs, faults: options.notificationFaults },
+                applications: argocdNamespaces.map((ns) => ({ namespaces: ns, webhook: webhook(options.webhooks!.argocdUrl), resyncEveryMs, faults: options.notificationFaults })),
+              },
+            }
+          : {}),
+      },
+    });
+    return { ...standIn, name, rollouts: standIn.rollouts! };
   };
 
   const dev = await cluster('dev', ['argocd', 'shop'], [['argocd']]);
@@ -162,7 +167,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
 
   dev.store.create(appRt, 'argocd', application('argocd', 'checkout-dev', 'checkout/dev', 'shop', { 'app.kubernetes.io/part-of': 'checkout', env: 'dev' }));
   prod.store.create(appRt, 'argocd-apps', application('argocd-apps', 'payments-ledger', 'payments/ledger', 'payments', { 'app.kubernetes.io/part-of': 'ledger', env: 'prod' }));
-  const appSet = new AppSetController({ store: prod.store, clock, namespaces: ['argocd'], faults: options.appSetFaults }).start();
+  const appSet = prod.appSet!;
   prod.store.create(registry.byKind('ApplicationSet'), 'argocd', {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
@@ -198,7 +203,6 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
   }
 
   // Kargo project on prod: dev → staging → prod.
-  installKargoAdmission(prod.store, (r) => prod.server.authorizer.can(r));
   const k = (kind: string) => registry.byKind(kind, 'kargo.akuity.io');
   const ns = 'kargo-checkout';
   prod.store.create(k('Warehouse'), ns, warehouseManifest(ns, 'checkout', CHECKOUT_IMAGE));
@@ -207,11 +211,10 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
   prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'dev', warehouse: 'checkout', labels: { tier: 'pre-prod' } }));
   prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'staging', warehouse: 'checkout', upstream: ['dev'], apps: [{ name: 'checkout-staging' }], labels: { tier: 'pre-prod' } }));
   prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'prod', warehouse: 'checkout', upstream: ['staging'], apps: [{ name: 'checkout-prod-eu' }, { name: 'checkout-prod-us' }], labels: { tier: 'prod' } }));
-  const kargo = new KargoController({ store: prod.store, clock }).start();
+  const kargo = prod.kargo!;
 
   if (options.kubeconfigPath) {
-    const entry = (c: SimulatedCluster) => ({ name: c.name, server: c.server.url, caPem: c.server.caPem, users, defaultUser: 'glidepath' });
-    writeKubeconfig(options.kubeconfigPath, [entry(dev), entry(prod)], 'prod');
+    writeKubeconfig(options.kubeconfigPath, [dev.kubeconfigEntry(), prod.kubeconfigEntry()], 'prod');
   }
 
   return {
@@ -237,14 +240,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
       return sha;
     },
     async stop() {
-      appSet.stop();
-      kargo.stop();
-      for (const c of [dev, prod]) {
-        c.rollouts.stop();
-        for (const a of c.argocd) a.stop();
-        for (const n of c.notifications) n.stop();
-        await c.server.close();
-      }
+      for (const c of [dev, prod]) await c.stop();
     },
   };
 }

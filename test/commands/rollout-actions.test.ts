@@ -7,7 +7,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ABORT_DIALOG_CALLBACK_ID, REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
@@ -20,18 +19,15 @@ import { ALICE, BOB, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig 
 
 let clock: FakeClock;
 let world: KubeWorld;
-let controller: RolloutsController;
 let rig: CommandsRig;
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  world = await startKubeWorld({ clock, namespaces: ['shop', 'pay', 'locked', 'argocd', 'kargo-demo'] });
-  controller = new RolloutsController({ store: world.store, clock, podReadyMs: 5000 }).start();
+  world = await startKubeWorld({ clock, namespaces: ['shop', 'pay', 'locked', 'argocd', 'kargo-demo'], controllers: { rollouts: { podReadyMs: 5000 } } });
   rig = await startCommandsRig({ clusters: world.clusters });
 });
 afterEach(async () => {
   await rig.close();
-  controller.stop();
   await world.close();
 });
 

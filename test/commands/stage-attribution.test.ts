@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configFileSchema } from '../../src/config/file.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
 
@@ -26,18 +25,15 @@ const config = configFileSchema.parse({
 
 let clock: FakeClock;
 let world: KubeWorld;
-let controller: RolloutsController;
 let rig: CommandsRig;
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  world = await startKubeWorld({ clock, namespaces: ['shop'] });
-  controller = new RolloutsController({ store: world.store, clock, podReadyMs: 5000 }).start();
+  world = await startKubeWorld({ clock, namespaces: ['shop'], controllers: { rollouts: { podReadyMs: 5000 } } });
   rig = await startCommandsRig({ clusters: world.clusters, config });
 });
 afterEach(async () => {
   await rig.close();
-  controller.stop();
   await world.close();
 });
 

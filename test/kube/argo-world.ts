@@ -3,10 +3,8 @@
  * controller simulators on a fake clock, and an ApplicationSet `checkout` with one child per env.
  */
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { AppSetController } from '../../sandbox/kube/controllers/appset.js';
-import { ArgoCdController } from '../../sandbox/kube/controllers/argocd.js';
+import type { AppSetController } from '../../sandbox/kube/controllers/appset.js';
 import { SimulatedGit, type DesiredManifests } from '../../sandbox/kube/controllers/git.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startKubeWorld, type KubeWorld } from './support.js';
 
@@ -30,16 +28,19 @@ export function tree(version: string): Record<string, DesiredManifests> {
 
 export async function startArgoWorld(options: { staleCache?: boolean | string[]; maxUpdate?: (number | undefined)[] } = {}): Promise<ArgoWorld> {
   const clock = new FakeClock('2026-08-20T09:00:00Z');
-  const world = await startKubeWorld({ clock, namespaces: ['argocd', ...ENVS.map((e) => `shop-${e}`)] });
-  const { store } = world;
   const git = new SimulatedGit();
   git.commit(REPO, 'main', tree('1.28.0'));
-  const appSetController = new AppSetController({ store, clock, faults: { staleCache: options.staleCache ?? false } });
-  const controllers = [
-    new RolloutsController({ store, clock, podReadyMs: 5000 }).start(),
-    new ArgoCdController({ store, clock, git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000 }).start(),
-    appSetController.start(),
-  ];
+  const world = await startKubeWorld({
+    clock,
+    namespaces: ['argocd', ...ENVS.map((e) => `shop-${e}`)],
+    controllers: {
+      rollouts: { podReadyMs: 5000 },
+      argocd: [{ git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000 }],
+      appSet: { faults: { staleCache: options.staleCache ?? false } },
+    },
+  });
+  const { store } = world;
+  const appSetController = world.standIn.appSet!;
   store.create(store.registry.byKind('ApplicationSet'), 'argocd', {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
@@ -72,10 +73,7 @@ export async function startArgoWorld(options: { staleCache?: boolean | string[];
     clock,
     git,
     appSetController,
-    async stop() {
-      controllers.forEach((c) => c.stop());
-      await world.close();
-    },
+    stop: () => world.close(),
     app: (name) => store.get(appRt, 'argocd', name),
     appSet: () => store.get(store.registry.byKind('ApplicationSet'), 'argocd', 'checkout'),
     entry: (env) => store.get(store.registry.byKind('ApplicationSet'), 'argocd', 'checkout').status.applicationStatus.find((e: { application: string }) => e.application === `checkout-${env}`),

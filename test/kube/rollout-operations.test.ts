@@ -3,7 +3,7 @@ import { KubeActionError } from '../../src/kube/errors.js';
 import { abortRollout, approveCanaryStep, retryRollout } from '../../src/kube/rollout-operations.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { failure, startKubeWorld, type KubeWorld } from './support.js';
 
@@ -13,11 +13,10 @@ let controller: RolloutsController;
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  world = await startKubeWorld({ clock });
-  controller = new RolloutsController({ store: world.store, clock, podReadyMs: 5000 }).start();
+  world = await startKubeWorld({ clock, controllers: { rollouts: { podReadyMs: 5000 } } });
+  controller = world.standIn.rollouts!;
 });
 afterEach(async () => {
-  controller.stop();
   await world.close();
 });
 

@@ -3,18 +3,14 @@
  * a `glidepath` user whose RBAC rules are read from deploy/rbac (so every test runs with exactly
  * the permissions Glidepath ships), an admin, and a `no-status` user lacking rollouts/status.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../sandbox/kube/auth.js';
-import { namespaceManifest } from '../../sandbox/kube/builders.js';
 import type { Clock } from '../../sandbox/kube/clock.js';
-import { installKargoAdmission } from '../../sandbox/kube/controllers/kargo-admission.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { startKubeServer, type KubeServer } from '../../sandbox/kube/server.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import type { KubeServer } from '../../sandbox/kube/server.js';
+import { startStandInCluster, type StandInCluster, type StandInControllers } from '../../sandbox/kube/stand-in.js';
+import type { ObjectStore } from '../../sandbox/kube/store.js';
 
 export interface ClusterRoleRule {
   apiGroups: string[];
@@ -40,18 +36,27 @@ export interface KubeWorld {
   server: KubeServer;
   store: ObjectStore;
   kubeconfigPath: string;
+  /** The stand-in itself, with the controller simulators asked for. */
+  standIn: StandInCluster;
   /** Clients for cluster `prod` (as glidepath), `prod-no-status` and `prod-no-promote` (rules missing). */
   clusters: ClusterClients;
   close(): Promise<void>;
 }
 
-export async function startKubeWorld(options: { namespaces?: string[]; clock?: Clock; argocdNamespaces?: string[]; requestTimeoutMs?: number } = {}): Promise<KubeWorld> {
-  const store = new ObjectStore(new ResourceRegistry(), { clock: options.clock });
-  for (const ns of options.namespaces ?? ['shop', 'argocd', 'kargo-demo']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
-  const server = await startKubeServer({ store, users: USERS });
-  installKargoAdmission(store, (r) => server.authorizer.can(r));
-  const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-kube-')), 'kubeconfig');
-  server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
+export async function startKubeWorld(
+  options: { namespaces?: string[]; clock?: Clock; argocdNamespaces?: string[]; requestTimeoutMs?: number; controllers?: StandInControllers } = {},
+): Promise<KubeWorld> {
+  const standIn = await startStandInCluster({
+    name: 'prod',
+    users: USERS,
+    defaultUser: 'glidepath',
+    namespaces: options.namespaces ?? ['shop', 'argocd', 'kargo-demo'],
+    kargoAdmission: true,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.controllers ? { controllers: options.controllers } : {}),
+  });
+  const { server, store } = standIn;
+  const kubeconfigPath = standIn.kubeconfigPath!;
   const clusters = new ClusterClients(
     [
       { name: 'prod', kubeconfigPath, kubeconfigContext: 'prod', argocdNamespaces: options.argocdNamespaces ?? ['argocd'] },
@@ -60,7 +65,7 @@ export async function startKubeWorld(options: { namespaces?: string[]; clock?: C
     ],
     { requestTimeoutMs: options.requestTimeoutMs ?? 5000 },
   );
-  return { server, store, kubeconfigPath, clusters, close: () => server.close() };
+  return { server, store, kubeconfigPath, standIn, clusters, close: () => standIn.stop() };
 }
 
 export async function failure(promise: Promise<unknown>): Promise<Error & Record<string, any>> {

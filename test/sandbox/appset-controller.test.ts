@@ -1,13 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { namespaceManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { AppSetController } from '../../sandbox/kube/controllers/appset.js';
-import { ArgoCdController, REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
+import { REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
 import { SimulatedGit, type DesiredManifests } from '../../sandbox/kube/controllers/git.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import type { ObjectStore } from '../../sandbox/kube/store.js';
+import { startTestCluster } from './support.js';
 
 const REPO = 'https://git.example.com/shop/deploy.git';
 const ENVS = ['dev', 'staging', 'prod'];
@@ -16,24 +13,27 @@ interface World {
   clock: FakeClock;
   store: ObjectStore;
   git: SimulatedGit;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 function tree(version: string): Record<string, DesiredManifests> {
   return Object.fromEntries(ENVS.map((env) => [`checkout/${env}`, { rollouts: [{ name: 'checkout', image: `registry.example.com/shop/checkout:${version}`, steps: [], annotations: { 'hangar.io/release-id': `rel-${version}` } }] }]));
 }
 
-function world(options: { staleCache?: string[]; prodMaxUpdate?: number } = {}): World {
+async function world(options: { staleCache?: string[]; prodMaxUpdate?: number } = {}): Promise<World> {
   const clock = new FakeClock('2026-08-20T09:00:00Z');
-  const store = new ObjectStore(new ResourceRegistry(), { clock });
-  for (const ns of ['argocd', ...ENVS.map((e) => `shop-${e}`)]) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
   const git = new SimulatedGit();
   git.commit(REPO, 'main', tree('1.28.0'));
-  const controllers = [
-    new RolloutsController({ store, clock, podReadyMs: 5000 }).start(),
-    new ArgoCdController({ store, clock, git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000 }).start(),
-    new AppSetController({ store, clock, faults: { staleCache: options.staleCache ?? false } }).start(),
-  ];
+  const cluster = await startTestCluster({
+    clock,
+    namespaces: ['argocd', ...ENVS.map((e) => `shop-${e}`)],
+    controllers: {
+      rollouts: { podReadyMs: 5000 },
+      argocd: [{ git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000 }],
+      appSet: { faults: { staleCache: options.staleCache ?? false } },
+    },
+  });
+  const { store } = cluster;
   store.create(store.registry.byKind('ApplicationSet'), 'argocd', {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'ApplicationSet',
@@ -61,7 +61,7 @@ function world(options: { staleCache?: string[]; prodMaxUpdate?: number } = {}):
       },
     },
   });
-  return { clock, store, git, stop: () => controllers.forEach((c) => c.stop()) };
+  return { clock, store, git, stop: () => cluster.stop() };
 }
 
 let w: World;
@@ -80,7 +80,7 @@ async function refreshAll(): Promise<void> {
 
 describe('ApplicationSet RollingSync simulator', () => {
   it('generates children owned through a controller ownerReference, with automated sync disabled', async () => {
-    w = world({ prodMaxUpdate: 0 });
+    w = await world({ prodMaxUpdate: 0 });
     await w.clock.advance(0);
     const c = child('dev');
     expect(c.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'ApplicationSet', name: 'checkout', controller: true })]);
@@ -89,7 +89,7 @@ describe('ApplicationSet RollingSync simulator', () => {
   });
 
   it('syncs step by step; maxUpdate 0 holds the last step until someone syncs it', async () => {
-    w = world({ prodMaxUpdate: 0 });
+    w = await world({ prodMaxUpdate: 0 });
     await w.clock.advance(0);
     // Pending, then Progressing as soon as the sync the AppSet wrote has started.
     expect(entry('dev')).toMatchObject({ status: 'Progressing', step: '1', message: 'Application resource completed a sync, updating status from Pending to Progressing' });
@@ -119,7 +119,7 @@ describe('ApplicationSet RollingSync simulator', () => {
   });
 
   it('a new commit: every child goes Waiting with the new targetRevisions, and steps run in order', async () => {
-    w = world();
+    w = await world();
     await w.clock.advance(30_000);
     expect(ENVS.map((e) => entry(e).status)).toEqual(['Healthy', 'Healthy', 'Healthy']);
     const sha = w.git.commit(REPO, 'main', tree('1.29.0'));
@@ -133,7 +133,7 @@ describe('ApplicationSet RollingSync simulator', () => {
   });
 
   it('stale-cache fault: a Waiting child read as Synced at the old state jumps to Healthy, so a later step starts first', async () => {
-    w = world({ staleCache: ['checkout-staging'] });
+    w = await world({ staleCache: ['checkout-staging'] });
     await w.clock.advance(30_000);
     w.git.commit(REPO, 'main', tree('1.29.0'));
     await refreshAll();

@@ -1,19 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { namespaceManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { ArgoCdController, REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
+import { REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
 import { SimulatedGit, type DesiredManifests } from '../../sandbox/kube/controllers/git.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import type { ObjectStore } from '../../sandbox/kube/store.js';
+import { startTestCluster, type TestCluster } from './support.js';
 
 const REPO = 'https://git.example.com/shop/deploy.git';
 let clock: FakeClock;
+let cluster: TestCluster;
 let store: ObjectStore;
 let git: SimulatedGit;
-let argocd: ArgoCdController;
-let rollouts: RolloutsController;
 
 const appRt = () => store.registry.byKind('Application');
 const rolloutRt = () => store.registry.byKind('Rollout');
@@ -39,16 +36,17 @@ function requestSync(extra: object = {}): void {
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  store = new ObjectStore(new ResourceRegistry(), { clock });
-  for (const ns of ['argocd', 'shop']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
   git = new SimulatedGit();
   git.commit(REPO, 'main', manifests('registry.example.com/shop/checkout:1.28.0', 'rel-3'));
-  argocd = new ArgoCdController({ store, clock, git, refreshDelayMs: 3000, reconcileEveryMs: 120_000, jitterMs: 0, syncDurationMs: 2000 }).start();
-  rollouts = new RolloutsController({ store, clock, podReadyMs: 10_000 }).start();
+  cluster = await startTestCluster({
+    clock,
+    namespaces: ['argocd', 'shop'],
+    controllers: { argocd: [{ git, refreshDelayMs: 3000, reconcileEveryMs: 120_000, jitterMs: 0, syncDurationMs: 2000 }], rollouts: { podReadyMs: 10_000 } },
+  });
+  store = cluster.store;
 });
-afterEach(() => {
-  argocd.stop();
-  rollouts.stop();
+afterEach(async () => {
+  await cluster.stop();
 });
 
 describe('Argo CD application controller simulator', () => {

@@ -10,8 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/app.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { NotificationsEngine } from '../../sandbox/kube/controllers/notifications.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { NotificationsEngine } from '../../sandbox/kube/controllers/notifications.js';
 import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 import { DEV_TOKEN, dropPrefix, getJson, INGEST_TOKEN, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
@@ -26,21 +25,20 @@ describe('cluster change → notification → ingest → reducer → release rec
   const clock = new FakeClock();
   let app: Glidepath;
   let cluster: TestCluster;
-  let rollouts: RolloutsController;
   let engine: NotificationsEngine;
   const run = randomBytes(4).toString('hex');
   const releaseId = (n: number): string => `rel-e2e-${run}-${n}`;
 
   beforeAll(async () => {
     app = await startTestGlidepath(testConfig(), env);
-    cluster = await startTestCluster({ clock });
-    rollouts = new RolloutsController({ store: cluster.store, clock, podReadyMs: 10_000 }).start();
-    engine = new NotificationsEngine({ kind: 'rollout', store: cluster.store, clock, rollouts, webhook: { url: `${app.url}/v1/facts/rollouts`, token: INGEST_TOKEN } }).start();
+    cluster = await startTestCluster({
+      clock,
+      controllers: { rollouts: { podReadyMs: 10_000 }, notifications: { rollouts: { webhook: { url: `${app.url}/v1/facts/rollouts`, token: INGEST_TOKEN } } } },
+    });
+    engine = cluster.notifications[0]!;
   });
   afterAll(async () => {
-    engine.stop();
-    rollouts.stop();
-    await cluster.server.close();
+    await cluster.stop();
     await app.close();
     await dropPrefix(env.REDIS_PREFIX);
   });

@@ -10,7 +10,7 @@ beforeEach(async () => {
   cluster = await startTestCluster();
 });
 afterEach(async () => {
-  await cluster.server.close();
+  await cluster.stop();
 });
 
 describe('client-node informer against the stand-in', () => {

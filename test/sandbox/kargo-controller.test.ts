@@ -2,8 +2,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_RULES } from '../../sandbox/kube/auth.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { installKargoAdmission } from '../../sandbox/kube/controllers/kargo-admission.js';
-import { ARGOCD_CONTEXT_ANNOTATION, KargoController } from '../../sandbox/kube/controllers/kargo.js';
+import { ARGOCD_CONTEXT_ANNOTATION, type KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import { freightManifest, promotionRequest, stageManifest, warehouseManifest } from '../../sandbox/kube/kargo-builders.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { rejection, startTestCluster, statusOf, type TestCluster } from './support.js';
@@ -30,9 +29,9 @@ let freight: KubeObject;
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  cluster = await startTestCluster({ clock, users: USERS, namespaces: ['kargo-checkout', 'argocd'] });
+  cluster = await startTestCluster({ clock, users: USERS, namespaces: ['kargo-checkout', 'argocd'], kargoAdmission: true, controllers: { kargo: { stepDurationMs: 1000 } } });
   const { store } = cluster;
-  installKargoAdmission(store, (r) => cluster.server.authorizer.can(r));
+  kargo = cluster.kargo!;
   const k = (kind: string) => store.registry.byKind(kind, 'kargo.akuity.io');
   store.create(k('Warehouse'), 'kargo-checkout', warehouseManifest('kargo-checkout', 'checkout', 'registry.example.com/shop/checkout'));
   freight = store.create(k('Freight'), 'kargo-checkout', freightManifest('kargo-checkout', 'checkout', { repoURL: 'registry.example.com/shop/checkout', tag: '1.29.0' }, 'frozen-tiger'));
@@ -45,11 +44,9 @@ beforeEach(async () => {
     spec: { project: 'default', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop-dev' } },
   });
   setAppHealth('Healthy');
-  kargo = new KargoController({ store, clock, stepDurationMs: 1000 }).start();
 });
 afterEach(async () => {
-  kargo.stop();
-  await cluster.server.close();
+  await cluster.stop();
 });
 
 function setAppHealth(status: string): void {

@@ -14,7 +14,7 @@ beforeEach(async () => {
   cluster = await startTestCluster({ namespaces: ['shop', 'payments'] });
 });
 afterEach(async () => {
-  await cluster.server.close();
+  await cluster.stop();
 });
 
 async function createRollout(name: string, labels: Record<string, string> = {}, namespace = 'shop'): Promise<KubeObject> {
@@ -310,7 +310,7 @@ describe('field validation', () => {
       expect(strict.status).toBe(400);
       expect(JSON.parse(strict.body).message).toBe('Rollout in version "v1alpha1" cannot be handled as a Rollout: strict decoding error: unknown field "extra"');
     } finally {
-      await c.server.close();
+      await c.stop();
     }
   });
 });

@@ -1,16 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { namespaceManifest, rolloutManifest } from '../../sandbox/kube/builders.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { applicationFactBody, rolloutFactBody } from '../../sandbox/kube/controllers/fact-bodies.js';
 import { ARGOCD_CONFIG_FILE, loadNotificationConfig, ROLLOUTS_CONFIG_FILE, templateSkeleton } from '../../sandbox/kube/controllers/notification-config.js';
 import { NotificationsEngine, type NotificationsEngineOptions } from '../../sandbox/kube/controllers/notifications.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
+import type { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import type { ObjectStore } from '../../sandbox/kube/store.js';
 import { Receiver } from './receiver.js';
+import { startTestCluster, type TestCluster } from './support.js';
 
 let clock: FakeClock;
+let cluster: TestCluster;
 let store: ObjectStore;
 let rollouts: RolloutsController;
 let engine: NotificationsEngine;
@@ -58,15 +59,15 @@ async function flush(ms = 0): Promise<void> {
   await engine.idle();
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  store = new ObjectStore(new ResourceRegistry(), { clock });
-  for (const ns of ['shop', 'argocd']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
-  rollouts = new RolloutsController({ store, clock, podReadyMs: 10_000 }).start();
+  cluster = await startTestCluster({ clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 10_000 } } });
+  store = cluster.store;
+  rollouts = cluster.rollouts!;
 });
 afterEach(async () => {
   (engine as NotificationsEngine | undefined)?.stop();
-  rollouts.stop();
+  await cluster.stop();
   await (receiver as Receiver | undefined)?.close();
   engine = undefined as unknown as NotificationsEngine;
   receiver = undefined as unknown as Receiver;

@@ -2,7 +2,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { RolloutsController, type RolloutEvent } from '../../sandbox/kube/controllers/rollouts.js';
+import type { RolloutsController, RolloutEvent } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startTestCluster, type TestCluster } from './support.js';
 
@@ -16,14 +16,13 @@ let events: RolloutEvent[];
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  cluster = await startTestCluster({ clock });
-  controller = new RolloutsController({ store: cluster.store, clock, podReadyMs: 10_000 }).start();
+  cluster = await startTestCluster({ clock, controllers: { rollouts: { podReadyMs: 10_000 } } });
+  controller = cluster.rollouts!;
   events = [];
   controller.onEvent((e) => events.push(e));
 });
 afterEach(async () => {
-  controller.stop();
-  await cluster.server.close();
+  await cluster.stop();
 });
 
 const api = () => cluster.customObjects();
@@ -214,12 +213,10 @@ describe('Argo Rollouts controller simulator: step analysis', () => {
   let outcome: { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string } = { phase: 'Successful' };
   let aClock: FakeClock;
   let aCluster: TestCluster;
-  let aController: RolloutsController;
 
   beforeEach(async () => {
     aClock = new FakeClock('2026-08-20T09:00:00Z');
-    aCluster = await startTestCluster({ clock: aClock });
-    aController = new RolloutsController({ store: aCluster.store, clock: aClock, podReadyMs: 10_000, analysisMs: 60_000, analysisOutcome: () => outcome }).start();
+    aCluster = await startTestCluster({ clock: aClock, controllers: { rollouts: { podReadyMs: 10_000, analysisMs: 60_000, analysisOutcome: () => outcome } } });
     const rt = aCluster.store.registry.byKind('Rollout');
     aCluster.store.create(rt, 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'img:1', steps: [{ setWeight: 20 }, { analysis: { templates: [{ templateName: 'success-rate' }] } }, { setWeight: 50 }] }));
     await aClock.advance(0);
@@ -227,8 +224,7 @@ describe('Argo Rollouts controller simulator: step analysis', () => {
     await aClock.advance(10_000);
   });
   afterEach(async () => {
-    aController.stop();
-    await aCluster.server.close();
+    await aCluster.stop();
   });
 
   const read = () => aCluster.store.get(aCluster.store.registry.byKind('Rollout'), 'shop', 'checkout');

@@ -1,14 +1,8 @@
 /** Shared set-up for tests against the stand-in API server. */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi } from '@kubernetes/client-node';
 import { ADMIN_RULES, type SandboxUser } from '../../sandbox/kube/auth.js';
-import { namespaceManifest } from '../../sandbox/kube/builders.js';
-import type { Clock } from '../../sandbox/kube/clock.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { startKubeServer, type KubeServer } from '../../sandbox/kube/server.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import type { KubeServer } from '../../sandbox/kube/server.js';
+import { startStandInCluster, type StandInCluster, type StandInClusterOptions } from '../../sandbox/kube/stand-in.js';
 
 export const USERS: SandboxUser[] = [
   { name: 'admin', token: 'admin-token', rules: ADMIN_RULES },
@@ -19,28 +13,15 @@ export const USERS: SandboxUser[] = [
   },
 ];
 
-export interface TestCluster {
-  server: KubeServer;
-  store: ObjectStore;
+export interface TestCluster extends StandInCluster {
   kubeconfigPath: string;
-  kubeConfig(context?: string): KubeConfig;
   customObjects(context?: string): CustomObjectsApi;
 }
 
-export async function startTestCluster(options: { users?: SandboxUser[]; namespaces?: string[]; clock?: Clock; historyLimit?: number } = {}): Promise<TestCluster> {
-  const store = new ObjectStore(new ResourceRegistry(), { clock: options.clock, historyLimit: options.historyLimit });
-  const nsType = store.registry.byKind('Namespace');
-  for (const ns of options.namespaces ?? ['shop']) store.create(nsType, undefined, namespaceManifest(ns));
-  const server = await startKubeServer({ store, users: options.users ?? USERS });
-  const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-kube-')), 'kubeconfig');
-  server.writeKubeconfig(kubeconfigPath, 'sandbox', 'admin');
-  const kubeConfig = (context?: string): KubeConfig => {
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfigPath);
-    if (context) kc.setCurrentContext(context);
-    return kc;
-  };
-  return { server, store, kubeconfigPath, kubeConfig, customObjects: (context) => kubeConfig(context).makeApiClient(CustomObjectsApi) };
+/** A stand-in cluster named `sandbox` with admin and viewer, namespace `shop` unless told otherwise, no controllers unless asked. */
+export async function startTestCluster(options: Partial<StandInClusterOptions> = {}): Promise<TestCluster> {
+  const cluster = await startStandInCluster({ name: 'sandbox', namespaces: ['shop'], ...options, users: options.users ?? USERS, defaultUser: 'admin' });
+  return { ...cluster, kubeconfigPath: cluster.kubeconfigPath!, customObjects: (context) => cluster.kubeConfig(context).makeApiClient(CustomObjectsApi) };
 }
 
 /** The Kubernetes Status carried by a client-node ApiException. */

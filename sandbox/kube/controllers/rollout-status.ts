@@ -62,22 +62,3 @@ export function rolloutPhase(s: PhaseInput): { phase: string; message: string } 
   if (!s.fullyPromoted) return { phase: 'Progressing', message: 'waiting for all steps to complete' };
   return { phase: 'Healthy', message: '' };
 }
-
-export type CanaryStepSpec = {
-  setWeight?: number;
-  pause?: { duration?: number | string };
-  analysis?: unknown;
-  experiment?: unknown;
-  setCanaryScale?: unknown;
-};
-
-/** Pause duration in ms; undefined = wait for promote; -1 = invalid (as types.go treats it). */
-export function pauseDurationMs(pause: { duration?: number | string }): number | undefined {
-  const d = pause.duration;
-  if (d === undefined) return undefined;
-  if (typeof d === 'number') return d * 1000;
-  if (/^\d+$/.test(d)) return Number(d) * 1000;
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(d);
-  if (!m || d === '') return -1;
-  return ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000;
-}
