@@ -15,6 +15,7 @@ import type { Metrics } from '../obs/metrics.js';
 import type { Fact, FactSource } from './fact.js';
 import type { FactQueue } from './fact-queue.js';
 import { normaliseAnnouncement, normaliseApplication, normaliseRollout } from './normalise.js';
+import { wellFormed } from '../model/unicode.js';
 import { applicationFactBody, releaseAnnouncementBody, rolloutFactBody } from './schemas.js';
 
 export interface IngestDeps {
@@ -30,7 +31,7 @@ export interface IngestDeps {
 }
 
 function validate<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
+  const result = wellFormed(schema).safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = issues[0] as { path: string; message: string };

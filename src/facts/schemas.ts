@@ -5,6 +5,7 @@
  * fields. Everything is bounded, since the sender is a cluster we do not control.
  */
 import { z } from 'zod';
+import { generation, isDns1123Label, isDns1123Subdomain, isResourceVersion, labelProblem, NAME_MESSAGE, NAMESPACE_MESSAGE, RESOURCE_VERSION_MESSAGE } from '../model/kube-names.js';
 
 const MAX_MAP_ENTRIES = 256;
 
@@ -12,6 +13,9 @@ const MAX_MAP_ENTRIES = 256;
 const integer = z.union([z.number().int(), z.string().regex(/^-?\d+$/, 'must be an integer').transform(Number)]);
 const text = (max: number) => z.string().max(max, `longer than ${max} characters`);
 const name = z.string().min(1, 'must not be empty').max(253, 'longer than 253 characters');
+const objectName = name.refine(isDns1123Subdomain, NAME_MESSAGE);
+const namespaceName = name.refine(isDns1123Label, NAMESPACE_MESSAGE);
+const resourceVersion = z.union([text(64), z.number().transform(String)]).refine(isResourceVersion, RESOURCE_VERSION_MESSAGE);
 
 /** Label and annotation maps: string values only; non-string values (never valid in Kubernetes) are refused. */
 const stringMap = z
@@ -20,10 +24,16 @@ const stringMap = z
   .transform((m) => m ?? {})
   .refine((m) => Object.keys(m).length <= MAX_MAP_ENTRIES, `more than ${MAX_MAP_ENTRIES} entries`);
 
+/** Labels as the API server accepts them (keys and values are what selectors match). */
+const labelMap = stringMap.superRefine((m, ctx) => {
+  const problem = labelProblem(m);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 const ownerReference = z.looseObject({
   apiVersion: text(253).optional(),
   kind: text(253),
-  name: name,
+  name: objectName,
   uid: text(128).optional(),
   controller: z.boolean().nullish(),
 });
@@ -32,12 +42,12 @@ const ownerReference = z.looseObject({
 const absent = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
 
 const metadata = z.looseObject({
-  namespace: name,
-  name: name,
+  namespace: namespaceName,
+  name: objectName,
   uid: text(128).nullish().transform(absent),
-  resourceVersion: z.union([text(64), z.number().transform(String)]).nullish().transform(absent),
-  generation: integer.nullish().transform(absent),
-  labels: stringMap,
+  resourceVersion: resourceVersion.nullish().transform(absent),
+  generation: generation.nullish().transform(absent),
+  labels: labelMap,
   annotations: stringMap,
   ownerReferences: z.array(ownerReference).max(64).nullish(),
 });
@@ -118,8 +128,8 @@ export const rolloutFactBody = z.looseObject({
   sentAt,
   rollout: z.looseObject({
     metadata: metadata.extend({
-      generation: integer,
-      resourceVersion: z.union([text(64), z.number().transform(String)]),
+      generation,
+      resourceVersion,
     }),
     spec: rolloutSpec,
     status: rolloutStatus,

@@ -2,11 +2,22 @@
  * Every Redis key Glidepath uses is built here. All keys share one hash tag (the prefix, e.g.
  * `{glidepath}`), so multi-key scripts and BullMQ work unchanged on Redis Cluster.
  */
+import { isWellFormed } from '../model/unicode.js';
 
-/** Release ids and pipeline names can hold `:` or spaces; keys stay unambiguous. */
-function part(value: string): string {
-  return encodeURIComponent(value);
+/**
+ * Release ids and pipeline names can hold `:` or spaces; keys stay unambiguous. Total for any
+ * string: `encodeURIComponent` throws on a lone surrogate (a fact that could never be stored
+ * would be retried and dropped), so a string that is not well-formed Unicode is written as `$`
+ * and the hex of its UTF-16 units instead. `$` is always escaped by `encodeURIComponent`, so
+ * the two forms never collide, and well-formed strings keep the keys they always had.
+ */
+export function keyPart(value: string): string {
+  if (isWellFormed(value)) return encodeURIComponent(value);
+  let hex = '$';
+  for (let i = 0; i < value.length; i++) hex += value.charCodeAt(i).toString(16).padStart(4, '0');
+  return hex;
 }
+const part = keyPart;
 
 export interface Keys {
   readonly prefix: string;
