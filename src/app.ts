@@ -6,8 +6,9 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { stallAfterMs, type ConfigFile } from './config/file.js';
+import { longestReleaseTtlMs, stallAfterMs, type ConfigFile } from './config/file.js';
 import type { Env } from './config/env.js';
+import { AnnouncementClaims } from './facts/announcements.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { registerIngestRoutes } from './facts/ingest.js';
 import { AuditLog } from './audit/audit-log.js';
@@ -108,7 +109,16 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   }
 
   const router = new Router();
-  registerIngestRoutes(router, { config, tokens: env.INGEST_TOKENS, facts: ingestFacts, metrics, logger, maxBodyBytes: env.MAX_BODY_BYTES });
+  registerIngestRoutes(router, {
+    config,
+    tokens: env.INGEST_TOKENS,
+    ciTokens: env.CI_TOKENS,
+    announcements: new AnnouncementClaims(requestRedis, keys, longestReleaseTtlMs(config)),
+    facts: ingestFacts,
+    metrics,
+    logger,
+    maxBodyBytes: env.MAX_BODY_BYTES,
+  });
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
   const audit = new AuditLog(workerRedis, keys.audit());
   registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit()) });

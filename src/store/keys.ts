@@ -43,6 +43,10 @@ export interface Keys {
   firstApproval(object: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
+  /** String (with TTL): the details of a release as CI first announced them; later announcements must agree. */
+  announcement(pipeline: string, releaseId: string): string;
+  /** Counter (expires with its minute): denied attempts of one Slack user audited in the current minute. */
+  auditDeniedCount(slackUserId: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -59,5 +63,7 @@ export function createKeys(prefix: string): Keys {
     slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
+    announcement: (pipeline, releaseId) => `${prefix}:announcement:${part(pipeline)}:${part(releaseId)}`,
+    auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${part(slackUserId)}`,
   };
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/app.js';
 import { testConfig } from '../helpers/pipeline.js';
-import { dropPrefix, getJson, INGEST_TOKEN, postJson, startTestGlidepath, testEnv, DEV_TOKEN } from '../helpers/glidepath.js';
+import { CI_TOKEN, dropPrefix, getJson, INGEST_TOKEN, postJson, startTestGlidepath, testEnv, DEV_TOKEN } from '../helpers/glidepath.js';
 import { fixture, rolloutBody } from '../helpers/rollout-bodies.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -118,7 +118,7 @@ describe('ingest', () => {
     const tooBig = await postJson(`${app.url}/v1/facts/rollouts`, huge);
     expect(tooBig.status).toBe(413);
 
-    const unknownPipeline = await postJson(`${app.url}/v1/releases`, { releaseId: 'r1', pipeline: 'nope', images: ['a/b:1'] });
+    const unknownPipeline = await postJson(`${app.url}/v1/releases`, { releaseId: 'r1', pipeline: 'nope', images: ['a/b:1'] }, CI_TOKEN);
     expect(unknownPipeline.status).toBe(422);
     expect(unknownPipeline.json.message).toBe('pipeline: unknown pipeline "nope" (known: checkout)');
   });
@@ -139,7 +139,7 @@ describe('ingest', () => {
       commit: 'abc1234def',
       pullRequestUrl: 'https://git.example.com/shop/pull/42',
       author: 'alice',
-    });
+    }, CI_TOKEN);
     expect(res.status).toBe(202);
     const record = await waitFor(async () => (await app.store.get('checkout', 'rel-ci-1')) ?? undefined, 'announced release');
     expect(record).toMatchObject({ status: 'Announced', commit: 'abc1234def', author: 'alice', idSource: 'announcement' });

@@ -16,7 +16,7 @@ import { pipelineConfig, record } from './support/records.js';
 
 const SECRET = 'test-signing-secret-0123456789';
 const config: ConfigFile = {
-  settings: { stallAfterMinutes: 20, finishedReleaseTtlHours: 168, unhealthyGraceMinutes: 2, hookPinnedAfterMinutes: 10, forgetTargetAfterMinutes: 60 },
+  settings: { stallAfterMinutes: 20, finishedReleaseTtlHours: 168, unhealthyGraceMinutes: 2, hookPinnedAfterMinutes: 10, forgetTargetAfterMinutes: 60, unfinishedReleaseTtlDays: 30, pullRequestHosts: [], auditMaxEntries: 100_000, auditDeniedPerUserPerMinute: 10 },
   clusters: [{ name: 'prod', argocdNamespaces: ['argocd'] }],
   pipelines: [pipelineConfig()],
 };
