@@ -11,7 +11,7 @@ import type { Env } from './config/env.js';
 import { AnnouncementClaims } from './facts/announcements.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { registerIngestRoutes } from './facts/ingest.js';
-import { AuditLog } from './audit/audit-log.js';
+import { AuditLog, auditLimits } from './audit/audit-log.js';
 import { registerAuditRoutes } from './audit/audit-api.js';
 import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
@@ -82,9 +82,13 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
   const ingestFacts = new FactQueue(requestRedis, env.REDIS_PREFIX, releaseIdAnnotations);
   const workerFacts = new FactQueue(workerRedis, env.REDIS_PREFIX, releaseIdAnnotations);
-  const store = new ReleaseStore(workerRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000, cacheSize: 1_000 });
+  const store = new ReleaseStore(workerRedis, keys, {
+    finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000,
+    unfinishedTtlMs: config.settings.unfinishedReleaseTtlDays * 86_400_000,
+    cacheSize: 1_000,
+  });
   const readStore = new ReleaseStore(requestRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000 });
-  const targets = new TargetIndex(workerRedis, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000 });
+  const targets = new TargetIndex(workerRedis, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000, retainMs: longestReleaseTtlMs(config) });
   const watchdog = new Watchdog(workerRedis, env.REDIS_PREFIX);
   const threads = options.threads ?? new LogThreadSink(logger);
   const reducer = new FactReducer({ config, store, targets, facts: workerFacts, watchdog, threads, metrics, logger });
@@ -120,8 +124,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     maxBodyBytes: env.MAX_BODY_BYTES,
   });
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
-  const audit = new AuditLog(workerRedis, keys.audit());
-  registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit()) });
+  const audit = new AuditLog(workerRedis, keys.audit(), undefined, auditLimits(config, keys, metrics.registry));
+  registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)) });
   registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics });
   const server = createHttpServer(router, logger, options.mounts);
   await new Promise<void>((resolve, reject) => {

@@ -52,7 +52,10 @@ describe('ingest', () => {
     const paused = rolloutBody({ generation: 60, rv: 6000, releaseId: 'rel-inflight', podHash: 'g2', stableRS: 'g1', step: 1, phase: 'Paused', name: 'checkout-other', uid: 'other-1' });
     await postJson(`${app.url}/v1/facts/rollouts`, paused);
     await waitFor(async () => (await app.store.get('checkout', 'rel-inflight')) ?? undefined, 'rel-inflight');
-    expect(await ttlOf('rel-inflight')).toBe(-1);
+    // Kept while in flight: it expires only after settings.unfinishedReleaseTtlDays without news.
+    const inflightTtl = await ttlOf('rel-inflight');
+    expect(inflightTtl).toBeGreaterThan(config.settings.finishedReleaseTtlHours * 3_600_000);
+    expect(inflightTtl).toBeLessThanOrEqual(config.settings.unfinishedReleaseTtlDays * 86_400_000);
     const done = rolloutBody({ generation: 50, rv: 5000, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy' });
     const staging = rolloutBody({ generation: 50, rv: 5001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-staging', uid: 'st-1', labels: { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' } });
     const other = rolloutBody({ generation: 61, rv: 6001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-other', uid: 'other-1' });
