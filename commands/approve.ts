@@ -25,9 +25,14 @@ export interface RolloutRef {
 }
 
 
-/** Approves one Rollout at the step the person saw; `where` is the stage that grants the right. */
-export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome> {
+/**
+ * Approves one Rollout at the step the person saw; `where` is the stage that grants the right.
+ * The release (whose thread gets the line, and which the audit names) is the one the record
+ * shows the Rollout in, never a release id a button claims: a button value can be edited.
+ */
+export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, _claimedReleaseId?: string): Promise<Outcome> {
   const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
+  const releaseId = (await releaseWithTarget(ctx, where.pipeline.name, target))?.record.releaseId;
   return act(ctx, {
     action: 'approve',
     target,

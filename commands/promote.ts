@@ -4,6 +4,7 @@
  * Stages chosen by selector or glob come and go, so they are listed and confirmed first, and
  * chosen again at the click (what disappeared is named, not promoted).
  */
+import { KubeActionError } from '../src/kube/errors.js';
 import { freightLabel } from '../src/kube/kargo-availability.js';
 import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
 import { act } from './act.js';
@@ -42,15 +43,13 @@ function resolve(ctx: CommandContext, raw: string): PromoteScope & { stage?: str
   throw new UsageError(`"${raw}" is not a stage: write pipeline@stage (shop@prod) or project/stage (kargo-demo/prod)`, NAME);
 }
 
-/** Promotes one Kargo Stage and follows the Promotion in a thread; returns the line for the summary. */
+/**
+ * Promotes one Kargo Stage and follows the Promotion in a thread; returns the line for the summary.
+ * Everything that can refuse it (permission, no Freight available, the cluster) is inside act(),
+ * so every attempt is audited; and the Freight is only looked up for someone allowed to promote.
+ */
 async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
   const target = `${scope.cluster}/${scope.project}/${stage}`;
-  let freight = freightWanted;
-  if (!freight) {
-    const available = await availableFreight(ctx.clusters.api(scope.cluster), scope.project, stage, ctx.now ? { now: ctx.now } : {});
-    if (!available.newest) return `:x: \`${stage}\`: no Freight is available to it yet (none is verified in all its upstream Stages)`;
-    freight = available.newest.metadata.name;
-  }
   let promotion: string | undefined;
   const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
   const outcome = await act(ctx, {
@@ -58,8 +57,14 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
     target,
     where: scope.where,
     ...(release ? { releaseId: release.releaseId } : {}),
-    describe: `promote Freight ${freight} to ${target}`,
+    describe: `promote ${freightWanted ? `Freight ${freightWanted}` : 'the newest available Freight'} to ${target}`,
     run: async () => {
+      let freight = freightWanted;
+      if (!freight) {
+        const available = await availableFreight(ctx.clusters.api(scope.cluster), scope.project, stage, ctx.now ? { now: ctx.now } : {});
+        if (!available.newest) throw new KubeActionError('not-found', `no Freight is available to ${stage} yet (none is verified in all its upstream Stages); nothing was changed`);
+        freight = available.newest.metadata.name;
+      }
       const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
       promotion = result.name;
       return { summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };

@@ -40,6 +40,8 @@ const SECONDS = Number(process.env.SANDBOX_SECONDS ?? 0);
 const BOT_TOKEN = 'xoxb-sandbox-0000000000';
 const SIGNING_SECRET = 'sandbox-signing-secret';
 const TOKENS = { dev: `dev-${randomBytes(12).toString('hex')}`, prod: `prod-${randomBytes(12).toString('hex')}` };
+/** CI's own token, bound to the checkout pipeline (a cluster's token cannot announce releases). */
+const CI_TOKEN = `ci-${randomBytes(12).toString('hex')}`;
 const READ_TOKEN = `read-${randomBytes(12).toString('hex')}`;
 const YOU = 'U0SANDBOX';
 
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     REDIS_URL: redis.url,
     REDIS_PREFIX: `{glidepath-sandbox-${randomBytes(4).toString('hex')}}`,
     INGEST_TOKENS: `dev=${TOKENS.dev},prod=${TOKENS.prod}`,
+    CI_TOKENS: `checkout=${CI_TOKEN}`,
     API_READ_TOKEN: READ_TOKEN,
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
   const releaseId = 'rel-1.29.0';
   await fetch(`${app.url}/v1/releases`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.prod}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${CI_TOKEN}` },
     body: JSON.stringify({ releaseId, pipeline: 'checkout', images: ['registry.example.com/shop/checkout:1.29.0'], commit: 'a1b2c3d4e5f6', author: 'you', pullRequestUrl: 'https://git.example.com/shop/checkout/pull/129' }),
   });
   world.releaseCheckout('1.29.0', releaseId);

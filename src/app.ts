@@ -6,11 +6,12 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { stallAfterMs, type ConfigFile } from './config/file.js';
+import { longestReleaseTtlMs, stallAfterMs, type ConfigFile } from './config/file.js';
 import type { Env } from './config/env.js';
+import { AnnouncementClaims } from './facts/announcements.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { registerIngestRoutes } from './facts/ingest.js';
-import { AuditLog } from './audit/audit-log.js';
+import { AuditLog, auditLimits } from './audit/audit-log.js';
 import { registerAuditRoutes } from './audit/audit-api.js';
 import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
@@ -87,9 +88,13 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
   const ingestFacts = new FactQueue(requestRedis, env.REDIS_PREFIX, releaseIdAnnotations);
   const workerFacts = new FactQueue(workerRedis, env.REDIS_PREFIX, releaseIdAnnotations);
-  const store = new ReleaseStore(workerRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000, cacheSize: 1_000 });
+  const store = new ReleaseStore(workerRedis, keys, {
+    finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000,
+    unfinishedTtlMs: config.settings.unfinishedReleaseTtlDays * 86_400_000,
+    cacheSize: 1_000,
+  });
   const readStore = new ReleaseStore(requestRedis, keys, { finishedTtlMs: config.settings.finishedReleaseTtlHours * 3_600_000 });
-  const targets = new TargetIndex(workerRedis, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000 });
+  const targets = new TargetIndex(workerRedis, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000, retainMs: longestReleaseTtlMs(config) });
   const watchdog = new Watchdog(workerRedis, env.REDIS_PREFIX);
   const threads = options.threads ?? new LogThreadSink(logger);
   const reducer = new FactReducer({ config, store, targets, facts: workerFacts, watchdog, threads, metrics, logger });
@@ -120,10 +125,19 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       : undefined;
 
   const router = new Router();
-  registerIngestRoutes(router, { config, tokens: env.INGEST_TOKENS, facts: ingestFacts, metrics, logger, maxBodyBytes: env.MAX_BODY_BYTES });
+  registerIngestRoutes(router, {
+    config,
+    tokens: env.INGEST_TOKENS,
+    ciTokens: env.CI_TOKENS,
+    announcements: new AnnouncementClaims(requestRedis, keys, longestReleaseTtlMs(config)),
+    facts: ingestFacts,
+    metrics,
+    logger,
+    maxBodyBytes: env.MAX_BODY_BYTES,
+  });
   registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
-  const audit = new AuditLog(workerRedis, keys.audit());
-  registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit()) });
+  const audit = new AuditLog(workerRedis, keys.audit(), undefined, auditLimits(config, keys, metrics.registry));
+  registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requestRedis, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)) });
   registerOpsRoutes(router, { redis: requestRedis, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics, metricsToken: env.METRICS_TOKEN });
   const server = createHttpServer(router, logger, options.mounts, httpLimitsFromEnv(env));
   await new Promise<void>((resolve, reject) => {

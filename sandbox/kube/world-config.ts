@@ -32,6 +32,8 @@ export function sampleWorldConfig(options: WorldConfigOptions): string {
   const prod = `{ approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }`;
   const path = JSON.stringify(options.kubeconfigPath);
   return `# Generated for the sandbox's simulated clusters (sandbox/kube/world.ts).
+settings:
+  pullRequestHosts: [git.example.com]
 clusters:
   - name: dev
     kubeconfigContext: dev

@@ -4,7 +4,10 @@
  * who did what: entries are appended to a Redis stream and never edited.
  */
 import type { Redis } from 'ioredis';
+import { Counter, type Registry } from 'prom-client';
 import { z } from 'zod';
+import type { ConfigFile } from '../config/file.js';
+import type { Keys } from '../store/keys.js';
 
 export const auditResults = ['allowed', 'denied', 'failed', 'done'] as const;
 export type AuditResult = (typeof auditResults)[number];
@@ -53,18 +56,86 @@ export interface AuditQuery {
   action?: string;
 }
 
+/**
+ * Bounds of the stream: it keeps about `maxEntries` entries, and a person's denied attempts
+ * beyond `deniedPerUserPerMinute` in a minute are counted, not written (so someone repeating a
+ * denied command cannot grow Redis; the first ones of each minute still say who tried what).
+ */
+export interface AuditLimits {
+  maxEntries: number;
+  deniedPerUserPerMinute: number;
+  /** Redis key counting a person's denied attempts of the current minute (keys.auditDeniedCount). */
+  deniedCountKey?: (slackUserId: string) => string;
+  /** Called for each denied attempt not written. */
+  onDeniedDropped?: () => void;
+}
+
+export const DEFAULT_AUDIT_LIMITS: AuditLimits = { maxEntries: 100_000, deniedPerUserPerMinute: 10 };
+
+/*
+ * KEYS[1] stream, KEYS[2] denied counter of the person; ARGV[1] entry JSON, ARGV[2] MAXLEN,
+ * ARGV[3] denied attempts allowed per window ("0": not a denied entry), ARGV[4] window ms.
+ * Returns the stream id, or false when the denied attempt was over the limit.
+ */
+const APPEND_SCRIPT = `
+if ARGV[3] ~= '0' then
+  local n = redis.call('INCR', KEYS[2])
+  if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+  if n > tonumber(ARGV[3]) then return false end
+end
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'entry', ARGV[1])
+`;
+
+type RedisWithScripts = Redis & { glidepathAuditAppend(stream: string, counter: string, entry: string, maxLen: string, limit: string, windowMs: string): Promise<string | null> };
+
+/** The counter of denied attempts not written, shared by every AuditLog on one registry. */
+export function auditDroppedCounter(registry: Registry): Counter {
+  const name = 'glidepath_audit_denied_dropped_total';
+  return (
+    (registry.getSingleMetric(name) as Counter | undefined) ??
+    new Counter({ name, help: 'Denied attempts not written to the audit stream (over the per-person limit per minute)', registers: [registry] })
+  );
+}
+
+/** The limits the config asks for, counting dropped denied attempts on `registry` when given. */
+export function auditLimits(config: ConfigFile, keys: Keys, registry?: Registry): AuditLimits {
+  const dropped = registry ? auditDroppedCounter(registry) : undefined;
+  return {
+    maxEntries: config.settings.auditMaxEntries,
+    deniedPerUserPerMinute: config.settings.auditDeniedPerUserPerMinute,
+    deniedCountKey: (user) => keys.auditDeniedCount(user),
+    onDeniedDropped: dropped ? () => dropped.inc() : undefined,
+  };
+}
+
 export class AuditLog {
+  private readonly redis: RedisWithScripts;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly key: string,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    private readonly limits: AuditLimits = DEFAULT_AUDIT_LIMITS,
+  ) {
+    if (!('glidepathAuditAppend' in redis)) redis.defineCommand('glidepathAuditAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+    this.redis = redis as RedisWithScripts;
+  }
 
-  /** Appends one entry and returns its stream id. */
-  async append(entry: AuditEntry): Promise<string> {
+  /** Appends one entry and returns its stream id; undefined when a denied attempt was over the limit. */
+  async append(entry: AuditEntry): Promise<string | undefined> {
     const at = this.now().toISOString();
-    const id = await this.redis.xadd(this.key, '*', 'entry', JSON.stringify({ ...entry, at }));
-    return id as string;
+    const counter = this.limits.deniedCountKey?.(entry.actor.slackUserId);
+    const limited = entry.result === 'denied' && counter !== undefined;
+    const id = await this.redis.glidepathAuditAppend(
+      this.key,
+      counter ?? this.key,
+      JSON.stringify({ ...entry, at }),
+      String(this.limits.maxEntries),
+      limited ? String(this.limits.deniedPerUserPerMinute) : '0',
+      '60000',
+    );
+    if (id === null) this.limits.onDeniedDropped?.();
+    return id ?? undefined;
   }
 
   /** Newest first. */

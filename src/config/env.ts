@@ -30,6 +30,33 @@ const ingestTokens = z
     return byToken;
   });
 
+/**
+ * CI tokens, each bound to the pipelines it may announce: `pipeline=token,pipeline=token`. One
+ * token may be listed for several pipelines. Kept apart from the clusters' ingest tokens, so a
+ * cluster (or whoever holds its token) can never rewrite what CI announced.
+ */
+const ciTokens = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const pipelinesByToken = new Map<string, string[]>();
+    for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const eq = pair.indexOf('=');
+      const pipeline = pair.slice(0, eq);
+      const token = pair.slice(eq + 1);
+      if (eq <= 0 || token.length === 0) {
+        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 20)}…" is not pipeline=token` });
+        continue;
+      }
+      if (token.length < 16) {
+        ctx.addIssue({ code: 'custom', message: `the token for pipeline "${pipeline}" is shorter than 16 characters` });
+        continue;
+      }
+      pipelinesByToken.set(token, [...(pipelinesByToken.get(token) ?? []), pipeline]);
+    }
+    return pipelinesByToken;
+  });
+
 const optionalString = z
   .string()
   .optional()
@@ -70,6 +97,7 @@ export const envSchema = z.object({
   SLACK_RETRY_BASE_MS: z.coerce.number().int().positive().max(600_000).default(1_000),
   SLACK_RETRY_CAP_SECONDS: z.coerce.number().positive().max(3_600).default(300),
   INGEST_TOKENS: ingestTokens,
+  CI_TOKENS: ciTokens,
   API_READ_TOKEN: optionalToken('API_READ_TOKEN'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Facts reduced at once per process; facts of one release are batched, so this can be high. */
@@ -97,5 +125,13 @@ export type Env = z.infer<typeof envSchema>;
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const result = envSchema.safeParse(source);
   if (!result.success) throw new ConfigError('environment', formatIssues(result.error));
+  // A token that is both would let a cluster announce releases: CI gets tokens of its own.
+  const shared = [...result.data.CI_TOKENS.keys()].filter((token) => result.data.INGEST_TOKENS.has(token));
+  if (shared.length > 0) {
+    throw new ConfigError(
+      'environment',
+      shared.map((t) => `CI_TOKENS: the token of pipeline(s) ${result.data.CI_TOKENS.get(t)?.join(', ')} is also the ingest token of cluster "${result.data.INGEST_TOKENS.get(t)}"; give CI a token of its own`),
+    );
+  }
   return result.data;
 }

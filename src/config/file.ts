@@ -122,6 +122,16 @@ const settings = z
     watchResyncMinutes: z.number().positive().max(60).default(10),
     /** Watch source: the Argo CD Applications watched for Rollout stages (as the notification subscription selects them). */
     watchApplicationSelector: labelSelector.prefault('hangar.io/release-tracked=true'),
+    /** A release that never finishes (announced only, Failed, stuck) is forgotten this long after it was last heard from. */
+    unfinishedReleaseTtlDays: z.number().positive().max(3650).default(30),
+    /** Hosts a CI announcement's pullRequestUrl may point at (https only); empty: no links accepted. */
+    pullRequestHosts: z
+      .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(:\d{1,5})?$/, 'must be a lowercase host name such as github.com'))
+      .default([]),
+    /** The audit stream keeps about this many entries (XADD MAXLEN ~). */
+    auditMaxEntries: z.number().int().min(1_000).default(100_000),
+    /** Denied attempts audited per person per minute; the rest are counted in glidepath_audit_denied_dropped_total. */
+    auditDeniedPerUserPerMinute: z.number().int().min(1).default(10),
   })
   .strict();
 
@@ -202,4 +212,9 @@ export function loadConfigFile(path: string): ConfigFile {
 
 export function stallAfterMs(cfg: ConfigFile, p: PipelineConfig, s?: StageConfig): number {
   return (s?.stallAfterMinutes ?? p.stallAfterMinutes ?? cfg.settings.stallAfterMinutes) * 60_000;
+}
+
+/** The longest a release record, and everything kept for it, may live after its last write. */
+export function longestReleaseTtlMs(cfg: ConfigFile): number {
+  return Math.max(cfg.settings.unfinishedReleaseTtlDays * 86_400_000, cfg.settings.finishedReleaseTtlHours * 3_600_000);
 }

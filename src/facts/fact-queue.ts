@@ -22,7 +22,8 @@ export class FactQueue {
         backoff: { type: 'exponential', delay: 500 },
         // Completed jobs are kept a while so a redelivery of the same notification stays one job.
         removeOnComplete: { age: 600, count: 20_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
+        // Failed jobs are kept for a week to look into, but never more than this many.
+        removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
       },
     });
     // Failures surface through add(); the event would otherwise crash or spam the process.

@@ -6,20 +6,26 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { ConfigFile } from '../config/file.js';
 import { formatPath } from '../config/errors.js';
-import { clusterOfToken } from '../http/auth.js';
+import { clusterOfToken, pipelinesOfCiToken } from '../http/auth.js';
 import { HttpError } from '../http/http-error.js';
 import { bearerToken, parseJson, readBody, requireJson, sendJson } from '../http/io.js';
 import type { Router } from '../http/router.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
-import type { Fact, FactSource } from './fact.js';
+import type { AnnouncementClaims } from './announcements.js';
+import type { Fact, FactSource, ReleaseAnnouncedFact } from './fact.js';
 import type { FactQueue } from './fact-queue.js';
 import { normaliseAnnouncement, normaliseApplication, normaliseRollout } from './normalise.js';
+import { wellFormed } from '../model/unicode.js';
 import { applicationFactBody, releaseAnnouncementBody, rolloutFactBody } from './schemas.js';
 
 export interface IngestDeps {
   config: ConfigFile;
   tokens: ReadonlyMap<string, string>;
+  /** CI tokens → the pipelines each may announce (CI_TOKENS). */
+  ciTokens?: ReadonlyMap<string, readonly string[]>;
+  /** First-announcement claims: what CI announced cannot be changed by a later announcement. */
+  announcements?: AnnouncementClaims;
   facts: FactQueue;
   metrics: Metrics;
   logger: Logger;
@@ -29,8 +35,43 @@ export interface IngestDeps {
   now?: () => number;
 }
 
+const clusterOf = (caller: Caller): string => (caller.kind === 'cluster' ? caller.cluster : '');
+
+/** Why a pull-request link is refused: only https links to the configured hosts are shown in Slack. */
+export function pullRequestProblem(link: string, hosts: readonly string[]): string | undefined {
+  const url = new URL(link);
+  if (url.protocol !== 'https:') return 'must be an https link';
+  if (url.username || url.password) return 'must not hold a user name or password';
+  if (!hosts.includes(url.host)) {
+    return hosts.length === 0
+      ? 'no pull-request hosts are configured (settings.pullRequestHosts); links are refused until one is'
+      : `host "${url.host}" is not one of settings.pullRequestHosts (${hosts.join(', ')})`;
+  }
+  return undefined;
+}
+
+/** 409 when the release was announced before with other details; the undo gives back a fresh claim. */
+async function claimAnnouncement(claims: AnnouncementClaims | undefined, fact: ReleaseAnnouncedFact, timeoutMs: number): Promise<(() => Promise<void>) | undefined> {
+  if (!claims) return undefined;
+  let outcome: Awaited<ReturnType<AnnouncementClaims['claim']>>;
+  try {
+    outcome = await withTimeout(claims.claim(fact), timeoutMs);
+  } catch {
+    throw new HttpError(503, 'unavailable', 'the announcement could not be checked (Redis unreachable); nothing was recorded, retry later', undefined, { 'retry-after': '5' });
+  }
+  if (outcome.kind === 'conflict') {
+    throw new HttpError(
+      409,
+      'conflict',
+      `release ${fact.releaseId} of ${fact.pipeline} was announced with another ${outcome.fields.join(', ')}; an announced release cannot be changed (announce a new release id)`,
+      { fields: outcome.fields },
+    );
+  }
+  return outcome.kind === 'new' ? outcome.release : undefined;
+}
+
 function validate<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value);
+  const result = wellFormed(schema).safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = issues[0] as { path: string; message: string };
@@ -51,28 +92,49 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-type Parse = (json: unknown, cluster: string, receivedAt: number) => Fact;
+/** Who sent a request: a cluster (its ingest token) or CI (its token, bound to pipelines). */
+type Caller = { kind: 'cluster'; cluster: string } | { kind: 'ci'; pipelines: readonly string[] };
+/** The fact, and what to undo if it cannot be queued. */
+type Parsed = { fact: Fact; undo?: () => Promise<void> };
+type Parse = (json: unknown, caller: Caller, receivedAt: number) => Parsed | Promise<Parsed>;
+
+const unauthorized = (what: string) =>
+  new HttpError(401, 'unauthorized', `missing or unknown Bearer token; ${what}`, undefined, { 'www-authenticate': 'Bearer' });
 
 export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
   const now = deps.now ?? Date.now;
   const pipelines = new Set(deps.config.pipelines.map((p) => p.name));
+  const ciTokens = deps.ciTokens ?? new Map<string, readonly string[]>();
+
+  const callerOf = (req: IncomingMessage): Caller | undefined => {
+    const presented = bearerToken(req);
+    const cluster = clusterOfToken(deps.tokens, presented);
+    if (cluster !== undefined) return { kind: 'cluster', cluster };
+    const bound = pipelinesOfCiToken(ciTokens, presented);
+    return bound === undefined ? undefined : { kind: 'ci', pipelines: bound };
+  };
 
   const handle = (source: FactSource, parse: Parse) => async (req: IncomingMessage, res: ServerResponse) => {
     deps.metrics.factsReceived.inc({ source });
     try {
-      const cluster = clusterOfToken(deps.tokens, bearerToken(req));
-      if (cluster === undefined) {
-        throw new HttpError(401, 'unauthorized', 'missing or unknown Bearer token; each token in INGEST_TOKENS names the cluster that sends it', undefined, {
-          'www-authenticate': 'Bearer',
-        });
+      const caller = callerOf(req);
+      if (caller === undefined) {
+        throw unauthorized(source === 'ci' ? 'CI announces with a token from CI_TOKENS bound to the pipeline' : 'each token in INGEST_TOKENS names the cluster that sends it');
+      }
+      if (source === 'ci' && caller.kind === 'cluster') {
+        throw new HttpError(403, 'forbidden', `the ingest token of cluster "${caller.cluster}" cannot announce releases; CI announces with its own token (CI_TOKENS=pipeline=token)`);
+      }
+      if (source !== 'ci' && caller.kind === 'ci') {
+        throw new HttpError(403, 'forbidden', 'a CI token can only announce releases (POST /v1/releases); cluster facts need the cluster\'s ingest token (INGEST_TOKENS)');
       }
       requireJson(req);
-      const fact = parse(parseJson(await readBody(req, deps.maxBodyBytes)), cluster, now());
+      const { fact, undo } = await parse(parseJson(await readBody(req, deps.maxBodyBytes)), caller, now());
       let id: string;
       try {
         id = await withTimeout(deps.facts.add(fact), deps.queueTimeoutMs ?? 3_000);
       } catch (err) {
         deps.logger.error({ err: (err as Error).message, source }, 'cannot queue fact');
+        await undo?.().catch(() => undefined);
         throw new HttpError(503, 'unavailable', 'the fact could not be queued (Redis unreachable); nothing was recorded, retry later', undefined, {
           'retry-after': '5',
         });
@@ -89,24 +151,33 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
   router.on(
     'POST',
     '/v1/facts/rollouts',
-    handle('rollouts-webhook', (json, cluster, at) => normaliseRollout(validate(rolloutFactBody, json), cluster, at)),
+    handle('rollouts-webhook', (json, caller, at) => ({ fact: normaliseRollout(validate(rolloutFactBody, json), clusterOf(caller), at) })),
   );
   router.on(
     'POST',
     '/v1/facts/argocd',
-    handle('argocd-webhook', (json, cluster, at) => normaliseApplication(validate(applicationFactBody, json), cluster, at)),
+    handle('argocd-webhook', (json, caller, at) => ({ fact: normaliseApplication(validate(applicationFactBody, json), clusterOf(caller), at) })),
   );
   router.on(
     'POST',
     '/v1/releases',
-    handle('ci', (json, cluster, at) => {
+    handle('ci', async (json, caller, at) => {
       const body = validate(releaseAnnouncementBody, json);
       if (!pipelines.has(body.pipeline)) {
         throw new HttpError(422, 'invalid_body', `pipeline: unknown pipeline "${body.pipeline.slice(0, 63)}" (known: ${[...pipelines].join(', ') || 'none'})`, {
           issues: [{ path: 'pipeline', message: 'unknown pipeline' }],
         });
       }
-      return normaliseAnnouncement(body, at, cluster);
+      const bound = caller.kind === 'ci' ? caller.pipelines : [];
+      if (!bound.includes(body.pipeline)) {
+        throw new HttpError(403, 'forbidden', `this CI token may announce releases of ${bound.join(', ')} only, not of pipeline "${body.pipeline}"`);
+      }
+      const linkProblem = body.pullRequestUrl === undefined ? undefined : pullRequestProblem(body.pullRequestUrl, deps.config.settings.pullRequestHosts);
+      if (linkProblem) {
+        throw new HttpError(422, 'invalid_body', `pullRequestUrl: ${linkProblem}`, { issues: [{ path: 'pullRequestUrl', message: linkProblem }] });
+      }
+      const fact = normaliseAnnouncement(body, at);
+      return { fact, undo: await claimAnnouncement(deps.announcements, fact, deps.queueTimeoutMs ?? 3_000) };
     }),
   );
 }

@@ -5,6 +5,7 @@
 import type { ApplicationFactBody, ReleaseAnnouncementBody, RolloutFactBody } from './schemas.js';
 import type { ApplicationFact, FactSource, ReleaseAnnouncedFact, RolloutFact } from './fact.js';
 import { deriveRolloutState } from '../model/rollout-state.js';
+import { cutCodePoints } from '../model/unicode.js';
 
 /** Annotations that are large or change with every notification, and mean nothing to a release. */
 const DROPPED_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration', 'notified.notifications.argoproj.io'];
@@ -12,7 +13,7 @@ const DROPPED_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration',
 function keptAnnotations(annotations: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(annotations)) {
-    if (!DROPPED_ANNOTATIONS.includes(k)) out[k] = v.length > 1024 ? `${v.slice(0, 1024)}…` : v;
+    if (!DROPPED_ANNOTATIONS.includes(k)) out[k] = v.length > 1024 ? `${cutCodePoints(v, 1024)}…` : v;
   }
   return out;
 }

@@ -21,3 +21,13 @@ export function clusterOfToken(tokens: ReadonlyMap<string, string>, presented: s
   }
   return found;
 }
+
+/** The pipelines a CI token may announce, or undefined when it is no CI token. Constant-time as above. */
+export function pipelinesOfCiToken(tokens: ReadonlyMap<string, readonly string[]>, presented: string | undefined): readonly string[] | undefined {
+  if (presented === undefined) return undefined;
+  let found: readonly string[] | undefined;
+  for (const [token, pipelines] of tokens) {
+    if (safeEqual(token, presented)) found = pipelines;
+  }
+  return found;
+}

@@ -5,6 +5,7 @@
  * decides on is typed. Nulls are tolerated, because Go templates render a missing field as null.
  */
 import { z } from 'zod';
+import { generation, isDns1123Label, isDns1123Subdomain, labelProblem, NAME_MESSAGE, NAMESPACE_MESSAGE } from './kube-names.js';
 
 const MAX_MAP_ENTRIES = 256;
 
@@ -19,6 +20,10 @@ export const text = (max: number) => z.string().max(max, `longer than ${max} cha
 /** A Kubernetes object name or namespace, as far as Glidepath needs to trust it. */
 export const objectName = z.string().min(1, 'must not be empty').max(253, 'longer than 253 characters');
 
+/** Names and namespaces as the API server accepts them: `/` or control characters would make target keys ambiguous. */
+export const kubeName = objectName.refine(isDns1123Subdomain, NAME_MESSAGE);
+export const kubeNamespace = objectName.refine(isDns1123Label, NAMESPACE_MESSAGE);
+
 /** Templates render a missing field as null (`toJson` of nil). */
 export const absent = <T>(v: T | null | undefined): T | undefined => v ?? undefined;
 
@@ -29,10 +34,16 @@ export const stringMap = z
   .transform((m) => m ?? {})
   .refine((m) => Object.keys(m).length <= MAX_MAP_ENTRIES, `more than ${MAX_MAP_ENTRIES} entries`);
 
+/** Labels as the API server accepts them (keys and values are what selectors match). */
+export const labelMap = stringMap.superRefine((m, ctx) => {
+  const problem = labelProblem(m);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const ownerReferenceSchema = z.looseObject({
   apiVersion: text(253).optional(),
   kind: text(253),
-  name: objectName,
+  name: kubeName,
   uid: text(128).optional(),
   controller: z.boolean().nullish(),
 });
@@ -55,13 +66,13 @@ export const conditionSchema = z.looseObject({
  * `clusterObjectMeta`.
  */
 export const objectMetaSchema = z.looseObject({
-  namespace: objectName,
-  name: objectName,
+  namespace: kubeNamespace,
+  name: kubeName,
   uid: text(128).nullish().transform(absent),
   resourceVersion: resourceVersion.nullish().transform(absent),
-  generation: integer.nullish().transform(absent),
+  generation: generation.nullish().transform(absent),
   creationTimestamp: text(64).nullish().transform(absent),
-  labels: stringMap,
+  labels: labelMap,
   annotations: stringMap,
   ownerReferences: z.array(ownerReferenceSchema).max(64).nullish(),
 });

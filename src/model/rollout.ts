@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { analysisRunStatusSchema } from './analysis-run.js';
 import { list, record, type JsonRecord } from './json.js';
 import { clusterObjectMetaSchema, integer, text } from './meta.js';
+import { generation } from './kube-names.js';
 
 const container = z.looseObject({ name: text(253).optional(), image: text(1024).optional() });
 
@@ -71,7 +72,7 @@ const rolloutStatus = z
   .nullish();
 
 export const rolloutSchema = z.looseObject({
-  metadata: clusterObjectMetaSchema.extend({ generation: integer }),
+  metadata: clusterObjectMetaSchema.extend({ generation }),
   spec: rolloutSpec,
   status: rolloutStatus,
 });

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ConfigFile, PipelineConfig, StageConfig } from '../config/file.js';
 import type { ApplicationFact, ClusterFact, RolloutFact } from '../facts/fact.js';
 import { releaseIdSchema } from '../facts/schemas.js';
+import { cutCodePoints } from '../model/unicode.js';
 
 export interface Route {
   pipeline: PipelineConfig;
@@ -61,7 +62,7 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
       if (!byLabels && !byAppSet) continue;
       const id = releaseIdOf(pipeline, app.annotations, () => {
         const revision = app.revisions[0];
-        return revision ? `revision-${revision.slice(0, 12)}` : undefined;
+        return revision ? `revision-${cutCodePoints(revision, 12)}` : undefined;
       });
       if (id) routes.push({ pipeline, stage, ...id });
     }

@@ -13,16 +13,17 @@ import { decodeRecord, diffFields, encodeRecord } from './record-codec.js';
 /*
  * KEYS[1] release hash, KEYS[2] release index (zset)
  * ARGV[1] expected version ("0" when the record must not exist yet), ARGV[2] new version,
- * ARGV[3] outbox JSON ("" for none), ARGV[4] TTL ms ("0" keeps forever), ARGV[5] index score,
- * ARGV[6] index member, ARGV[7] n = number of fields to set, then n field/value pairs, then the
- * fields to delete.
+ * ARGV[3] outbox JSON ("" for none), ARGV[4] TTL ms of the record, ARGV[5] index score,
+ * ARGV[6] index member, ARGV[7] index entries scored below this are dropped (their records have
+ * expired), ARGV[8] TTL ms of the index, ARGV[9] n = number of fields to set, then n field/value
+ * pairs, then the fields to delete.
  * Returns 1 when saved, 0 when the version moved on (nothing is written then).
  */
 const SAVE_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
-local n = tonumber(ARGV[7])
-local i = 8
+local n = tonumber(ARGV[9])
+local i = 10
 for _ = 1, n do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   i = i + 2
@@ -33,8 +34,10 @@ while i <= #ARGV do
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2])
 if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'outbox') else redis.call('HSET', KEYS[1], 'outbox', ARGV[3]) end
-if ARGV[4] == '0' then redis.call('PERSIST', KEYS[1]) else redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[7])
+redis.call('PEXPIRE', KEYS[2], ARGV[8])
 return 1
 `;
 
@@ -43,6 +46,8 @@ const CLEAR_OUTBOX_SCRIPT = `
 if redis.call('HGET', KEYS[1], 'outbox') == ARGV[1] then redis.call('HDEL', KEYS[1], 'outbox') return 1 end
 return 0
 `;
+
+export const DEFAULT_UNFINISHED_TTL_MS = 30 * 86_400_000;
 
 export class ConcurrentUpdateError extends Error {
   override readonly name = 'ConcurrentUpdateError';
@@ -71,6 +76,11 @@ export interface UpdateOutcome<T> {
 
 export interface ReleaseStoreOptions {
   finishedTtlMs: number;
+  /**
+   * A release that never finishes (announced only, Failed, stuck) expires this long after its
+   * last write; every write refreshes it. Default 30 days (settings.unfinishedReleaseTtlDays).
+   */
+  unfinishedTtlMs?: number;
   maxAttempts?: number;
   /**
    * Records this process saved last, kept parsed (at most this many). A fact then costs reading
@@ -88,6 +98,8 @@ type RedisWithScripts = Redis & {
 export class ReleaseStore implements ReleaseReader {
   private readonly redis: RedisWithScripts;
   private readonly cache = new Map<string, Snapshot>();
+  private readonly unfinishedTtlMs: number;
+  private readonly longestTtlMs: number;
 
   constructor(
     redis: Redis,
@@ -99,6 +111,8 @@ export class ReleaseStore implements ReleaseReader {
       redis.defineCommand('glidepathClearOutbox', { numberOfKeys: 1, lua: CLEAR_OUTBOX_SCRIPT });
     }
     this.redis = redis as RedisWithScripts;
+    this.unfinishedTtlMs = options.unfinishedTtlMs ?? DEFAULT_UNFINISHED_TTL_MS;
+    this.longestTtlMs = Math.max(options.finishedTtlMs, this.unfinishedTtlMs);
   }
 
   private static fromHash(hash: Record<string, string>): Snapshot | undefined {
@@ -195,9 +209,12 @@ export class ReleaseStore implements ReleaseReader {
         String(expected),
         String(record.version),
         outbox.length > 0 ? JSON.stringify(outbox) : '',
-        finished ? String(Math.round(this.options.finishedTtlMs)) : '0',
+        String(Math.round(finished ? this.options.finishedTtlMs : this.unfinishedTtlMs)),
         String(record.updatedAt),
         releaseId,
+        // No record outlives the longest TTL after its last write, so older index entries name expired records.
+        String(record.updatedAt - this.longestTtlMs),
+        String(Math.round(this.longestTtlMs)),
         String(set.length),
         ...set.flat(),
         ...del,

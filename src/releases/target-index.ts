@@ -17,7 +17,14 @@ export interface TargetIndexOptions {
   forgetAfterMs: number;
   /** How long a read of a pipeline's targets may be reused. */
   cacheMs?: number;
+  /**
+   * Entries not heard from for this long are dropped, and the hashes expire this long after
+   * their last write: the longest a release record lives (default 30 days).
+   */
+  retainMs?: number;
 }
+
+const DEFAULT_RETAIN_MS = 30 * 86_400_000;
 
 export class TargetIndex {
   private readonly cache = new Map<string, { at: number; entries: Map<string, Entry> }>();
@@ -33,13 +40,19 @@ export class TargetIndex {
     if (cached && now - cached.at < (this.options.cacheMs ?? 1_000)) return cached.entries;
     const raw = await this.redis.hgetall(this.keys.targetReleases(pipeline));
     const entries = new Map<string, Entry>();
+    const stale: string[] = [];
     for (const [target, json] of Object.entries(raw)) {
       try {
-        entries.set(target, JSON.parse(json) as Entry);
+        const entry = JSON.parse(json) as Entry;
+        // Silent for longer than any release lives: a deleted target. Dropped here, on the
+        // reducer's path, at most once per read of the hash.
+        if (now - entry.heardAt > this.retainMs) stale.push(target);
+        else entries.set(target, entry);
       } catch {
         // An unreadable entry is rewritten by the next fact of that target.
       }
     }
+    if (stale.length > 0) await this.redis.hdel(this.keys.targetReleases(pipeline), ...stale);
     this.cache.set(pipeline, { at: now, entries });
     return entries;
   }
@@ -65,16 +78,31 @@ export class TargetIndex {
     return out;
   }
 
+  private get retainMs(): number {
+    return this.options.retainMs ?? DEFAULT_RETAIN_MS;
+  }
+
+  /**
+   * Records what the targets run now. Bounded: the hash expires `retainMs` after the pipeline's
+   * last fact, and targets silent for that long (deleted Rollouts) are dropped when it is read.
+   */
   async recordMany(pipeline: string, entries: [string, Entry][]): Promise<void> {
     if (entries.length === 0) return;
-    await this.redis.hset(this.keys.targetReleases(pipeline), Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)])));
+    const key = this.keys.targetReleases(pipeline);
+    await this.redis
+      .multi()
+      .hset(key, Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)])))
+      .pexpire(key, Math.round(this.retainMs))
+      .exec();
     const cached = this.cache.get(pipeline);
     if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
   }
 
   /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */
   async recordApplication(application: string, route: { pipeline: string; stage: string; releaseId: string }): Promise<void> {
-    await this.redis.hset(this.keys.applicationTargets(application), `${route.pipeline}/${route.stage}`, route.releaseId);
+    // One field per pipeline stage (bounded by the config); the hash expires with the releases it names.
+    const key = this.keys.applicationTargets(application);
+    await this.redis.multi().hset(key, `${route.pipeline}/${route.stage}`, route.releaseId).pexpire(key, Math.round(this.retainMs)).exec();
   }
 
   async routesOfApplication(application: string): Promise<{ pipeline: string; stage: string; releaseId: string }[]> {

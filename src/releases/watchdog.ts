@@ -32,7 +32,7 @@ export class Watchdog {
     this.queue = new Queue<WatchdogJob>(WATCHDOG_QUEUE, {
       connection,
       prefix,
-      defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 24 * 3600 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
+      defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 24 * 3600, count: 1_000 }, attempts: 5, backoff: { type: 'exponential', delay: 1000 } },
     });
     this.queue.on('error', () => undefined);
   }

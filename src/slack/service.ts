@@ -14,7 +14,7 @@ import { createKeys } from '../store/keys.js';
 import { connectRedis } from '../store/redis.js';
 import { ApprovalStore } from '../../commands/approvals.js';
 import type { CommandServices } from '../../commands/types.js';
-import { AuditLog } from '../audit/audit-log.js';
+import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import { KubeActions } from '../kube/actions.js';
 import { ClusterClients } from '../kube/clusters.js';
 import { KubeActionError } from '../kube/errors.js';
@@ -50,7 +50,7 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
   const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
   const reader = new ReleaseStore(workers, keys, { finishedTtlMs });
   const releases = new ReleaseStore(requests, keys, { finishedTtlMs });
-  const commands = commandServices({ env, config, logger, redis: requests, keys, releases, finishedTtlMs });
+  const commands = commandServices({ env, config, logger, redis: requests, keys, releases, finishedTtlMs, registry: options.registry });
   const app = await createSlackApp({ env, config, releases, logger, commands, seenRequests: new RedisSeenSlackRequests(requests, keys) });
   const queue = createSlackQueue(workers, env.REDIS_PREFIX);
   const writer = new SlackWriter({
@@ -91,7 +91,7 @@ export async function startSlackService(options: { env: Env; config: ConfigFile;
  * still works, and a cluster that cannot be configured fails the command with the reason instead
  * of stopping the notifications side.
  */
-function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redis: Redis; keys: Keys; releases: ReleaseReader; finishedTtlMs: number }): CommandServices {
+function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redis: Redis; keys: Keys; releases: ReleaseReader; finishedTtlMs: number; registry?: Registry }): CommandServices {
   let built: { clusters: ClusterClients; kube: KubeActions } | undefined;
   const build = (): { clusters: ClusterClients; kube: KubeActions } => {
     if (built) return built;
@@ -113,7 +113,7 @@ function commandServices(o: { env: Env; config: ConfigFile; logger: Logger; redi
     get clusters() {
       return build().clusters;
     },
-    audit: new AuditLog(o.redis, o.keys.audit()),
+    audit: new AuditLog(o.redis, o.keys.audit(), undefined, auditLimits(o.config, o.keys, o.registry)),
     approvals: new ApprovalStore(o.redis, o.keys),
     groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
     threads: new ThreadStore(o.redis, o.keys, o.finishedTtlMs),

@@ -2,11 +2,22 @@
  * Every Redis key Glidepath uses is built here. All keys share one hash tag (the prefix, e.g.
  * `{glidepath}`), so multi-key scripts and BullMQ work unchanged on Redis Cluster.
  */
+import { isWellFormed } from '../model/unicode.js';
 
-/** Release ids and pipeline names can hold `:` or spaces; keys stay unambiguous. */
-function part(value: string): string {
-  return encodeURIComponent(value);
+/**
+ * Release ids and pipeline names can hold `:` or spaces; keys stay unambiguous. Total for any
+ * string: `encodeURIComponent` throws on a lone surrogate (a fact that could never be stored
+ * would be retried and dropped), so a string that is not well-formed Unicode is written as `$`
+ * and the hex of its UTF-16 units instead. `$` is always escaped by `encodeURIComponent`, so
+ * the two forms never collide, and well-formed strings keep the keys they always had.
+ */
+export function keyPart(value: string): string {
+  if (isWellFormed(value)) return encodeURIComponent(value);
+  let hex = '$';
+  for (let i = 0; i < value.length; i++) hex += value.charCodeAt(i).toString(16).padStart(4, '0');
+  return hex;
 }
+const part = keyPart;
 
 export interface Keys {
   readonly prefix: string;
@@ -44,6 +55,10 @@ export interface Keys {
   slackRetrying(): string;
   /** String with a TTL: the id of the replica that watches a cluster (one watcher per cluster). */
   watchLease(cluster: string): string;
+  /** String (with TTL): the details of a release as CI first announced them; later announcements must agree. */
+  announcement(pipeline: string, releaseId: string): string;
+  /** Counter (expires with its minute): denied attempts of one Slack user audited in the current minute. */
+  auditDeniedCount(slackUserId: string): string;
 }
 
 export function createKeys(prefix: string): Keys {
@@ -64,5 +79,7 @@ export function createKeys(prefix: string): Keys {
     slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     slackRetrying: () => `${prefix}:slack-retrying`,
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
+    announcement: (pipeline, releaseId) => `${prefix}:announcement:${part(pipeline)}:${part(releaseId)}`,
+    auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${part(slackUserId)}`,
   };
 }

@@ -14,7 +14,7 @@ import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { eventually } from '../slack/support/harness.js';
-import { ALICE, CHANNEL, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
 
 const NS = 'kargo-demo';
 const OLD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
@@ -107,6 +107,21 @@ describe('promote', () => {
     expect(said(answer)).toBe(`\`prod-eu\`: :x: Freight jolly-jaguar (${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
     expect(promotions()).toEqual([]);
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'failed', actor: { slackUserId: ALICE } });
+  });
+
+  it('a promote refused before it reaches Kargo is audited too: no permission, or no Freight available', async () => {
+    stage('canary', { stages: ['prod-us'] });
+    const denied = await (await rig.command('promote kargo-demo/canary', MALLORY)).first();
+    expect(said(denied)).toMatch(/^`canary`: :no_entry: Not allowed: /);
+    const none = await (await rig.command('promote kargo-demo/canary')).first();
+    expect(said(none)).toBe('`canary`: :x: no Freight is available to canary yet (none is verified in all its upstream Stages); nothing was changed');
+    expect(promotions()).toEqual([]);
+    const audit = await rig.auditEntries();
+    expect(audit.map((e) => [e.actor.slackUserId, e.action, e.target, e.result])).toEqual([
+      [ALICE, 'promote', 'prod/kargo-demo/canary', 'failed'],
+      [ALICE, 'promote', 'prod/kargo-demo/canary', 'allowed'],
+      [MALLORY, 'promote', 'prod/kargo-demo/canary', 'denied'],
+    ]);
   });
 
   it('by default promotes the newest available Freight, reports the real Promotion name and follows its phase to the end in the release thread', async () => {

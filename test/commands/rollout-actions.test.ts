@@ -147,6 +147,7 @@ describe('approve a Rollout paused at a canary step', () => {
 
   it('tells the release thread who did what: a refused attempt and the approval each get a line', async () => {
     const at = await pausedAtStep1();
+    await storeRelease(at);
     const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
     const parent = await client.chat.postMessage({ channel: CHANNEL, text: 'Release rel-1 (checkout)' });
     await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('checkout', 'rel-1', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
@@ -159,6 +160,26 @@ describe('approve a Rollout paused at a canary step', () => {
     }, 'two lines in the release thread');
     expect(thread[0]!.text).toMatch(new RegExp(`^:no_entry: <@${MALLORY}> tried to approve step 2 of prod/shop/checkout \\(checkout@prod\\): refused, you may not approve`));
     expect(thread[1]!.text).toBe(`:white_check_mark: <@${ALICE}>: approved step 2 of prod/shop/checkout: the canary moves on`);
+  });
+
+  it('an edited release id in the button chooses neither the thread nor the audit: the record of the Rollout does', async () => {
+    const at = await pausedAtStep1();
+    await storeRelease(at);
+    const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
+    const threads = new ThreadStore(rig.redis, rig.keys, 3_600_000);
+    const real = await client.chat.postMessage({ channel: CHANNEL, text: 'Release rel-1 (checkout)' });
+    await threads.saveParent('checkout', 'rel-1', { channel: CHANNEL, ts: real.ts!, rendered: 'x', version: 1 });
+    const other = await client.chat.postMessage({ channel: CHANNEL, text: 'Release rel-other (checkout)' });
+    await rig.store.update('checkout', 'rel-other', () => ({ next: record({ releaseId: 'rel-other', status: 'Paused', stages: [recordStage('prod', 'Paused', [])] }), result: null }));
+    await threads.saveParent('checkout', 'rel-other', { channel: CHANNEL, ts: other.ts!, rendered: 'x', version: 1 });
+
+    const edited = encodeButtonValue({ ...buttonValue(at), r: 'rel-other' });
+    await rig.click({ actionId: APPROVE_ACTION_ID, value: edited, user: ALICE });
+    const line = await eventually(() => rig.slack.transcript.find(CHANNEL, real.ts!)?.replies[0], 'the line in the thread of the real release');
+    expect(line.text).toBe(`:white_check_mark: <@${ALICE}>: approved step 2 of prod/shop/checkout: the canary moves on`);
+    expect(rig.slack.transcript.find(CHANNEL, other.ts!)?.replies ?? []).toEqual([]);
+    const audit = await rig.auditEntries();
+    expect(audit.map((e) => e.releaseId)).toEqual(['rel-1', 'rel-1']);
   });
 
   it('refuses a stale button with what changed, changes nothing, and audits the failure', async () => {

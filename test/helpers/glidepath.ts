@@ -11,6 +11,8 @@ import { deleteKeysWithPrefix } from '../../src/store/redis.js';
 export const INGEST_TOKEN = 'prod-token-0123456789abcdef';
 export const DEV_TOKEN = 'dev-token-0123456789abcdef';
 export const READ_TOKEN = 'read-token-0123456789abcdef';
+/** CI's token, bound to the checkout pipeline. */
+export const CI_TOKEN = 'ci-checkout-token-0123456789abcdef';
 
 export function uniquePrefix(): string {
   return `{gp-test-${randomBytes(6).toString('hex')}}`;
@@ -22,6 +24,7 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
     REDIS_URL: 'redis://127.0.0.1:6379',
     REDIS_PREFIX: uniquePrefix(),
     INGEST_TOKENS: `prod=${INGEST_TOKEN},dev=${DEV_TOKEN}`,
+    CI_TOKENS: `checkout=${CI_TOKEN}`,
     API_READ_TOKEN: READ_TOKEN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...overrides,

@@ -5,6 +5,7 @@ export function testConfig(extra = ''): ConfigFile {
 settings:
   stallAfterMinutes: 20
   unhealthyGraceMinutes: 2
+  pullRequestHosts: [git.example.com]
 clusters:
   - name: prod
     kubeconfigContext: prod

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/app.js';
 import { testConfig } from '../helpers/pipeline.js';
-import { dropPrefix, getJson, INGEST_TOKEN, postJson, startTestGlidepath, testEnv, DEV_TOKEN } from '../helpers/glidepath.js';
+import { CI_TOKEN, dropPrefix, getJson, INGEST_TOKEN, postJson, startTestGlidepath, testEnv, DEV_TOKEN } from '../helpers/glidepath.js';
 import { fixture, rolloutBody } from '../helpers/rollout-bodies.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -52,7 +52,10 @@ describe('ingest', () => {
     const paused = rolloutBody({ generation: 60, rv: 6000, releaseId: 'rel-inflight', podHash: 'g2', stableRS: 'g1', step: 1, phase: 'Paused', name: 'checkout-other', uid: 'other-1' });
     await postJson(`${app.url}/v1/facts/rollouts`, paused);
     await waitFor(async () => (await app.store.get('checkout', 'rel-inflight')) ?? undefined, 'rel-inflight');
-    expect(await ttlOf('rel-inflight')).toBe(-1);
+    // Kept while in flight: it expires only after settings.unfinishedReleaseTtlDays without news.
+    const inflightTtl = await ttlOf('rel-inflight');
+    expect(inflightTtl).toBeGreaterThan(config.settings.finishedReleaseTtlHours * 3_600_000);
+    expect(inflightTtl).toBeLessThanOrEqual(config.settings.unfinishedReleaseTtlDays * 86_400_000);
     const done = rolloutBody({ generation: 50, rv: 5000, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy' });
     const staging = rolloutBody({ generation: 50, rv: 5001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-staging', uid: 'st-1', labels: { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' } });
     const other = rolloutBody({ generation: 61, rv: 6001, releaseId: 'rel-done', podHash: 'f1', stableRS: 'f1', phase: 'Healthy', name: 'checkout-other', uid: 'other-1' });
@@ -118,7 +121,7 @@ describe('ingest', () => {
     const tooBig = await postJson(`${app.url}/v1/facts/rollouts`, huge);
     expect(tooBig.status).toBe(413);
 
-    const unknownPipeline = await postJson(`${app.url}/v1/releases`, { releaseId: 'r1', pipeline: 'nope', images: ['a/b:1'] });
+    const unknownPipeline = await postJson(`${app.url}/v1/releases`, { releaseId: 'r1', pipeline: 'nope', images: ['a/b:1'] }, CI_TOKEN);
     expect(unknownPipeline.status).toBe(422);
     expect(unknownPipeline.json.message).toBe('pipeline: unknown pipeline "nope" (known: checkout)');
   });
@@ -139,7 +142,7 @@ describe('ingest', () => {
       commit: 'abc1234def',
       pullRequestUrl: 'https://git.example.com/shop/pull/42',
       author: 'alice',
-    });
+    }, CI_TOKEN);
     expect(res.status).toBe(202);
     const record = await waitFor(async () => (await app.store.get('checkout', 'rel-ci-1')) ?? undefined, 'announced release');
     expect(record).toMatchObject({ status: 'Announced', commit: 'abc1234def', author: 'alice', idSource: 'announcement' });

@@ -16,7 +16,7 @@ export function createSlackQueue(connection: Redis, prefix: string): Queue<Slack
       attempts: 10,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: { age: 3_600, count: 5_000 },
-      removeOnFail: { age: 7 * 24 * 3_600 },
+      removeOnFail: { age: 7 * 24 * 3_600, count: 10_000 },
     },
   });
   // Connection errors surface on the calls that fail; unhandled 'error' events would crash the process.

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
 import type { Keys } from '../../store/keys.js';
 
 export interface ThreadRef {
@@ -46,6 +47,8 @@ export class ThreadStore {
     private readonly keys: Keys,
     /** How long thread state outlives a finished release. */
     private readonly finishedTtlMs: number,
+    /** How long thread state of an unfinished release lives after its last write (as the record). */
+    private readonly unfinishedTtlMs: number = DEFAULT_UNFINISHED_TTL_MS,
   ) {
     if (!('glidepathSlackUnlock' in redis)) {
       redis.defineCommand('glidepathSlackUnlock', { numberOfKeys: 1, lua: UNLOCK_SCRIPT });
@@ -61,12 +64,13 @@ export class ThreadStore {
   }
 
   async saveParent(pipeline: string, releaseId: string, thread: Required<ThreadRef>): Promise<void> {
-    await this.redis.hset(this.keys.slackThread(pipeline, releaseId), {
-      channel: thread.channel,
-      ts: thread.ts,
-      rendered: thread.rendered,
-      version: String(thread.version),
-    });
+    const key = this.keys.slackThread(pipeline, releaseId);
+    // Bounded from its first write; expireWhenFinished then sets the release's own TTL.
+    await this.redis
+      .multi()
+      .hset(key, { channel: thread.channel, ts: thread.ts, rendered: thread.rendered, version: String(thread.version) })
+      .pexpire(key, this.unfinishedTtlMs, 'NX')
+      .exec();
   }
 
   /** The parent was deleted in Slack: the next render starts a new thread. */
@@ -83,8 +87,7 @@ export class ThreadStore {
     const keys = [this.keys.slackThread(pipeline, releaseId), this.keys.slackReplies(pipeline, releaseId)];
     const pipe = this.redis.pipeline();
     for (const k of keys) {
-      if (finished) pipe.pexpire(k, this.finishedTtlMs);
-      else pipe.persist(k);
+      pipe.pexpire(k, finished ? this.finishedTtlMs : this.unfinishedTtlMs);
     }
     await pipe.exec();
   }
@@ -112,6 +115,8 @@ export class ThreadStore {
     await this.redis
       .multi()
       .sadd(this.keys.slackReplies(pipeline, releaseId), effectId)
+      // A set made by its first reply gets a TTL at once (NX keeps one set for a finished release).
+      .pexpire(this.keys.slackReplies(pipeline, releaseId), this.unfinishedTtlMs, 'NX')
       .del(this.keys.slackReplyClaim(pipeline, releaseId, effectId))
       .exec();
   }

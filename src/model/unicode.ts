@@ -1,0 +1,63 @@
+/**
+ * Strings from the outside may be any sequence of UTF-16 units, including lone surrogates
+ * (JSON allows `"\ud800"`). Such a string cannot be encoded as UTF-8: Redis keys, Slack and
+ * logs would all mangle or refuse it. These helpers find them, and cut strings without
+ * making them (slicing between the two halves of an emoji leaves a lone surrogate).
+ */
+import { z } from 'zod';
+
+/** In a `u` regex a pair is one code point, so this only matches a surrogate that has no partner. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+export function isWellFormed(value: string): boolean {
+  return !LONE_SURROGATE.test(value);
+}
+
+/** The first `max` code points of `value` (never half a pair). */
+export function cutCodePoints(value: string, max: number): string {
+  if (value.length <= max) return value;
+  let out = '';
+  let count = 0;
+  for (const cp of value) {
+    if (count++ === max) break;
+    out += cp;
+  }
+  return out;
+}
+
+/**
+ * The path of the first string (value or object key) in a parsed JSON value that is not
+ * well-formed Unicode, or undefined when every string is. Iterative, so a deeply nested body
+ * cannot overflow the stack.
+ */
+export function illFormedPath(root: unknown): (string | number)[] | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (typeof value === 'string') {
+      if (!isWellFormed(value)) return path;
+    } else if (Array.isArray(value)) {
+      value.forEach((v, i) => stack.push({ value: v, path: [...path, i] }));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (!isWellFormed(k)) return [...path, k];
+        stack.push({ value: v, path: [...path, k] });
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `schema`, applied only to bodies whose every string is well-formed: the one check at the
+ * boundary, so nothing downstream (keys, Slack, logs) ever meets a lone surrogate.
+ */
+export function wellFormed<T>(schema: z.ZodType<T>): z.ZodType<T> {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      const path = illFormedPath(value);
+      if (path) ctx.addIssue({ code: 'custom', path, message: 'is not well-formed Unicode (a lone UTF-16 surrogate)' });
+    })
+    .pipe(schema) as unknown as z.ZodType<T>;
+}
