@@ -39,7 +39,8 @@ export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialog
     describe: `abort ${target}`,
     run: async () => {
       const result = await ctx.kube.abortRollout(meta.c, meta.ns, meta.n, meta.h ? { podHash: meta.h } : undefined);
-      return { summary: `aborted ${target}: traffic goes back to the stable version`, before: result.before, after: result.after };
+      if (result.kind === 'refused') return { ...result, before: result.details.before };
+      return { kind: 'done', summary: `aborted ${target}: traffic goes back to the stable version`, before: result.before, after: result.after };
     },
   });
   const message = outcomeMessage(outcome);

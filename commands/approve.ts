@@ -4,12 +4,11 @@
  */
 import { deriveRolloutState } from '../src/facts/rollout-state.js';
 import type { RolloutLike } from '../src/facts/rollout-like.js';
-import { KubeActionError } from '../src/kube/errors.js';
 import { short, type ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/kube/schemas.js';
-import { stepsOfChildren } from '../src/kube/rolling-sync.js';
-import type { ExpectedCanaryStep } from '../src/kube/rollout-operations.js';
+import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
+import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
 import { act, type Outcome } from './act.js';
 import { actions, button, REFRESH_APPROVE_ACTION_ID, section, type RefreshApproveValue } from './buttons.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
@@ -27,7 +26,7 @@ export interface RolloutRef {
 
 
 /** Approves one Rollout at the step the person saw; `where` is the stage that grants the right. */
-export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome> {
+export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome<RolloutRefusal>> {
   const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   return act(ctx, {
     action: 'approve',
@@ -38,7 +37,9 @@ export async function approveRollout(ctx: CommandContext, where: StageRef, ref: 
     describe: `approve step ${expected.stepIndex + 1} of ${target}`,
     run: async () => {
       const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected);
+      if (result.kind === 'refused') return { ...result, before: result.details.before };
       return {
+        kind: 'done',
         summary: `approved step ${expected.stepIndex + 1} of ${target}: the canary moves on`,
         before: result.before,
         after: result.after,
@@ -85,7 +86,7 @@ export function staleRefusal(ref: AppSetRef, step: number, revision: string, sta
 }
 
 /** Syncs a RollingSync step; refuses on stale children with their list and a Refresh-and-approve button. */
-export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome; message: SlackText }> {
+export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome<RollingSyncRefusal>; message: SlackText }> {
   const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const outcome = await act(ctx, {
     action: 'approve',
@@ -96,20 +97,21 @@ export async function approveAppSetStep(ctx: CommandContext, where: StageRef, re
     describe: `approve RollingSync step ${step} of ${target} at ${short(revision)}`,
     run: async () => {
       const result = await ctx.kube.syncRollingSyncStep(ref.cluster, ref.namespace, ref.name, step, revision, { initiatedBy: `glidepath:${ctx.user.id}` });
+      if (result.kind === 'refused') return result;
       if (result.synced.length === 0 && result.failed.length > 0) throw result.failed[0]!.error;
       const parts = [`approved RollingSync step ${step} of ${target} at ${short(revision)}: syncing ${result.synced.join(', ') || 'nothing'}`];
       if (result.skipped.length > 0) parts.push(`skipped ${result.skipped.map((s) => `${s.name} (${s.why})`).join(', ')}`);
       if (result.failed.length > 0) parts.push(`NOT synced: ${result.failed.map((f) => `${f.name} (${f.error.message})`).join('; ')}`);
-      return { summary: parts.join('; '), after: { synced: result.synced, skipped: result.skipped, failed: result.failed.map((f) => f.name) } };
+      return { kind: 'done', summary: parts.join('; '), after: { synced: result.synced, skipped: result.skipped, failed: result.failed.map((f) => f.name) } };
     },
   });
-  if (outcome.kind === 'failed' && outcome.error instanceof KubeActionError && Array.isArray(outcome.error.details?.stale)) {
-    return { outcome, message: staleRefusal(ref, step, revision, outcome.error.details.stale as ChildFreshness[], outcome.reason) };
+  if (outcome.kind === 'refused' && outcome.details.why === 'stale') {
+    return { outcome, message: staleRefusal(ref, step, revision, outcome.details.stale, outcome.reason) };
   }
   return { outcome, message: outcomeMessage(outcome) };
 }
 
-export function outcomeMessage(outcome: Outcome): SlackText {
+export function outcomeMessage(outcome: Outcome<unknown>): SlackText {
   switch (outcome.kind) {
     case 'done':
       return { text: `:white_check_mark: ${outcome.summary}` };
@@ -117,6 +119,7 @@ export function outcomeMessage(outcome: Outcome): SlackText {
       return { text: `:hourglass_flowing_sand: ${outcome.summary}` };
     case 'denied':
       return { text: `:no_entry: Not allowed: ${outcome.reason}` };
+    case 'refused':
     case 'failed':
       return { text: `:x: ${outcome.reason}` };
   }

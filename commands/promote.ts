@@ -61,8 +61,9 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
     describe: `promote Freight ${freight} to ${target}`,
     run: async () => {
       const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
+      if (result.kind === 'refused') return result;
       promotion = result.name;
-      return { summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
+      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
     },
   });
   if (outcome.kind === 'done' && promotion) follow(ctx, scope, stage, promotion);
