@@ -9,7 +9,8 @@ import type { RolloutLike } from '../src/facts/rollout-like.js';
 import { authorize } from '../src/policy/permissions.js';
 import { act, type Outcome } from './act.js';
 import { outcomeMessage, type RolloutRef } from './approve.js';
-import { ABORT_DIALOG_CALLBACK_ID, section, type AbortDialogMetadata } from './buttons.js';
+import { ABORT_DIALOG_CALLBACK_ID, encodeAbortDialog, type AbortDialogMetadata } from '../src/slack/buttons.js';
+import { section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -87,7 +88,7 @@ export const abort: Subcommand = {
     await ctx.slack.openDialog({
       type: 'modal',
       callback_id: ABORT_DIALOG_CALLBACK_ID,
-      private_metadata: JSON.stringify(meta),
+      private_metadata: encodeAbortDialog(meta),
       title: { type: 'plain_text', text: 'Abort the Rollout?' },
       submit: { type: 'plain_text', text: 'Abort' },
       close: { type: 'plain_text', text: 'Cancel' },

@@ -6,7 +6,7 @@
 import { KubeActionError } from '../src/kube/errors.js';
 import { authorize, type ClusterAction } from '../src/policy/permissions.js';
 import type { AuditResult } from '../src/audit/audit-log.js';
-import type { CommandContext } from './types.js';
+import type { CommandContext, SlackText } from './types.js';
 import { label, type StageRef } from './where.js';
 
 /** What an attempt's action did: it ran, or the cluster's state made Glidepath refuse (nothing was changed). */
@@ -25,6 +25,15 @@ export interface Attempt<D = undefined> {
   /** What the person asked for, in words: "approve step 2 of prod/shop/checkout". */
   describe: string;
   run(): Promise<AttemptResult<D>>;
+}
+
+/**
+ * A click's answer: the outcome when an action was attempted (the listener marks the clicked
+ * message when it went through), and the message to show either way.
+ */
+export interface ClickAnswer {
+  outcome?: Outcome<unknown>;
+  message: SlackText;
 }
 
 export type Outcome<D = unknown> =

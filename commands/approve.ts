@@ -4,13 +4,15 @@
  */
 import { deriveRolloutState } from '../src/facts/rollout-state.js';
 import type { RolloutLike } from '../src/facts/rollout-like.js';
-import { short, type ChildFreshness } from '../src/kube/freshness.js';
+import { progressText, short, type ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/kube/schemas.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
-import { act, type Outcome } from './act.js';
-import { actions, button, REFRESH_APPROVE_ACTION_ID, section, type RefreshApproveValue } from './buttons.js';
+import { act, type ClickAnswer, type Outcome } from './act.js';
+import { authorize } from '../src/policy/permissions.js';
+import { encodeRefreshApprove, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
+import { actions, button, section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseAtStage, releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -79,10 +81,10 @@ export function staleRefusal(ref: AppSetRef, step: number, revision: string, sta
   const list = stale.slice(0, 20).map((s) => `• \`${s.name}\`: ${s.reason ?? 'stale'}`).join('\n');
   const more = stale.length > 20 ? `\n…and ${stale.length - 20} more` : '';
   const text = `:warning: ${reason}`;
-  return {
-    text,
-    blocks: [section(text), section(`*Stale (${stale.length}):*\n${list}${more}`), actions(button(REFRESH_APPROVE_ACTION_ID, 'Refresh and approve', value, 'primary'))],
-  };
+  const encoded = encodeRefreshApprove(value);
+  // A revision too long for a button leaves the person the words: refresh, then approve again.
+  const button_ = encoded === undefined ? [] : [actions(button(REFRESH_APPROVE_ACTION_ID, 'Refresh and approve', encoded, 'primary'))];
+  return { text, blocks: [section(text), section(`*Stale (${stale.length}):*\n${list}${more}`), ...button_] };
 }
 
 /** Syncs a RollingSync step; refuses on stale children with their list and a Refresh-and-approve button. */
@@ -146,6 +148,38 @@ async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: App
   if (typeof next === 'string') return { text: `:information_source: ${next}` };
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   return (await approveAppSetStep(ctx, where, ref, next.step, next.revision, release?.releaseId)).message;
+}
+
+/** The Approve button of a paused reply: the step it was shown for, in the stage the Rollout's live labels put it in. */
+export async function approveClicked(ctx: CommandContext, value: ApproveClick): Promise<ClickAnswer> {
+  const ref = { kind: 'object' as const, cluster: value.c, namespace: value.ns, name: value.n };
+  // The stage is judged from the Rollout's live labels, not only from what the button says.
+  const { where } = await stageOfRollout(ctx, ref);
+  if (!where) return { message: { text: `:x: No configured stage selects ${value.c}/${value.ns}/${value.n} any more; nothing was changed.` } };
+  const outcome = await approveRollout(ctx, where, ref, { generation: value.g, podHash: value.h, stepIndex: value.s }, value.r);
+  return { outcome, message: outcomeMessage(outcome) };
+}
+
+/**
+ * Refresh-and-approve on a freshness refusal: refreshes the stale Applications, waits for them,
+ * then approves the step it was shown for (refused again, with the list, if they are still stale).
+ */
+export async function refreshAndApprove(ctx: CommandContext, value: RefreshApproveValue): Promise<ClickAnswer> {
+  const where = stagesOfObject(ctx.config, { kind: 'object', cluster: value.c, namespace: value.ns, name: value.n }, 'ApplicationSet')[0];
+  if (!where) return { message: { text: ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve <cluster/namespace/appset>`.' } };
+  const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
+  // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
+  const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, ctx.groups);
+  if (!decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
+  const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
+  if (snapshot.report.stale.length > 0) {
+    await ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` });
+    const waited = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, { timeoutMs: ctx.followTimeoutMs ?? 5 * 60_000, ...(ctx.now ? { now: ctx.now } : {}) });
+    if (waited.report.stale.length > 0) {
+      return { message: { text: `:warning: Still not fresh after ${waited.timedOut ? 'the timeout' : 'refreshing'} (${progressText(waited.report)}): ${waited.report.stale.map((s) => `${s.name} (${s.reason ?? 'stale'})`).join(', ')}; nothing was approved.` } };
+    }
+  }
+  return approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
 }
 
 export const approve: Subcommand = {

@@ -23,7 +23,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, kubeConfigFor } from '../src/kube/clusters.
 import { approveCanaryStep } from '../src/kube/rollout-operations.js';
 import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
-import { APPROVE_ACTION_ID, type ButtonValue } from '../src/slack/render/buttons.js';
+import { APPROVE_ACTION_ID, type ButtonValue } from '../src/slack/buttons.js';
 import { startSlackService } from '../src/slack/service.js';
 import { describeMessage } from './describe-message.js';
 import { ensureRedis } from './ensure-redis.js';

@@ -3,9 +3,8 @@
  * admission webhook and (where phases matter) the Kargo controller simulator.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROMOTE_CONFIRM_ACTION_ID } from '../../commands/buttons.js';
 import { createSlackClient } from '../../src/slack/client.js';
-import { PROMOTE_ACTION_ID } from '../../src/slack/render/buttons.js';
+import { PROMOTE_ACTION_ID, PROMOTE_CONFIRM_ACTION_ID } from '../../src/slack/buttons.js';
 import { renderReply } from '../../src/slack/render/reply.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
 import { record, reply, stage as recordStage, T0 } from '../slack/support/records.js';
