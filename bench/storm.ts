@@ -25,7 +25,7 @@ import { TargetIndex } from '../src/releases/target-index.js';
 import { Watchdog } from '../src/releases/watchdog.js';
 import { startSlackStandIn } from '../sandbox/slack/server.js';
 import { createSlackClient } from '../src/slack/client.js';
-import type { ButtonValue } from '../src/slack/render/buttons.js';
+import type { ButtonValue } from '../src/slack/buttons.js';
 import { renderParent } from '../src/slack/render/parent.js';
 import { createSlackWriterMetrics } from '../src/slack/writer/metrics.js';
 import { SlackOutbox } from '../src/slack/writer/outbox.js';

@@ -8,7 +8,8 @@ import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { authorize } from '../src/policy/permissions.js';
 import { act, type Outcome } from './act.js';
 import { outcomeMessage, type RolloutRef } from './approve.js';
-import { ABORT_DIALOG_CALLBACK_ID, section, type AbortDialogMetadata } from './buttons.js';
+import { ABORT_DIALOG_CALLBACK_ID, encodeAbortDialog, type AbortDialogMetadata } from '../src/slack/buttons.js';
+import { section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -38,7 +39,8 @@ export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialog
     describe: `abort ${target}`,
     run: async () => {
       const result = await ctx.kube.abortRollout(meta.c, meta.ns, meta.n, meta.h ? { podHash: meta.h } : undefined);
-      return { summary: `aborted ${target}: traffic goes back to the stable version`, before: result.before, after: result.after };
+      if (result.kind === 'refused') return { ...result, before: result.details.before };
+      return { kind: 'done', summary: `aborted ${target}: traffic goes back to the stable version`, before: result.before, after: result.after };
     },
   });
   const message = outcomeMessage(outcome);
@@ -85,7 +87,7 @@ export const abort: Subcommand = {
     await ctx.slack.openDialog({
       type: 'modal',
       callback_id: ABORT_DIALOG_CALLBACK_ID,
-      private_metadata: JSON.stringify(meta),
+      private_metadata: encodeAbortDialog(meta),
       title: { type: 'plain_text', text: 'Abort the Rollout?' },
       submit: { type: 'plain_text', text: 'Abort' },
       close: { type: 'plain_text', text: 'Cancel' },

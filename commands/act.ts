@@ -6,10 +6,15 @@
 import { KubeActionError } from '../src/kube/errors.js';
 import { authorize, type ClusterAction } from '../src/policy/permissions.js';
 import type { AuditResult } from '../src/audit/audit-log.js';
-import type { CommandContext } from './types.js';
+import type { CommandContext, SlackText } from './types.js';
 import { label, type StageRef } from './where.js';
 
-export interface Attempt {
+/** What an attempt's action did: it ran, or the cluster's state made Glidepath refuse (nothing was changed). */
+export type AttemptResult<D> =
+  | { kind: 'done'; summary: string; before?: unknown; after?: unknown }
+  | { kind: 'refused'; reason: string; details: D; before?: unknown };
+
+export interface Attempt<D = undefined> {
   action: ClusterAction;
   /** `prod/shop/checkout`, `checkout@prod`. */
   target: string;
@@ -19,12 +24,25 @@ export interface Attempt {
   approvalKey?: string;
   /** What the person asked for, in words: "approve step 2 of prod/shop/checkout". */
   describe: string;
-  run(): Promise<{ summary: string; before?: unknown; after?: unknown }>;
+  run(): Promise<AttemptResult<D>>;
 }
 
-export type Outcome =
+/**
+ * A click's answer: the outcome when an action was attempted (the listener marks the clicked
+ * message when it went through), and the message to show either way.
+ */
+export interface ClickAnswer {
+  outcome?: Outcome<unknown>;
+  message: SlackText;
+}
+
+export type Outcome<D = unknown> =
   | { kind: 'done'; summary: string }
+  /** Not allowed (permissions, or the same person approving twice). */
   | { kind: 'denied'; reason: string }
+  /** Allowed, but the object is not in the state the action needs; `details` say what instead. */
+  | { kind: 'refused'; reason: string; details: D }
+  /** Something went wrong (the cluster, the network): the unexpected. */
   | { kind: 'failed'; reason: string; error: unknown }
   | { kind: 'first-approval'; summary: string };
 
@@ -43,7 +61,7 @@ export async function threadLine(ctx: CommandContext, pipeline: string, releaseI
   }
 }
 
-async function record(ctx: CommandContext, attempt: Attempt, result: AuditResult, reason: string, extra: { before?: unknown; after?: unknown } = {}): Promise<void> {
+async function record<D>(ctx: CommandContext, attempt: Attempt<D>, result: AuditResult, reason: string, extra: { before?: unknown; after?: unknown } = {}): Promise<void> {
   const entry = {
     actor: { slackUserId: ctx.user.id, ...(ctx.user.name ? { name: ctx.user.name } : {}) },
     action: attempt.action,
@@ -61,7 +79,7 @@ async function record(ctx: CommandContext, attempt: Attempt, result: AuditResult
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
 
-export async function act(ctx: CommandContext, attempt: Attempt): Promise<Outcome> {
+export async function act<D>(ctx: CommandContext, attempt: Attempt<D>): Promise<Outcome<D>> {
   const where = label(attempt.where);
   const line = (result: AuditResult, text: string) => threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON[result]} ${text}`);
   const decision = await authorize(ctx.config, { pipeline: attempt.where.pipeline.name, stage: attempt.where.stage.name }, attempt.action, ctx.user.id, ctx.groups);
@@ -87,19 +105,28 @@ export async function act(ctx: CommandContext, attempt: Attempt): Promise<Outcom
     firstApprover = second.firstApprover;
   }
   await record(ctx, attempt, 'allowed', `allowed via ${decision.via}${firstApprover ? `, second approver after ${firstApprover}` : ''}`);
+  const also = firstApprover ? ` (second approver, after <@${firstApprover}>)` : '';
+  let result: AttemptResult<D>;
   try {
-    const result = await attempt.run();
-    const also = firstApprover ? ` (second approver, after <@${firstApprover}>)` : '';
-    await record(ctx, attempt, 'done', result.summary, { before: result.before, after: result.after });
-    await line('done', `${person(ctx)}${also}: ${result.summary}`);
-    return { kind: 'done', summary: `${result.summary}${also}` };
+    result = await attempt.run();
   } catch (err) {
-    if (firstApprover && attempt.approvalKey) await ctx.approvals.restore(attempt.approvalKey, firstApprover);
     const reason = err instanceof KubeActionError ? err.message : `unexpected error: ${(err as Error).message}`;
-    const before = err instanceof KubeActionError ? err.details?.before : undefined;
-    await record(ctx, attempt, 'failed', reason, before !== undefined ? { before } : {});
-    await line('failed', `${person(ctx)} tried to ${attempt.describe}: ${reason}`);
+    await notDone(ctx, attempt, firstApprover, reason, undefined);
     if (!(err instanceof KubeActionError)) ctx.logger.error({ err }, 'action failed unexpectedly');
     return { kind: 'failed', reason, error: err };
   }
+  if (result.kind === 'refused') {
+    await notDone(ctx, attempt, firstApprover, result.reason, result.before);
+    return { kind: 'refused', reason: result.reason, details: result.details };
+  }
+  await record(ctx, attempt, 'done', result.summary, { before: result.before, after: result.after });
+  await line('done', `${person(ctx)}${also}: ${result.summary}`);
+  return { kind: 'done', summary: `${result.summary}${also}` };
+}
+
+/** A refused or failed action: the first approval stands again, and the attempt is recorded as failed. */
+async function notDone<D>(ctx: CommandContext, attempt: Attempt<D>, firstApprover: string | undefined, reason: string, before: unknown): Promise<void> {
+  if (firstApprover && attempt.approvalKey) await ctx.approvals.restore(attempt.approvalKey, firstApprover);
+  await record(ctx, attempt, 'failed', reason, before !== undefined ? { before } : {});
+  await threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON.failed} ${person(ctx)} tried to ${attempt.describe}: ${reason}`);
 }

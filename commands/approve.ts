@@ -3,14 +3,15 @@
  * rollouts promote`), or the next RollingSync step of an ApplicationSet, only on fresh state.
  */
 import { deriveRolloutState } from '../src/model/rollout-state.js';
-import { KubeActionError } from '../src/kube/errors.js';
-import { short, type ChildFreshness } from '../src/kube/freshness.js';
+import { progressText, short, type ChildFreshness } from '../src/kube/freshness.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
-import { stepsOfChildren } from '../src/kube/rolling-sync.js';
-import type { ExpectedCanaryStep } from '../src/kube/rollout-operations.js';
-import { act, type Outcome } from './act.js';
-import { actions, button, REFRESH_APPROVE_ACTION_ID, section, type RefreshApproveValue } from './buttons.js';
+import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
+import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
+import { act, type ClickAnswer, type Outcome } from './act.js';
+import { authorize } from '../src/policy/permissions.js';
+import { encodeRefreshApprove, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
+import { actions, button, section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseAtStage, releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -30,7 +31,7 @@ export interface RolloutRef {
  * The release (whose thread gets the line, and which the audit names) is the one the record
  * shows the Rollout in, never a release id a button claims: a button value can be edited.
  */
-export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, _claimedReleaseId?: string): Promise<Outcome> {
+export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, _claimedReleaseId?: string): Promise<Outcome<RolloutRefusal>> {
   const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const releaseId = (await releaseWithTarget(ctx, where.pipeline.name, target))?.record.releaseId;
   return act(ctx, {
@@ -42,7 +43,9 @@ export async function approveRollout(ctx: CommandContext, where: StageRef, ref: 
     describe: `approve step ${expected.stepIndex + 1} of ${target}`,
     run: async () => {
       const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected);
+      if (result.kind === 'refused') return { ...result, before: result.details.before };
       return {
+        kind: 'done',
         summary: `approved step ${expected.stepIndex + 1} of ${target}: the canary moves on`,
         before: result.before,
         after: result.after,
@@ -82,14 +85,14 @@ export function staleRefusal(ref: AppSetRef, step: number, revision: string, sta
   const list = stale.slice(0, 20).map((s) => `• \`${s.name}\`: ${s.reason ?? 'stale'}`).join('\n');
   const more = stale.length > 20 ? `\n…and ${stale.length - 20} more` : '';
   const text = `:warning: ${reason}`;
-  return {
-    text,
-    blocks: [section(text), section(`*Stale (${stale.length}):*\n${list}${more}`), actions(button(REFRESH_APPROVE_ACTION_ID, 'Refresh and approve', value, 'primary'))],
-  };
+  const encoded = encodeRefreshApprove(value);
+  // A revision too long for a button leaves the person the words: refresh, then approve again.
+  const button_ = encoded === undefined ? [] : [actions(button(REFRESH_APPROVE_ACTION_ID, 'Refresh and approve', encoded, 'primary'))];
+  return { text, blocks: [section(text), section(`*Stale (${stale.length}):*\n${list}${more}`), ...button_] };
 }
 
 /** Syncs a RollingSync step; refuses on stale children with their list and a Refresh-and-approve button. */
-export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome; message: SlackText }> {
+export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome<RollingSyncRefusal>; message: SlackText }> {
   const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const outcome = await act(ctx, {
     action: 'approve',
@@ -100,20 +103,21 @@ export async function approveAppSetStep(ctx: CommandContext, where: StageRef, re
     describe: `approve RollingSync step ${step} of ${target} at ${short(revision)}`,
     run: async () => {
       const result = await ctx.kube.syncRollingSyncStep(ref.cluster, ref.namespace, ref.name, step, revision, { initiatedBy: `glidepath:${ctx.user.id}` });
+      if (result.kind === 'refused') return result;
       if (result.synced.length === 0 && result.failed.length > 0) throw result.failed[0]!.error;
       const parts = [`approved RollingSync step ${step} of ${target} at ${short(revision)}: syncing ${result.synced.join(', ') || 'nothing'}`];
       if (result.skipped.length > 0) parts.push(`skipped ${result.skipped.map((s) => `${s.name} (${s.why})`).join(', ')}`);
       if (result.failed.length > 0) parts.push(`NOT synced: ${result.failed.map((f) => `${f.name} (${f.error.message})`).join('; ')}`);
-      return { summary: parts.join('; '), after: { synced: result.synced, skipped: result.skipped, failed: result.failed.map((f) => f.name) } };
+      return { kind: 'done', summary: parts.join('; '), after: { synced: result.synced, skipped: result.skipped, failed: result.failed.map((f) => f.name) } };
     },
   });
-  if (outcome.kind === 'failed' && outcome.error instanceof KubeActionError && Array.isArray(outcome.error.details?.stale)) {
-    return { outcome, message: staleRefusal(ref, step, revision, outcome.error.details.stale as ChildFreshness[], outcome.reason) };
+  if (outcome.kind === 'refused' && outcome.details.why === 'stale') {
+    return { outcome, message: staleRefusal(ref, step, revision, outcome.details.stale, outcome.reason) };
   }
   return { outcome, message: outcomeMessage(outcome) };
 }
 
-export function outcomeMessage(outcome: Outcome): SlackText {
+export function outcomeMessage(outcome: Outcome<unknown>): SlackText {
   switch (outcome.kind) {
     case 'done':
       return { text: `:white_check_mark: ${outcome.summary}` };
@@ -121,6 +125,7 @@ export function outcomeMessage(outcome: Outcome): SlackText {
       return { text: `:hourglass_flowing_sand: ${outcome.summary}` };
     case 'denied':
       return { text: `:no_entry: Not allowed: ${outcome.reason}` };
+    case 'refused':
     case 'failed':
       return { text: `:x: ${outcome.reason}` };
   }
@@ -147,6 +152,38 @@ async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: App
   if (typeof next === 'string') return { text: `:information_source: ${next}` };
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   return (await approveAppSetStep(ctx, where, ref, next.step, next.revision, release?.releaseId)).message;
+}
+
+/** The Approve button of a paused reply: the step it was shown for, in the stage the Rollout's live labels put it in. */
+export async function approveClicked(ctx: CommandContext, value: ApproveClick): Promise<ClickAnswer> {
+  const ref = { kind: 'object' as const, cluster: value.c, namespace: value.ns, name: value.n };
+  // The stage is judged from the Rollout's live labels, not only from what the button says.
+  const { where } = await stageOfRollout(ctx, ref);
+  if (!where) return { message: { text: `:x: No configured stage selects ${value.c}/${value.ns}/${value.n} any more; nothing was changed.` } };
+  const outcome = await approveRollout(ctx, where, ref, { generation: value.g, podHash: value.h, stepIndex: value.s }, value.r);
+  return { outcome, message: outcomeMessage(outcome) };
+}
+
+/**
+ * Refresh-and-approve on a freshness refusal: refreshes the stale Applications, waits for them,
+ * then approves the step it was shown for (refused again, with the list, if they are still stale).
+ */
+export async function refreshAndApprove(ctx: CommandContext, value: RefreshApproveValue): Promise<ClickAnswer> {
+  const where = stagesOfObject(ctx.config, { kind: 'object', cluster: value.c, namespace: value.ns, name: value.n }, 'ApplicationSet')[0];
+  if (!where) return { message: { text: ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve <cluster/namespace/appset>`.' } };
+  const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
+  // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
+  const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, ctx.groups);
+  if (!decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
+  const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
+  if (snapshot.report.stale.length > 0) {
+    await ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` });
+    const waited = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, { timeoutMs: ctx.followTimeoutMs ?? 5 * 60_000, ...(ctx.now ? { now: ctx.now } : {}) });
+    if (waited.report.stale.length > 0) {
+      return { message: { text: `:warning: Still not fresh after ${waited.timedOut ? 'the timeout' : 'refreshing'} (${progressText(waited.report)}): ${waited.report.stale.map((s) => `${s.name} (${s.reason ?? 'stale'})`).join(', ')}; nothing was approved.` } };
+    }
+  }
+  return approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
 }
 
 export const approve: Subcommand = {

@@ -7,7 +7,7 @@ import type { FreshnessReport } from '../src/kube/freshness.js';
 import { progressText } from '../src/kube/freshness.js';
 import { parseDuration, parseTarget, splitWords, UsageError } from './parse.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
-import { section } from './buttons.js';
+import { section } from './blocks.js';
 import { stageByName } from './where.js';
 
 const NAME = 'freshness';

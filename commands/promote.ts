@@ -7,9 +7,12 @@
 import { KubeActionError } from '../src/kube/errors.js';
 import { freightLabel } from '../src/kube/kargo-availability.js';
 import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
+import { getStage } from '../src/kube/reads.js';
+import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
+import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
 import { act } from './act.js';
 import { outcomeMessage } from './approve.js';
-import { actions, button, PROMOTE_CONFIRM_ACTION_ID, section, type PromoteConfirmValue } from './buttons.js';
+import { actions, button, section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { releaseAtStage } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -24,13 +27,12 @@ export interface PromoteScope {
   project: string;
 }
 
-function resolve(ctx: CommandContext, raw: string): PromoteScope & { stage?: string; selector?: string } {
+function resolve(ctx: CommandContext, raw: string): KargoScope {
   const at = /^([^@/\s]+)@([^@/\s]+)$/.exec(raw);
   if (at) {
-    const where = stageByName(ctx.config, at[1]!, at[2]!, NAME);
-    const kargo = where.stage.kargo;
-    if (!kargo) throw new UsageError(`${raw} is not a Kargo stage in the config (it has no kargo: section)`, NAME);
-    return { where, cluster: where.stage.cluster, project: kargo.project, ...(kargo.stage ? { stage: kargo.stage } : {}), ...(kargo.selector ? { selector: kargo.selector.text } : {}) };
+    const scope = kargoScope(stageByName(ctx.config, at[1]!, at[2]!, NAME));
+    if (!scope) throw new UsageError(`${raw} is not a Kargo stage in the config (it has no kargo: section)`, NAME);
+    return scope;
   }
   const slash = /^([^@/\s]+)\/([^@/\s]+)$/.exec(raw);
   if (slash && KUBE_NAME.test(slash[1]!) && KUBE_NAME.test(slash[2]!)) {
@@ -66,8 +68,9 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
         freight = available.newest.metadata.name;
       }
       const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
+      if (result.kind === 'refused') return result;
       promotion = result.name;
-      return { summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
+      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
     },
   });
   if (outcome.kind === 'done' && promotion) follow(ctx, scope, stage, promotion);
@@ -125,6 +128,90 @@ export async function confirmPromote(ctx: CommandContext, value: PromoteConfirmV
   return { text: `${result.text}${notes}` };
 }
 
+/** What to promote, typed: the slash command parses its words into it, the Promote button builds it. */
+export interface PromoteRequest {
+  scope: KargoScope;
+  freight?: string;
+  /** The person's --selector or --glob, instead of the stage's configured Kargo Stage or selector. */
+  choose?: { selector: string } | { glob: string };
+}
+
+export type KargoScope = PromoteScope & { stage?: string; selector?: string };
+
+/** The Kargo side of a configured stage; undefined when it has no kargo: section. */
+export function kargoScope(where: StageRef): KargoScope | undefined {
+  const kargo = where.stage.kargo;
+  if (!kargo) return undefined;
+  return { where, cluster: where.stage.cluster, project: kargo.project, ...(kargo.stage ? { stage: kargo.stage } : {}), ...(kargo.selector ? { selector: kargo.selector.text } : {}) };
+}
+
+/**
+ * Promotes one Kargo Stage at once, or asks to confirm the Stages a selector or glob matches
+ * (they come and go, so the person sees the list first). Answers through ctx.slack.
+ */
+export async function promoteTo(ctx: CommandContext, request: PromoteRequest): Promise<void> {
+  const { scope, freight, choose: asked } = request;
+  const choose = asked ?? (scope.stage ? undefined : scope.selector !== undefined ? { selector: scope.selector } : undefined);
+  if (!choose) {
+    await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [scope.stage!], freight)), inChannel: true });
+    return;
+  }
+  const glob = 'glob' in choose ? choose.glob : undefined;
+  const chooser = 'glob' in choose ? choose.glob : choose.selector;
+  const matched = (await ctx.kube.selectStages(scope.cluster, scope.project, choose)).map((s) => s.metadata.name);
+  if (matched.length === 0) {
+    await ctx.slack.reply({ text: `:information_source: no Stage in ${scope.project} matches ${glob ? `--glob ${glob}` : `--selector ${chooser}`}; nothing to promote` });
+    return;
+  }
+  const value: PromoteConfirmValue = { v: 1, c: scope.cluster, project: scope.project, p: scope.where.pipeline.name, st: scope.where.stage.name, stages: matched, ...(freight ? { freight } : {}), ...(glob ? { glob } : { sel: chooser }) };
+  const encoded = encodePromoteConfirm(value);
+  if (encoded === undefined) {
+    await ctx.slack.reply({ text: `:information_source: ${matched.length} Stages in ${scope.project} match ${glob ? `--glob ${glob}` : `--selector ${chooser}`}: too many to confirm with one button; narrow the ${glob ? 'glob' : 'selector'}, or promote them one by one with \`/glidepath promote ${scope.project}/<stage>\`. Nothing was promoted.` });
+    return;
+  }
+  const head = `Promote ${freight ? `Freight ${freight}` : 'the newest available Freight'} to ${matched.length} Stage${matched.length === 1 ? '' : 's'} in ${scope.project}: ${matched.map((s) => `\`${s}\``).join(', ')}?`;
+  await ctx.slack.reply({ text: head, blocks: [section(head), actions(button(PROMOTE_CONFIRM_ACTION_ID, `Promote ${matched.length}`, encoded, 'primary'))] });
+}
+
+/**
+ * The Promote button of a healthy stage: promotes what proved healthy upstream to the next stage,
+ * while the release is still in flight. Returns the line for the clicked message, or undefined
+ * when it answered with a refusal instead.
+ */
+export async function promoteClicked(ctx: CommandContext, value: PromoteButtonValue): Promise<string | undefined> {
+  const pipeline = ctx.config.pipelines.find((p) => p.name === value.p);
+  const target = pipeline?.stages.find((s) => s.name === value.st);
+  if (!pipeline || !target) {
+    await ctx.slack.reply({ text: ':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote <pipeline@stage>`.' });
+    return undefined;
+  }
+  const scope = kargoScope({ pipeline, stage: target });
+  if (!scope) {
+    await ctx.slack.reply({ text: `:information_source: ${value.p}@${value.st} is not a Kargo stage: it moves on with the release itself. When it pauses, approve it with \`/glidepath approve ${value.p}@${value.st}\`. Nothing was changed.` });
+    return undefined;
+  }
+  const release = await ctx.releases.get(value.p, value.r);
+  if (!release || FINISHED_RELEASE_STATUSES.includes(release.status)) {
+    await ctx.slack.reply({ text: `:x: Release \`${value.r}\` is no longer in flight (${release?.status ?? 'gone'}) since the button was shown; nothing was changed.` });
+    return undefined;
+  }
+  // What proved healthy upstream is what moves on, when the upstream stage is one Kargo Stage of the same project.
+  const from = pipeline.stages.find((s) => s.name === value.from);
+  let freight: string | undefined;
+  if (from?.kargo?.stage && from.cluster === scope.cluster && from.kargo.project === scope.project) {
+    const upstream = await getStage(ctx.clusters.api(from.cluster), from.kargo.project, from.kargo.stage);
+    freight = Object.values(upstream.status?.freightHistory?.[0]?.items ?? {})[0]?.name ?? undefined;
+  }
+  try {
+    await promoteTo(ctx, { scope, ...(freight ? { freight } : {}) });
+  } catch (err) {
+    // As /glidepath promote answers it: the click was still a request, and the message says so.
+    if (!(err instanceof KubeActionError)) ctx.logger.error({ err, subcommand: NAME }, 'command failed');
+    await ctx.slack.reply({ text: err instanceof KubeActionError ? `:x: ${err.message}` : `:x: /glidepath ${NAME} failed unexpectedly; nothing more is known here, the Glidepath log has the details` });
+  }
+  return `<@${ctx.user.id}> asked to promote ${freight ? `Freight ${freight} ` : ''}to ${value.st}`;
+}
+
 export const promote: Subcommand = {
   name: NAME,
   usage: 'promote <pipeline@stage | project/stage> [--freight <name|alias>] [--selector <labels> | --glob <pattern>]',
@@ -137,20 +224,7 @@ export const promote: Subcommand = {
     const glob = words.flags.get('glob') as string | undefined;
     if (selector && glob) throw new UsageError('use --selector or --glob, not both', NAME);
     const freight = words.flags.get('freight') as string | undefined;
-    const scope = resolve(ctx, words.positional[0]!);
-    const chooser = selector ?? glob ?? (scope.stage ? undefined : scope.selector);
-    if (!chooser) {
-      await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [scope.stage!], freight)), inChannel: true });
-      return;
-    }
-    const choose = glob ? { glob } : { selector: chooser };
-    const matched = (await ctx.kube.selectStages(scope.cluster, scope.project, choose)).map((s) => s.metadata.name);
-    if (matched.length === 0) {
-      await ctx.slack.reply({ text: `:information_source: no Stage in ${scope.project} matches ${glob ? `--glob ${glob}` : `--selector ${chooser}`}; nothing to promote` });
-      return;
-    }
-    const value: PromoteConfirmValue = { v: 1, c: scope.cluster, project: scope.project, p: scope.where.pipeline.name, st: scope.where.stage.name, stages: matched, ...(freight ? { freight } : {}), ...(glob ? { glob } : { sel: chooser }) };
-    const head = `Promote ${freight ? `Freight ${freight}` : 'the newest available Freight'} to ${matched.length} Stage${matched.length === 1 ? '' : 's'} in ${scope.project}: ${matched.map((s) => `\`${s}\``).join(', ')}?`;
-    await ctx.slack.reply({ text: head, blocks: [section(head), actions(button(PROMOTE_CONFIRM_ACTION_ID, `Promote ${matched.length}`, value, 'primary'))] });
+    const choose = glob ? { glob } : selector ? { selector } : undefined;
+    await promoteTo(ctx, { scope: resolve(ctx, words.positional[0]!), ...(freight ? { freight } : {}), ...(choose ? { choose } : {}) });
   },
 };

@@ -6,7 +6,7 @@
 import { KubeActionError } from '../src/kube/errors.js';
 import { getStage } from '../src/kube/reads.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
-import { section } from './buttons.js';
+import { section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import type { CommandContext, Subcommand } from './types.js';
 import { stageByName, type StageRef } from './where.js';

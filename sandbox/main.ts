@@ -20,11 +20,10 @@ import { parseEnv } from '../src/config/env.js';
 import { parseConfigFile } from '../src/config/file.js';
 import { KubeApi } from '../src/kube/api.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, kubeConfigFor } from '../src/kube/clusters.js';
-import { KubeActionError } from '../src/kube/errors.js';
 import { approveCanaryStep } from '../src/kube/rollout-operations.js';
 import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
-import { APPROVE_ACTION_ID, type ButtonValue } from '../src/slack/render/buttons.js';
+import { APPROVE_ACTION_ID, type ButtonValue } from '../src/slack/buttons.js';
 import { startSlackService } from '../src/slack/service.js';
 import { describeMessage } from './describe-message.js';
 import { ensureRedis } from './ensure-redis.js';
@@ -126,14 +125,10 @@ async function main(): Promise<void> {
         const api = new KubeApi(value.c, kubeConfigFor({ name: value.c, kubeconfigContext: value.c, kubeconfigPath }), DEFAULT_REQUEST_TIMEOUT_MS);
         // Only if it still waits at the step you clicked (a later timed pause resumes on its own):
         // approveCanaryStep refuses otherwise, and the refusal is only printed.
-        try {
-          await approveCanaryStep(api, value.ns, value.n, { generation: value.g ?? 0, podHash: value.h ?? '', stepIndex: value.s ?? 0 });
-        } catch (err) {
-          if (err instanceof KubeActionError && err.kind === 'refused') {
-            console.log(`  (not resumed: ${err.message})`);
-            return;
-          }
-          throw err;
+        const result = await approveCanaryStep(api, value.ns, value.n, { generation: value.g ?? 0, podHash: value.h ?? '', stepIndex: value.s ?? 0 });
+        if (result.kind === 'refused') {
+          console.log(`  (not resumed: ${result.reason})`);
+          return;
         }
         console.log(`→ still paused: resumed ${value.c}/${value.ns}/${value.n} through the cluster API (as kubectl argo rollouts promote does)`);
       })().catch((err: unknown) => console.log(`  (could not resume: ${err instanceof Error ? err.message : String(err)})`));

@@ -1,7 +1,7 @@
 /**
- * Every failure of a call to a cluster, and every refusal to act, as one typed error whose
- * message a person in Slack can act on: it names the cluster, the object and the verb, and says
- * whether anything was changed.
+ * Every failure of a call to a cluster as one typed error whose message a person in Slack can act
+ * on: it names the cluster, the object and the verb, and says whether anything was changed.
+ * Glidepath's own refusals to act are values, not errors (refusal.ts).
  */
 import { RBAC_FILE } from './verbs.js';
 
@@ -20,8 +20,6 @@ export type KubeActionErrorKind =
   | 'unreachable'
   /** 429 / 5xx. */
   | 'server'
-  /** Glidepath refused to act: the object is not in the state the action needs. */
-  | 'refused'
   /** The object read back does not have the shape Glidepath understands. */
   | 'malformed'
   | 'unknown-cluster';
@@ -160,8 +158,4 @@ export function toKubeActionError(err: unknown, call: KubeCall, options: { timeo
     return new KubeActionError('unreachable', `Cannot reach cluster ${call.cluster} to ${call.verb} ${call.resource}${nothing} (${text}): check that its API server is up and reachable from Glidepath`, call, undefined, undefined, { cause: err });
   }
   return new KubeActionError('server', `Calling cluster ${call.cluster} to ${call.verb} ${target(call)} in ${where(call)} failed: ${text}${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, undefined, undefined, { cause: err });
-}
-
-export function refused(message: string, call?: KubeCall, details?: Record<string, unknown>): KubeActionError {
-  return new KubeActionError('refused', message, call, undefined, details);
 }

@@ -5,7 +5,8 @@
  * response), and a Promotion followed on a watch until it ends.
  */
 import type { KubeApi } from './api.js';
-import { KubeActionError, refused, type KubeCall } from './errors.js';
+import { KubeActionError, type KubeCall } from './errors.js';
+import { done, refused, type Refusable } from './refusal.js';
 import { freightAvailability, freightLabel, type Availability } from './kargo-availability.js';
 import { summarizeStage, type StageHealthSummary } from '../model/kargo-health.js';
 import { getFreight, getPromotion, getStage, listFreight, listStages } from './reads.js';
@@ -76,17 +77,22 @@ export interface PromoteResult {
   availability: Availability;
 }
 
+/** Why a promotion was not created: Kargo could not or would not take it. */
+export type PromoteRefusal = { why: 'control-flow-stage' } | { why: 'unavailable'; availability: Availability };
+
+export type PromoteOutcome = Refusable<PromoteResult, PromoteRefusal>;
+
 /** Creates a Promotion of `freight` (name or alias) to `stage`, after checking Kargo's availability rule. */
-export async function promote(api: KubeApi, project: string, stageName: string, freightNameOrAlias: string, options: { now?: () => number } = {}): Promise<PromoteResult> {
+export async function promote(api: KubeApi, project: string, stageName: string, freightNameOrAlias: string, options: { now?: () => number } = {}): Promise<PromoteOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'create', resource: 'promotions', namespace: project, name: stageName };
   const stage = await getStage(api, project, stageName);
   if ((stage.spec?.promotionTemplate?.spec?.steps ?? []).length === 0) {
-    throw refused(`Stage ${stageName} in ${api.cluster}/${project} has no promotion steps (a control-flow Stage): Kargo cannot promote to it; nothing was changed`, call);
+    return refused(`Stage ${stageName} in ${api.cluster}/${project} has no promotion steps (a control-flow Stage): Kargo cannot promote to it; nothing was changed`, call, { why: 'control-flow-stage' });
   }
   const freight = await findFreight(api, project, freightNameOrAlias, call);
   const availability = freightAvailability(stage, freight, (options.now ?? Date.now)());
   if (!availability.available) {
-    throw refused(`Freight ${freightLabel(freight)} is not available to Stage ${stageName}: ${availability.reason}; nothing was changed`, call, { availability });
+    return refused(`Freight ${freightLabel(freight)} is not available to Stage ${stageName}: ${availability.reason}; nothing was changed`, call, { why: 'unavailable', availability });
   }
   let created: unknown;
   try {
@@ -109,7 +115,7 @@ export async function promote(api: KubeApi, project: string, stageName: string, 
     throw err;
   }
   const promotion = parseObject(promotionSchema, created, { ...call, verb: 'get' });
-  return { name: promotion.metadata.name, promotion, freight, availability };
+  return done({ name: promotion.metadata.name, promotion, freight, availability });
 }
 
 export interface FollowResult {

@@ -6,9 +6,10 @@
  */
 import type { KubeApi } from './api.js';
 import { matchesExpressions } from '../model/label-selector.js';
-import { KubeActionError, refused, type KubeCall } from './errors.js';
+import { KubeActionError, type KubeCall } from './errors.js';
 import { boundedEach, checkFreshness } from './freshness-reader.js';
 import { revisionsOf, short, type ChildFreshness } from './freshness.js';
+import { done, refused, type Refusable } from './refusal.js';
 import { APPLICATIONS } from './resources.js';
 import type { ApplicationCore as Application } from '../model/application.js';
 import type { ApplicationSet } from '../model/application-set.js';
@@ -52,6 +53,17 @@ export interface RollingSyncStepResult {
   failed: { name: string; error: KubeActionError }[];
 }
 
+/** Why a RollingSync step was not approved, with what the caller can offer next (a refresh of the stale ones). */
+export type RollingSyncRefusal =
+  | { why: 'not-rolling-sync' }
+  | { why: 'no-such-step' }
+  | { why: 'empty-step' }
+  | { why: 'stale'; stale: ChildFreshness[] }
+  | { why: 'unfinished'; unfinished: string[] }
+  | { why: 'not-compared'; behind: string[] };
+
+export type RollingSyncOutcome = Refusable<RollingSyncStepResult, RollingSyncRefusal>;
+
 export interface RollingSyncOptions {
   /** Who approved, for `operation.initiatedBy.username` and the Reason (e.g. `glidepath:U0ALICE`). */
   initiatedBy?: string;
@@ -59,30 +71,30 @@ export interface RollingSyncOptions {
   concurrency?: number;
 }
 
-export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSetName: string, step: number, expectedRevision: string, options: RollingSyncOptions = {}): Promise<RollingSyncStepResult> {
+export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSetName: string, step: number, expectedRevision: string, options: RollingSyncOptions = {}): Promise<RollingSyncOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'applications', namespace, name: appSetName };
   const snapshot = await checkFreshness(api, namespace, appSetName, { now: options.now });
   const { appSet, children } = snapshot;
   if (appSet.spec?.strategy?.type !== 'RollingSync') {
-    throw refused(`ApplicationSet ${appSetName} in ${api.cluster}/${namespace} does not use RollingSync; there are no steps to approve; nothing was changed`, call);
+    return refused(`ApplicationSet ${appSetName} in ${api.cluster}/${namespace} does not use RollingSync; there are no steps to approve; nothing was changed`, call, { why: 'not-rolling-sync' });
   }
   const stepCount = appSet.spec.strategy.rollingSync?.steps?.length ?? 0;
   if (!Number.isInteger(step) || step < 1 || step > stepCount) {
-    throw refused(`ApplicationSet ${appSetName} has ${stepCount} RollingSync steps; there is no step ${step}; nothing was changed`, call);
+    return refused(`ApplicationSet ${appSetName} has ${stepCount} RollingSync steps; there is no step ${step}; nothing was changed`, call, { why: 'no-such-step' });
   }
   const stepOf = stepsOfChildren(appSet, children);
   const inStep = (n: number): Application[] => children.filter((c) => stepOf.get(c.metadata.name) === n);
   const thisStep = inStep(step);
-  if (thisStep.length === 0) throw refused(`Step ${step} of ${appSetName} selects no Applications; nothing was changed`, call);
+  if (thisStep.length === 0) return refused(`Step ${step} of ${appSetName} selects no Applications; nothing was changed`, call, { why: 'empty-step' });
 
   // Freshness of everything the decision reads: this step and every earlier one.
   const dependsOn = new Set(children.filter((c) => (stepOf.get(c.metadata.name) ?? -1) >= 1 && stepOf.get(c.metadata.name)! <= step).map((c) => c.metadata.name));
   const stale: ChildFreshness[] = snapshot.report.stale.filter((s) => dependsOn.has(s.name));
   if (stale.length > 0) {
-    throw refused(
+    return refused(
       `Not approving step ${step} of ${appSetName}: ${stale.length} of its Applications are not fresh (${listed(stale.map((s) => `${s.name}: ${s.reason}`))}); refresh them and approve again; nothing was changed`,
       call,
-      { stale },
+      { why: 'stale', stale },
     );
   }
 
@@ -94,11 +106,12 @@ export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSe
     }
   }
   if (unfinished.length > 0) {
-    throw refused(`Not approving step ${step} of ${appSetName}: earlier steps are not Healthy at ${short(expectedRevision)} (${listed(unfinished)}); nothing was changed`, call, { unfinished });
+    return refused(`Not approving step ${step} of ${appSetName}: earlier steps are not Healthy at ${short(expectedRevision)} (${listed(unfinished)}); nothing was changed`, call, { why: 'unfinished', unfinished });
   }
   const behind = thisStep.filter((app) => !atRevision(app, expectedRevision));
   if (behind.length > 0) {
-    throw refused(`Not approving step ${step} of ${appSetName}: Argo CD has not compared ${listed(behind.map(describeApp))} against ${short(expectedRevision)} yet; refresh and approve again; nothing was changed`, call, {
+    return refused(`Not approving step ${step} of ${appSetName}: Argo CD has not compared ${listed(behind.map(describeApp))} against ${short(expectedRevision)} yet; refresh and approve again; nothing was changed`, call, {
+      why: 'not-compared',
       behind: behind.map((a) => a.metadata.name),
     });
   }
@@ -138,5 +151,5 @@ export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSe
     }
   });
   result.synced.sort();
-  return result;
+  return done(result);
 }

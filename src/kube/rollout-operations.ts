@@ -7,8 +7,9 @@
 import { rolloutSchema, type Rollout } from '../model/rollout.js';
 import { deriveRolloutState, rolloutActionPatch, type RolloutState } from '../model/rollout-state.js';
 import type { KubeApi } from './api.js';
-import { KubeActionError, refused, where, type KubeCall } from './errors.js';
+import { KubeActionError, where, type KubeCall } from './errors.js';
 import { getRollout } from './reads.js';
+import { done, refused, type Refusable } from './refusal.js';
 import { ROLLOUTS } from './resources.js';
 import { parseObject } from './parse-object.js';
 
@@ -29,6 +30,22 @@ export interface RolloutActionResult {
   /** The merge patches sent, in order, for the audit. */
   patches: { subresource?: 'status'; body: unknown }[];
 }
+
+/** Why a Rollout action was refused, and the state it was judged on (for the audit). */
+export interface RolloutRefusal {
+  why:
+    | 'not-observed'
+    /** The Rollout moved on from what the button was shown for. */
+    | 'changed'
+    | 'not-paused'
+    /** The pause condition was cleared but spec.paused stays true: the Rollout is still paused by spec. */
+    | 'left-paused-by-spec'
+    /** Argo CD would not offer this action now (abort when fully promoted or aborted, retry when not aborted). */
+    | 'not-offered';
+  before?: RolloutState;
+}
+
+export type RolloutActionOutcome = Refusable<RolloutActionResult, RolloutRefusal>;
 
 function stepText(index: number | undefined): string {
   return index === undefined ? 'no step' : `step ${index + 1}`;
@@ -66,18 +83,18 @@ async function explainConflict(api: KubeApi, ns: string, name: string, expected:
  * `kubectl argo rollouts promote` (not --full) for the step a person approved: clears
  * status.pauseConditions on the status subresource, then spec.paused=false when it is set.
  */
-export async function approveCanaryStep(api: KubeApi, ns: string, name: string, expected: ExpectedCanaryStep): Promise<RolloutActionResult> {
+export async function approveCanaryStep(api: KubeApi, ns: string, name: string, expected: ExpectedCanaryStep): Promise<RolloutActionOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
   const rollout = await getRollout(api, ns, name);
   const before = deriveRolloutState(rollout);
   if (!before.observed) {
-    throw refused(`${name}'s controller has not yet observed generation ${rollout.metadata.generation}; nothing was changed: try again when it has`, call);
+    return refused(`${name}'s controller has not yet observed generation ${rollout.metadata.generation}; nothing was changed: try again when it has`, call, { why: 'not-observed' });
   }
   const change = describeRolloutChange(name, expected, rollout, before);
-  if (change) throw refused(`${change} since the button was shown; nothing was changed`, call, { before });
+  if (change) return refused(`${change} since the button was shown; nothing was changed`, call, { why: 'changed', before });
   if ((rollout.status?.pauseConditions ?? []).length === 0) {
     const why = before.aborted ? 'it was aborted' : `it is ${before.phase}${before.message ? ` (${before.message})` : ''}`;
-    throw refused(`${name} is not paused at ${stepText(expected.stepIndex)}: ${why}; nothing was changed`, call, { before });
+    return refused(`${name} is not paused at ${stepText(expected.stepIndex)}: ${why}; nothing was changed`, call, { why: 'not-paused', before });
   }
   const planned = rolloutActionPatch('resume', rollout);
   const patches: RolloutActionResult['patches'] = [];
@@ -101,6 +118,9 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
       latest = await api.patch(ROLLOUTS, ns, name, body);
       patches.push({ body });
     };
+    const leftPaused = (why: string): string =>
+      patches.length === 0 ? why : `${name}: the pause was cleared, but spec.paused=false could not be written (${why}); the Rollout stays paused by spec until someone unpauses it`;
+    let movedOn = false;
     try {
       try {
         await write(resourceVersion);
@@ -109,31 +129,32 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
         // The controller reacts to the cleared pause condition at once, so the version read back
         // is often already stale. Write again only if it is still the same version, still paused by spec.
         const now = await getRollout(api, ns, name);
-        if (now.status?.currentPodHash !== expected.podHash) throw refused(`${name} started rolling out a different version in the meantime`, specCall);
-        if (now.spec?.paused === true) await write(now.metadata.resourceVersion);
+        if (now.status?.currentPodHash !== expected.podHash) movedOn = true;
+        else if (now.spec?.paused === true) await write(now.metadata.resourceVersion);
         else latest = now;
       }
     } catch (err) {
       if (!(err instanceof KubeActionError) || patches.length === 0) throw err;
       // The pause condition is already cleared; say exactly what is left undone.
-      throw new KubeActionError(err.kind, `${name}: the pause was cleared, but spec.paused=false could not be written (${err.message}); the Rollout stays paused by spec until someone unpauses it`, err.call, err.status, undefined, { cause: err });
+      throw new KubeActionError(err.kind, leftPaused(err.message), err.call, err.status, undefined, { cause: err });
     }
+    if (movedOn) return refused(leftPaused(`${name} started rolling out a different version in the meantime`), specCall, { why: 'left-paused-by-spec' });
   }
   const after = deriveRolloutState(parseObject(rolloutSchema, latest, call));
-  return { cluster: api.cluster, namespace: ns, name, before, after, patches };
+  return done({ cluster: api.cluster, namespace: ns, name, before, after, patches });
 }
 
-async function statusAction(api: KubeApi, ns: string, name: string, action: 'abort' | 'retry', expectedPodHash?: string): Promise<RolloutActionResult> {
+async function statusAction(api: KubeApi, ns: string, name: string, action: 'abort' | 'retry', expectedPodHash?: string): Promise<RolloutActionOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
   const rollout = await getRollout(api, ns, name);
   const before = deriveRolloutState(rollout);
   if (expectedPodHash !== undefined && before.podHash !== expectedPodHash) {
-    throw refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${before.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { before });
+    return refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${before.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { why: 'changed', before });
   }
   // The same rule as Argo CD's action discovery: abort while not fully promoted and not aborted; retry once aborted.
   if (!before.actions[action]) {
     const why = before.fullyPromoted ? 'it is fully promoted: there is nothing to ' + action : action === 'abort' ? 'it is already aborted' : 'it is not aborted';
-    throw refused(`${name} cannot be ${action === 'abort' ? 'aborted' : 'retried'}: ${why}; nothing was changed`, call, { before });
+    return refused(`${name} cannot be ${action === 'abort' ? 'aborted' : 'retried'}: ${why}; nothing was changed`, call, { why: 'not-offered', before });
   }
   const planned = rolloutActionPatch(action, rollout);
   // Retry writes abort=false (what `kubectl argo rollouts retry` sends); Argo CD's null is equivalent.
@@ -147,15 +168,15 @@ async function statusAction(api: KubeApi, ns: string, name: string, action: 'abo
     throw err;
   }
   const after = deriveRolloutState(parseObject(rolloutSchema, latest, call));
-  return { cluster: api.cluster, namespace: ns, name, before, after, patches: [{ subresource: 'status', body }] };
+  return done({ cluster: api.cluster, namespace: ns, name, before, after, patches: [{ subresource: 'status', body }] });
 }
 
 /** `status.abort=true` on the status subresource. */
-export function abortRollout(api: KubeApi, ns: string, name: string, expected?: { podHash: string }): Promise<RolloutActionResult> {
+export function abortRollout(api: KubeApi, ns: string, name: string, expected?: { podHash: string }): Promise<RolloutActionOutcome> {
   return statusAction(api, ns, name, 'abort', expected?.podHash);
 }
 
 /** `status.abort=false` on the status subresource: the Rollout starts again from step 1. */
-export function retryRollout(api: KubeApi, ns: string, name: string, expected?: { podHash: string }): Promise<RolloutActionResult> {
+export function retryRollout(api: KubeApi, ns: string, name: string, expected?: { podHash: string }): Promise<RolloutActionOutcome> {
   return statusAction(api, ns, name, 'retry', expected?.podHash);
 }

@@ -3,7 +3,7 @@
  * button, against the Argo CD / ApplicationSet / Rollouts simulators (with the stale-cache fault).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
+import { REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
 import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
 import { eventually } from '../slack/support/harness.js';
 import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';

@@ -3,9 +3,8 @@
  * admission webhook and (where phases matter) the Kargo controller simulator.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROMOTE_CONFIRM_ACTION_ID } from '../../commands/buttons.js';
 import { createSlackClient } from '../../src/slack/client.js';
-import { PROMOTE_ACTION_ID } from '../../src/slack/render/buttons.js';
+import { PROMOTE_ACTION_ID, PROMOTE_CONFIRM_ACTION_ID } from '../../src/slack/buttons.js';
 import { renderReply } from '../../src/slack/render/reply.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
 import { record, reply, stage as recordStage, T0 } from '../slack/support/records.js';
@@ -100,6 +99,24 @@ describe('promote', () => {
     expect(said(done)).toContain('no longer matched, not promoted: `prod-eu`');
     expect(said(done)).toContain('matched since you were asked, not promoted (run the command again to include them): `prod-ap`');
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'done', target: 'prod/kargo-demo/prod-us', after: { promotion: name, freight: NEW } });
+  });
+
+  it('when a selector matches more Stages than one confirm button can carry, asks to narrow the choice and promotes nothing', async () => {
+    for (let i = 0; i < 40; i++) stage(`prod-${String(i).padStart(2, '0')}-${'x'.repeat(50)}`, { stages: ['staging'] }, { tier: 'prod' });
+    const ask = await (await rig.command('promote shop@prod --freight jolly-jaguar')).first();
+    expect(said(ask)).toBe(
+      ':information_source: 42 Stages in kargo-demo match --selector tier=prod: too many to confirm with one button; narrow the selector, or promote them one by one with `/glidepath promote kargo-demo/<stage>`. Nothing was promoted.',
+    );
+    expect(ask.body.blocks).toBeUndefined();
+    expect(promotions()).toEqual([]);
+  });
+
+  it('a confirm or Promote button whose value was edited is refused with the command to use instead', async () => {
+    const confirm = await (await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: '{"v":1,"c":"prod"}' })).first();
+    expect(said(confirm)).toBe(':x: This button does not name Stages to promote; nothing was changed. Run `/glidepath promote` with --selector or --glob again.');
+    const promote = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value: 'not json' })).first();
+    expect(said(promote)).toBe(':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote <pipeline@stage>`.');
+    expect(promotions()).toEqual([]);
   });
 
   it('refuses Freight that is not available to the Stage, with the reason, and creates nothing', async () => {

@@ -4,7 +4,6 @@
  * simulated cluster with its Rollouts controller on a fake clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ABORT_DIALOG_CALLBACK_ID, REFRESH_APPROVE_ACTION_ID } from '../../commands/buttons.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
@@ -12,7 +11,8 @@ import { createSlackClient } from '../../src/slack/client.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
 import type { TargetState } from '../../src/releases/record.js';
 import { record, stage as recordStage, target } from '../slack/support/records.js';
-import { ABORT_ACTION_ID, APPROVE_ACTION_ID, approveAndAbort, encodeButtonValue, type ButtonValue } from '../../src/slack/render/buttons.js';
+import { ABORT_ACTION_ID, ABORT_DIALOG_CALLBACK_ID, APPROVE_ACTION_ID, encodeButtonValue, REFRESH_APPROVE_ACTION_ID, type ButtonValue } from '../../src/slack/buttons.js';
+import { approveAndAbort } from '../../src/slack/render/buttons.js';
 import { eventually } from '../slack/support/harness.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { ALICE, BOB, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';

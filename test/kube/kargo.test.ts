@@ -3,7 +3,7 @@ import { availableFreight, followPromotion, promote, selectStages, stageHealth }
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { failure, startKubeWorld, type KubeWorld } from './support.js';
+import { completed, failure, refusal, startKubeWorld, type KubeWorld } from './support.js';
 
 const NS = 'kargo-demo';
 let clock: FakeClock;
@@ -81,7 +81,7 @@ describe('Kargo', () => {
   });
 
   it('promote creates a Promotion and returns the name Kargo gave it, not the placeholder', async () => {
-    const result = await promote(api(), NS, 'prod-us', 'jolly-jaguar', { now });
+    const result = await completed(promote(api(), NS, 'prod-us', 'jolly-jaguar', { now }));
     expect(result.name).toMatch(new RegExp(`^prod-us\\.[0-9a-hjkmnp-tv-z]{26}\\.${NEW.slice(0, 7)}$`));
     expect(result.name).not.toContain('promo-');
     expect(result.promotion.spec).toMatchObject({ stage: 'prod-us', freight: NEW });
@@ -90,14 +90,14 @@ describe('Kargo', () => {
   });
 
   it('promote refuses Freight the Stage may not take, with the reason, and creates nothing', async () => {
-    const soak = await failure(promote(api(), NS, 'prod-eu', NEW, { now }));
+    const soak = await refusal(promote(api(), NS, 'prod-eu', NEW, { now }));
     expect(soak.kind).toBe('refused');
-    expect(soak.message).toBe(`Freight jolly-jaguar (${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
+    expect(soak.reason).toBe(`Freight jolly-jaguar (${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
     world.store.patch(rt('Freight'), NS, NEW, 'merge', { status: { verifiedIn: { staging: null } } }, { subresource: 'status' });
-    const unverified = await failure(promote(api(), NS, 'prod-us', NEW, { now }));
-    expect(unverified.message).toContain('is not available to Stage prod-us: not verified in staging; nothing was changed');
-    const control = await failure(promote(api(), NS, 'gate', NEW, { now }));
-    expect(control.message).toContain('Stage gate in prod/kargo-demo has no promotion steps');
+    const unverified = await refusal(promote(api(), NS, 'prod-us', NEW, { now }));
+    expect(unverified.reason).toContain('is not available to Stage prod-us: not verified in staging; nothing was changed');
+    const control = await refusal(promote(api(), NS, 'gate', NEW, { now }));
+    expect(control.reason).toContain('Stage gate in prod/kargo-demo has no promotion steps');
     const missing = await failure(promote(api(), NS, 'prod-us', 'no-such-freight', { now }));
     expect(missing.kind).toBe('not-found');
     expect(world.store.list(rt('Promotion'), NS).items).toEqual([]);
@@ -128,7 +128,7 @@ describe('Kargo', () => {
   it('followPromotion follows the Kargo controller on a watch until a terminal phase', async () => {
     const kargo = new KargoController({ store: world.store, clock, stepDurationMs: 1000 }).start();
     try {
-      const { name } = await promote(api(), NS, 'dev', NEW, { now });
+      const { name } = await completed(promote(api(), NS, 'dev', NEW, { now }));
       const phases: string[] = [];
       let done = false;
       const following = followPromotion(api(), NS, name, { timeoutMs: 20_000, onPhase: (p) => phases.push(p) }).finally(() => (done = true));

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkFreshness, refreshAndWait } from '../../src/kube/freshness-reader.js';
 import { syncRollingSyncStep } from '../../src/kube/rolling-sync.js';
 import { advanceUntil, annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from './argo-world.js';
-import { failure } from './support.js';
+import { completed, refusal } from './support.js';
 
 let w: ArgoWorld;
 afterEach(() => w.stop());
@@ -23,7 +23,7 @@ describe('syncRollingSyncStep', () => {
     expect(w.entry('prod').status).toBe('Waiting');
     const sha = w.git.resolve(REPO, 'main')!;
 
-    const result = await syncRollingSyncStep(w.clusters.api('prod'), 'argocd', 'checkout', 3, sha, { initiatedBy: 'glidepath:U0ALICE', now: () => w.clock.now() });
+    const result = await completed(syncRollingSyncStep(w.clusters.api('prod'), 'argocd', 'checkout', 3, sha, { initiatedBy: 'glidepath:U0ALICE', now: () => w.clock.now() }));
     expect(result).toMatchObject({ synced: ['checkout-prod'], skipped: [], failed: [] });
     const op = w.app('checkout-prod').operation as any;
     expect(op).toMatchObject({
@@ -45,18 +45,18 @@ describe('syncRollingSyncStep', () => {
     await w.clock.advance(1000);
     const api = w.clusters.api('prod');
 
-    const stale = await failure(syncRollingSyncStep(api, 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
+    const stale = await refusal(syncRollingSyncStep(api, 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
     expect(stale.kind).toBe('refused');
     expect(stale.details.stale.map((s: { name: string }) => s.name)).toEqual(['checkout-prod', 'checkout-staging']);
-    expect(stale.message).toMatch(/^Not approving step 3 of checkout: 2 of its Applications are not fresh \(checkout-prod: reconciledAt \d+ s before the latest transition; checkout-staging: .*\); refresh them and approve again; nothing was changed$/);
+    expect(stale.reason).toMatch(/^Not approving step 3 of checkout: 2 of its Applications are not fresh \(checkout-prod: reconciledAt \d+ s before the latest transition; checkout-staging: .*\); refresh them and approve again; nothing was changed$/);
 
     await refreshEverything();
     // The ApplicationSet, reading a stale cache, calls staging Healthy although it never synced.
     expect(w.entry('staging')).toMatchObject({ status: 'Healthy', targetRevisions: [sha] });
-    const early = await failure(syncRollingSyncStep(api, 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
+    const early = await refusal(syncRollingSyncStep(api, 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
     expect(early.kind).toBe('refused');
-    expect(early.message).toContain(`earlier steps are not Healthy at ${sha.slice(0, 7)}`);
-    expect(early.message).toContain(`step 2: checkout-staging is OutOfSync/Healthy at ${sha.slice(0, 7)}`);
+    expect(early.reason).toContain(`earlier steps are not Healthy at ${sha.slice(0, 7)}`);
+    expect(early.reason).toContain(`step 2: checkout-staging is OutOfSync/Healthy at ${sha.slice(0, 7)}`);
     expect(w.app('checkout-prod').operation).toBeUndefined();
   });
 
@@ -70,7 +70,7 @@ describe('syncRollingSyncStep', () => {
       raced = true;
       w.store.patch(w.store.registry.byKind('Application'), 'argocd', 'checkout-prod', 'merge', { metadata: { labels: { touched: 'yes' } } });
     };
-    const result = await syncRollingSyncStep(w.clusters.api('prod'), 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() });
+    const result = await completed(syncRollingSyncStep(w.clusters.api('prod'), 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
     expect(result.synced).toEqual([]);
     expect(result.failed.map((f) => [f.name, f.error.kind, f.error.message])).toEqual([
       ['checkout-prod', 'conflict', 'checkout-prod changed while you clicked; it was not synced: look at step 3 again'],

@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeActionError } from '../../src/kube/errors.js';
 import { abortRollout, approveCanaryStep, retryRollout } from '../../src/kube/rollout-operations.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { failure, startKubeWorld, type KubeWorld } from './support.js';
+import { completed, failure, refusal, startKubeWorld, type KubeWorld } from './support.js';
 
 let clock: FakeClock;
 let world: KubeWorld;
@@ -39,7 +38,7 @@ describe('approveCanaryStep', () => {
   it('clears the pause exactly as kubectl argo rollouts promote does, with the resourceVersion it read, and the canary moves on', async () => {
     const expected = await pausedAtStep1();
     const rvBefore = live().metadata.resourceVersion;
-    const result = await approveCanaryStep(api(), 'shop', 'checkout', expected);
+    const result = await completed(approveCanaryStep(api(), 'shop', 'checkout', expected));
     expect(result.patches).toEqual([{ subresource: 'status', body: { metadata: { resourceVersion: rvBefore }, status: { pauseConditions: null } } }]);
     expect(result.before).toMatchObject({ phase: 'Paused', step: { index: 1 } });
     expect(result.after.pause).toBeUndefined();
@@ -53,7 +52,7 @@ describe('approveCanaryStep', () => {
     const expected = await pausedAtStep1();
     world.store.patch(rt(), 'shop', 'checkout', 'merge', { spec: { paused: true } });
     await clock.advance(0);
-    const result = await approveCanaryStep(api(), 'shop', 'checkout', { ...expected, generation: live().metadata.generation! });
+    const result = await completed(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, generation: live().metadata.generation! }));
     expect(result.patches.map((p) => [p.subresource ?? 'spec', p.body])).toEqual([
       ['status', expect.objectContaining({ status: { pauseConditions: null } })],
       ['spec', expect.objectContaining({ spec: { paused: false } })],
@@ -71,7 +70,7 @@ describe('approveCanaryStep', () => {
       raced = true;
       world.store.patch(rt(), 'shop', 'checkout', 'merge', { status: { message: 'manually paused (reconciled)' } }, { subresource: 'status' });
     };
-    const result = await approveCanaryStep(api(), 'shop', 'checkout', { ...expected, generation: live().metadata.generation! });
+    const result = await completed(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, generation: live().metadata.generation! }));
     expect(raced).toBe(true);
     expect(world.server.requestCounts.get('patch rollouts')).toBe(2);
     expect(result.patches.map((p) => p.subresource ?? 'spec')).toEqual(['status', 'spec']);
@@ -80,12 +79,12 @@ describe('approveCanaryStep', () => {
 
   it('refuses a stale click with what changed, and changes nothing', async () => {
     const expected = await pausedAtStep1();
-    const err = await failure(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, stepIndex: 0 }));
-    expect(err).toBeInstanceOf(KubeActionError);
+    const err = await refusal(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, stepIndex: 0 }));
     expect(err.kind).toBe('refused');
-    expect(err.message).toBe('checkout moved from step 1 to step 2 since the button was shown; nothing was changed');
-    const other = await failure(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, podHash: 'abc123' }));
-    expect(other.message).toContain(`checkout is now rolling out a different version (pod hash abc123 → ${expected.podHash})`);
+    expect(err.reason).toBe('checkout moved from step 1 to step 2 since the button was shown; nothing was changed');
+    expect(err.details).toMatchObject({ why: 'changed', before: { phase: 'Paused', step: { index: 1 } } });
+    const other = await refusal(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, podHash: 'abc123' }));
+    expect(other.reason).toContain(`checkout is now rolling out a different version (pod hash abc123 → ${expected.podHash})`);
     expect(world.server.requestCounts.get('patch rollouts/status')).toBeUndefined();
     expect(live().status.pauseConditions).toHaveLength(1);
   });
@@ -95,9 +94,9 @@ describe('approveCanaryStep', () => {
     // Another person's promote, not yet acted on by the controller: same step, no pause condition.
     controller.stop();
     world.store.patch(rt(), 'shop', 'checkout', 'merge', { status: { pauseConditions: null } }, { subresource: 'status' });
-    const err = await failure(approveCanaryStep(api(), 'shop', 'checkout', expected));
+    const err = await refusal(approveCanaryStep(api(), 'shop', 'checkout', expected));
     expect(err.kind).toBe('refused');
-    expect(err.message).toBe('checkout is not paused at step 2: it is Progressing (waiting for rollout to unpause); nothing was changed');
+    expect(err.reason).toBe('checkout is not paused at step 2: it is Progressing (waiting for rollout to unpause); nothing was changed');
     expect(live().status.currentStepIndex).toBe(1);
     expect(world.server.requestCounts.get('patch rollouts/status')).toBeUndefined();
   });
@@ -139,14 +138,14 @@ describe('approveCanaryStep', () => {
 describe('abortRollout and retryRollout', () => {
   it('abort writes status.abort=true on the status subresource; retry writes abort=false; each is refused when Argo CD would not offer it', async () => {
     const { podHash } = await pausedAtStep1();
-    const aborted = await abortRollout(api(), 'shop', 'checkout', { podHash });
+    const aborted = await completed(abortRollout(api(), 'shop', 'checkout', { podHash }));
     expect(aborted.patches).toEqual([{ subresource: 'status', body: { metadata: { resourceVersion: expect.any(String) }, status: { abort: true } } }]);
     await clock.advance(0);
     expect(live().status).toMatchObject({ abort: true, phase: 'Degraded' });
-    const again = await failure(abortRollout(api(), 'shop', 'checkout'));
-    expect(again.message).toBe('checkout cannot be aborted: it is already aborted; nothing was changed');
+    const again = await refusal(abortRollout(api(), 'shop', 'checkout'));
+    expect(again.reason).toBe('checkout cannot be aborted: it is already aborted; nothing was changed');
 
-    const retried = await retryRollout(api(), 'shop', 'checkout', { podHash });
+    const retried = await completed(retryRollout(api(), 'shop', 'checkout', { podHash }));
     expect(retried.patches[0]!.body).toMatchObject({ status: { abort: false } });
     await clock.advance(0);
     expect(live().status.abort).toBeFalsy();
@@ -155,8 +154,8 @@ describe('abortRollout and retryRollout', () => {
   it('refuses to abort a fully promoted Rollout', async () => {
     world.store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.28.0' }));
     await clock.advance(0);
-    const err = await failure(abortRollout(api(), 'shop', 'checkout'));
+    const err = await refusal(abortRollout(api(), 'shop', 'checkout'));
     expect(err.kind).toBe('refused');
-    expect(err.message).toBe('checkout cannot be aborted: it is fully promoted: there is nothing to abort; nothing was changed');
+    expect(err.reason).toBe('checkout cannot be aborted: it is fully promoted: there is nothing to abort; nothing was changed');
   });
 });

@@ -13,7 +13,7 @@ import { ADMIN_RULES } from '../../sandbox/kube/auth.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
-import { failure, GLIDEPATH_RULES } from './support.js';
+import { completed, GLIDEPATH_RULES, refusal } from './support.js';
 
 let world: SampleWorld;
 afterEach(() => world.stop());
@@ -68,15 +68,15 @@ describe('the Kubernetes layer on the sample world, with the shipped RBAC', () =
 
     // Step 3 (prod-us) is the manual gate. While the children have not reconciled since the
     // latest step transition, approval is refused with the stale list; refresh, then approve.
-    const refusal = await failure(actions.syncRollingSyncStep('prod', 'argocd', 'checkout', 3, sha));
-    expect(refusal.kind).toBe('refused');
-    expect(refusal.details.stale.map((s: { name: string }) => s.name)).toContain('checkout-prod-us');
+    const refused = await refusal(actions.syncRollingSyncStep('prod', 'argocd', 'checkout', 3, sha));
+    expect(refused.kind).toBe('refused');
+    expect(refused.details.stale.map((s: { name: string }) => s.name)).toContain('checkout-prod-us');
     const snapshot = await actions.checkFreshness('prod', 'argocd', 'checkout');
     let done = false;
     const waiting = actions.refreshAndWait('prod', 'argocd', snapshot, { timeoutMs: 30_000 }).finally(() => (done = true));
     await advanceUntil(() => done, 500);
     expect((await waiting).report.stale).toEqual([]);
-    const synced = await actions.syncRollingSyncStep('prod', 'argocd', 'checkout', 3, sha, { initiatedBy: 'glidepath:U0ALICE' });
+    const synced = await completed(actions.syncRollingSyncStep('prod', 'argocd', 'checkout', 3, sha, { initiatedBy: 'glidepath:U0ALICE' }));
     expect(synced.synced).toEqual(['checkout-prod-us']);
     await advanceUntil(pausedAt('checkout-us', 1));
     await approve('checkout-us');
@@ -85,7 +85,7 @@ describe('the Kubernetes layer on the sample world, with the shipped RBAC', () =
     // Kargo on prod: the newest Freight for dev comes straight from the Warehouse.
     const freight = await actions.availableFreight('prod', 'kargo-checkout', 'dev');
     expect(freight.available.map((f) => f.freight.alias).sort()).toEqual(['brave-lynx', 'steady-otter']);
-    const promoted = await actions.promote('prod', 'kargo-checkout', 'dev', 'brave-lynx');
+    const promoted = await completed(actions.promote('prod', 'kargo-checkout', 'dev', 'brave-lynx'));
     expect(promoted.name).toMatch(/^dev\.[0-9a-z]{26}\.[0-9a-f]{7}$/);
     let followed = false;
     const following = actions.followPromotion('prod', 'kargo-checkout', promoted.name, { timeoutMs: 30_000 }).finally(() => (followed = true));

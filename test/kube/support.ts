@@ -68,6 +68,20 @@ export async function startKubeWorld(
   return { server, store, kubeconfigPath, standIn, clusters, close: () => standIn.stop() };
 }
 
+/** The operation ran (not refused): its result, or a failure naming the refusal. */
+export async function completed<T extends { kind: string }>(promise: Promise<T>): Promise<Extract<T, { kind: 'done' }>> {
+  const result = await promise;
+  if (result.kind !== 'done') throw new Error(`expected the action to run, it was ${result.kind}: ${(result as { reason?: string }).reason}`);
+  return result as Extract<T, { kind: 'done' }>;
+}
+
+/** The operation refused (a value, not an exception): the refusal with its reason and details. */
+export async function refusal(promise: Promise<{ kind: string }>): Promise<{ kind: 'refused'; reason: string; details: any }> {
+  const result = await promise;
+  if (result.kind !== 'refused') throw new Error(`expected a refusal, the action was ${result.kind}`);
+  return result as { kind: 'refused'; reason: string; details: any };
+}
+
 export async function failure(promise: Promise<unknown>): Promise<Error & Record<string, any>> {
   try {
     await promise;

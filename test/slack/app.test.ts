@@ -9,7 +9,7 @@ import { SlackStartupError } from '../../src/slack/errors.js';
 import { NOT_CONFIGURED } from '../../src/slack/listeners/surface.js';
 import { LISTENER_GROUPS } from '../../src/slack/listeners/index.js';
 import type { ListenerGroup } from '../../src/slack/listeners/types.js';
-import { APPROVE_ACTION_ID, ABORT_ACTION_ID } from '../../src/slack/render/buttons.js';
+import { APPROVE_ACTION_ID, ABORT_ACTION_ID } from '../../src/slack/buttons.js';
 import { createKeys } from '../../src/store/keys.js';
 import { captureLogger, deletePrefix, eventually, redisClient, serveSlackEvents, testPrefix } from './support/harness.js';
 import { pipelineConfig, record } from './support/records.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { NOT_CONFIGURED } from '../../src/slack/listeners/surface.js';
-import type { ButtonValue } from '../../src/slack/render/buttons.js';
+import type { ButtonValue } from '../../src/slack/buttons.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { releaseFacts } from './e2e-scenario.js';
 import { eventually } from './support/harness.js';

@@ -1,0 +1,17 @@
+/**
+ * The Block Kit pieces the commands draw their own answers with. Button values come encoded
+ * from src/slack/buttons.ts, the one home of every button value.
+ */
+
+import type { SectionBlock } from '@slack/web-api';
+export function section(text: string): SectionBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: text.length > 3000 ? `${text.slice(0, 2999)}…` : text } };
+}
+
+export function button(actionId: string, text: string, encodedValue: string, style?: 'primary' | 'danger'): Record<string, unknown> {
+  return { type: 'button', action_id: actionId, text: { type: 'plain_text', text }, value: encodedValue, ...(style ? { style } : {}) };
+}
+
+export function actions(...elements: Record<string, unknown>[]): Record<string, unknown> {
+  return { type: 'actions', block_id: 'glidepath.command', elements };
+}
