@@ -10,6 +10,8 @@ export interface OpsDeps {
   workers: () => Worker[];
   queues: Queue[];
   metrics: Metrics;
+  /** True once the process is shutting down: readiness fails first, so traffic moves away before the server stops. */
+  stopping?: () => boolean;
 }
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
@@ -25,6 +27,7 @@ export function registerOpsRoutes(router: Router, deps: OpsDeps): void {
   router.on('GET', '/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
 
   router.on('GET', '/readyz', async (_req, res) => {
+    if (deps.stopping?.()) return sendJson(res, 503, { status: 'shutting down' });
     const redis = await redisAnswers(deps.redis);
     const workers = deps.workers().map((w) => ({ queue: w.name, running: w.isRunning() }));
     const ready = redis && workers.every((w) => w.running);

@@ -42,7 +42,7 @@ export interface CreateSlackAppOptions extends ListenerDeps {
   nowMilliseconds?: () => number;
 }
 
-async function checkBotToken(client: WebClient, apiUrl: string | undefined): Promise<SlackIdentity> {
+export async function checkBotToken(client: WebClient, apiUrl: string | undefined): Promise<SlackIdentity> {
   const where = apiUrl ?? 'https://slack.com/api/';
   let result;
   try {

@@ -1,6 +1,6 @@
 /** The stall watchdog on real delayed BullMQ jobs: silence raises one alert, the next fact clears it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { parseConfigFile } from '../../src/config/file.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { RecordingSink } from '../helpers/recording-sink.js';
