@@ -164,16 +164,6 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   }
   registerOpsRoutes(router, { redis: requests, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics, stopping: () => stopping });
   const server = createHttpServer(router, logger, mounts);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(env.PORT, options.host ?? '0.0.0.0', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
-  // Bolt and the writer start once the server listens (HTTP mode answers on it).
-  const writerWorker = await slack?.start();
-  if (writerWorker) workers.push(writerWorker);
-  logger.info({ port, roles: [...roles], pipelines: config.pipelines.map((p) => p.name) }, 'glidepath listening');
 
   let closing: Promise<void> | undefined;
   const shutdown = async (drainMs: number): Promise<void> => {
@@ -193,6 +183,23 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     await closeRedis(redis);
     logger.info('glidepath stopped');
   };
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(env.PORT, options.host ?? '0.0.0.0', () => resolve());
+    });
+    // Bolt and the writer start once the server listens (HTTP mode answers on it).
+    const writerWorker = await slack?.start();
+    if (writerWorker) workers.push(writerWorker);
+  } catch (err) {
+    // A port in use or a Slack that refuses us: leave no worker or connection behind.
+    await shutdown(0).catch(() => undefined);
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ port, roles: [...roles], pipelines: config.pipelines.map((p) => p.name) }, 'glidepath listening');
 
   return {
     url,
