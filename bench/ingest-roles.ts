@@ -1,9 +1,9 @@
 /** The processes of the ingest benchmark: Glidepath ingest, Glidepath workers, and the bare BullMQ baseline. */
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { startGlidepath } from '../src/app.js';
 import { parseEnv } from '../src/config/env.js';
 import { parseConfigFile } from '../src/config/file.js';
+import { startGlidepath } from '../src/glidepath.js';
 import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
 
@@ -19,7 +19,8 @@ async function reducedTotal(metrics: ReturnType<typeof createMetrics>): Promise<
 
 if (role === 'ingest' || role === 'workers') {
   const metrics = createMetrics({ defaultMetrics: false });
-  const app = await startGlidepath({ env, config, host: '127.0.0.1', logger: createLogger('silent'), metrics, workers: role === 'workers' });
+  // The ingest process runs the ingest role only; the workers process the reducer and watchdog.
+  const app = await startGlidepath({ env, config, host: '127.0.0.1', logger: createLogger('silent'), metrics, roles: role === 'workers' ? ['worker'] : ['ingest'] });
   process.on('message', async () => send({ reduced: await reducedTotal(metrics) }));
   process.once('SIGTERM', async () => {
     await app.close();

@@ -10,28 +10,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { Registry } from 'prom-client';
+import type { Histogram } from 'prom-client';
+import { parseEnv } from '../src/config/env.js';
 import { configFileSchema, type ConfigFile } from '../src/config/file.js';
 import type { RolloutFact } from '../src/facts/fact.js';
-import { FactQueue } from '../src/facts/fact-queue.js';
 import { normaliseRollout } from '../src/facts/normalise.js';
 import { rolloutFactBody } from '../src/facts/schemas.js';
+import { startGlidepath } from '../src/glidepath.js';
 import { createMetrics } from '../src/obs/metrics.js';
-import { FactReducer, startReducerWorker } from '../src/releases/reducer-worker.js';
-import { ReleaseStore } from '../src/releases/store.js';
-import { TargetIndex } from '../src/releases/target-index.js';
-import { Watchdog } from '../src/releases/watchdog.js';
 import { startSlackStandIn } from '../sandbox/slack/server.js';
-import { createSlackClient } from '../src/slack/client.js';
 import type { ButtonValue } from '../src/slack/buttons.js';
 import { renderParent } from '../src/slack/render/parent.js';
-import { createSlackWriterMetrics } from '../src/slack/writer/metrics.js';
-import { SlackOutbox } from '../src/slack/writer/outbox.js';
-import { createSlackQueue } from '../src/slack/writer/queue.js';
-import { SlackWriter } from '../src/slack/writer/writer.js';
-import { createKeys } from '../src/store/keys.js';
+import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { stormRolloutBody } from './storm-facts.js';
 
 const RELEASES = Number(process.env.STORM_RELEASES ?? 50);
@@ -95,45 +86,14 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 async function main(): Promise<void> {
   const config = stormConfig();
   const prefix = `{bench-storm-${randomUUID().slice(0, 8)}}`;
-  const keys = createKeys(prefix);
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const workerConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const writerConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
   const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
-  const store = new ReleaseStore(redis, keys, { finishedTtlMs: 3_600_000 });
-  const facts = new FactQueue(redis, prefix, ['hangar.io/release-id']);
-  const watchdog = new Watchdog(redis, prefix);
-  const slackQueue = createSlackQueue(redis, prefix);
-  const registry = new Registry();
-  const writerMetrics = createSlackWriterMetrics(registry);
-  const client = createSlackClient('xoxb-bench', slack.apiUrl);
-  await client.auth.test();
-
-  const reducer = new FactReducer({
-    config,
-    store,
-    targets: new TargetIndex(workerConnection, keys, { forgetAfterMs: 3_600_000 }),
-    facts,
-    watchdog,
-    threads: new SlackOutbox(slackQueue),
-    metrics: createMetrics({ defaultMetrics: false }),
-    logger,
-  });
-  const reducerWorker = startReducerWorker(reducer, { connection: workerConnection, prefix, concurrency: 16, logger });
-  const writer = new SlackWriter({
-    connection: writerConnection,
-    redis: writerConnection,
-    keys,
-    client,
-    releases: store,
-    pipeline: (name) => config.pipelines.find((p) => p.name === name),
-    logger,
-    metrics: writerMetrics,
-    finishedTtlMs: 3_600_000,
-    concurrency: 16,
-  });
-  writer.start();
+  const env = parseEnv({ PORT: '0', REDIS_URL, REDIS_PREFIX: prefix, SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: 'bench-signing-secret', SLACK_API_URL: slack.apiUrl, REDUCER_CONCURRENCY: '16', LOG_LEVEL: 'error' });
+  const metrics = createMetrics({ defaultMetrics: false });
+  // One process with the reducer and the writer, as `GLIDEPATH_ROLE=worker,writer` runs them.
+  const glidepath = await startGlidepath({ env, config, roles: ['worker', 'writer'], host: '127.0.0.1', logger, metrics, tuning: { writerConcurrency: 16 } });
+  const { facts, store } = glidepath;
+  const slackQueue = glidepath.slack!.queue!;
 
   const plan = schedule();
   const approvalAddedAt = new Map<string, number>();
@@ -216,7 +176,7 @@ async function main(): Promise<void> {
   console.log(`Slack calls: ${slackCalls} (${JSON.stringify(byMethod)}); a naive sender: ${plan.length} (one per fact)`);
   console.log(`calls per fact: ${round(slackCalls / plan.length, 3)}; 429s surfaced by Slack: ${surfaced429}`);
   console.log(`approval reply after the paused fact: p50 ${round(percentile(latencies, 50))} s, p99 ${round(percentile(latencies, 99))} s (target p99 ≤ 5 s)`);
-  const queued = (await writerMetrics.replyLatency.get()).values
+  const queued = (await (metrics.registry.getSingleMetric('glidepath_slack_reply_seconds') as Histogram<'needs_person'>).get()).values
     .filter((v) => v.metricName === 'glidepath_slack_reply_seconds_bucket' && v.labels.needs_person === 'true')
     .map((v) => ({ le: String((v.labels as Record<string, unknown>).le), count: v.value }));
   const total = queued.find((v) => v.le === '+Inf')?.count ?? 0;
@@ -228,20 +188,11 @@ async function main(): Promise<void> {
       : `every parent showed its final state ${round((convergedAt - lastFactAt) / 1000)} s after the last fact (target ≤ 60 s)`,
   );
 
-  await writer.close();
-  await reducerWorker.close();
-  for (const q of [facts.queue, watchdog.queue, slackQueue]) {
-    await q.obliterate({ force: true }).catch(() => undefined);
-    await q.close();
-  }
+  await glidepath.close();
   await slack.close();
-  let cursor = '0';
-  do {
-    const [c, found] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = c;
-    if (found.length > 0) await redis.del(...found);
-  } while (cursor !== '0');
-  for (const c of [redis, workerConnection, writerConnection]) c.disconnect();
+  const cleanup = connectRedis(REDIS_URL, 'worker');
+  await deleteKeysWithPrefix(cleanup, prefix);
+  cleanup.disconnect();
 
   console.log(
     JSON.stringify({

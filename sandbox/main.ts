@@ -14,17 +14,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { startGlidepath } from '../src/app.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { parseEnv } from '../src/config/env.js';
 import { parseConfigFile } from '../src/config/file.js';
+import { startGlidepath } from '../src/glidepath.js';
 import { KubeApi } from '../src/kube/api.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, kubeConfigFor } from '../src/kube/clusters.js';
 import { approveCanaryStep } from '../src/kube/rollout-operations.js';
 import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { APPROVE_ACTION_ID, type ButtonValue } from '../src/slack/buttons.js';
-import { startSlackService } from '../src/slack/service.js';
 import { describeMessage } from './describe-message.js';
 import { ensureRedis } from './ensure-redis.js';
 import { FakeClock } from './kube/clock.js';
@@ -74,9 +73,8 @@ async function main(): Promise<void> {
   });
   const logger = createLogger(env.LOG_LEVEL);
   const metrics = createMetrics();
-  const service = await startSlackService({ env, config, logger, registry: metrics.registry });
-  const app = await startGlidepath({ env, config, logger, metrics, threads: service.threads, mounts: service.mounts, host: '127.0.0.1' });
-  await service.start();
+  // The whole product, as `npm start` builds it; only its Slack URL and kubeconfig point at stand-ins.
+  const app = await startGlidepath({ env, config, logger, metrics, host: '127.0.0.1' });
 
   // The clusters run on a clock SPEED times faster than the wall clock.
   const clock = new FakeClock(Date.now());
@@ -163,7 +161,6 @@ async function main(): Promise<void> {
     clearInterval(ticker);
     show();
     await world.stop();
-    await service.close();
     await app.close();
     await slack.close();
     // The sandbox's keys go with it (its prefix is its own; nothing else in that Redis is touched).

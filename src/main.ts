@@ -1,12 +1,10 @@
-/** `npm start`: run Glidepath from the environment (see .env.example). */
-import { startGlidepath } from './app.js';
+/** `npm start`: run Glidepath from the environment (see .env.example), in the roles GLIDEPATH_ROLE names. */
 import { parseEnv } from './config/env.js';
 import { ConfigError } from './config/errors.js';
 import { loadConfigFile } from './config/file.js';
+import { startGlidepath } from './glidepath.js';
 import { createLogger } from './obs/logger.js';
-import { createMetrics } from './obs/metrics.js';
 import { SlackStartupError } from './slack/errors.js';
-import { startSlackService } from './slack/service.js';
 
 async function main(): Promise<void> {
   const env = parseEnv();
@@ -15,20 +13,20 @@ async function main(): Promise<void> {
   }
   const config = loadConfigFile(env.GLIDEPATH_CONFIG);
   const logger = createLogger(env.LOG_LEVEL);
-  const metrics = createMetrics();
-  // Without a bot token Glidepath still ingests and reduces; thread effects are only logged.
-  const slack = env.SLACK_BOT_TOKEN ? await startSlackService({ env, config, logger, registry: metrics.registry }) : undefined;
-  if (!slack) logger.warn('SLACK_BOT_TOKEN is not set: release threads are logged, not posted');
-  const app = await startGlidepath({ env, config, logger, metrics, ...(slack ? { threads: slack.threads, mounts: slack.mounts } : {}) });
-  await slack?.start();
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await slack?.close();
-    await app.close();
-    process.exit(0);
+  const glidepath = await startGlidepath({ env, config, logger });
+  const stop = async (signal: string, drainMs: number) => {
+    logger.info({ signal, drainMs }, 'shutting down: readiness fails, then the jobs in hand finish');
+    try {
+      await glidepath.close({ drainMs });
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // SIGTERM is the orchestrator's (drain first); SIGINT is a person at a terminal (no drain).
+  process.once('SIGTERM', () => void stop('SIGTERM', env.SHUTDOWN_DRAIN_MS));
+  process.once('SIGINT', () => void stop('SIGINT', 0));
 }
 
 const subcommand = process.argv[2];

@@ -57,6 +57,24 @@ const ciTokens = z
     return pipelinesByToken;
   });
 
+/** What this process runs: `ingest` (HTTP ingest, read API, Slack requests), `worker` (reducer and watchdog), `writer` (Slack writer). */
+export const ROLES = ['ingest', 'worker', 'writer'] as const;
+export type Role = (typeof ROLES)[number];
+
+const roles = z
+  .string()
+  .default('all')
+  .transform((value, ctx) => {
+    const out = new Set<Role>();
+    for (const word of value.split(',').map((w) => w.trim().toLowerCase()).filter(Boolean)) {
+      if (word === 'all') ROLES.forEach((r) => out.add(r));
+      else if ((ROLES as readonly string[]).includes(word)) out.add(word as Role);
+      else ctx.addIssue({ code: 'custom', message: `"${word}" is not a role: use all, or a comma list of ${ROLES.join(', ')}` });
+    }
+    if (out.size === 0) ctx.addIssue({ code: 'custom', message: `name at least one role: all, or a comma list of ${ROLES.join(', ')}` });
+    return out as ReadonlySet<Role>;
+  });
+
 const optionalString = z
   .string()
   .optional()
@@ -81,6 +99,9 @@ export const envSchema = z.object({
     .regex(/^\{[A-Za-z0-9_.-]+\}$/, 'must be a hash tag such as {glidepath}')
     .default('{glidepath}'),
   GLIDEPATH_CONFIG: optionalString,
+  GLIDEPATH_ROLE: roles,
+  /** On SIGTERM, how long /readyz fails before the process stops accepting requests (load balancers take it out meanwhile). */
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   SLACK_BOT_TOKEN: optionalString,
   SLACK_SIGNING_SECRET: optionalString,
   SLACK_APP_TOKEN: optionalString,

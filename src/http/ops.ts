@@ -13,6 +13,8 @@ export interface OpsDeps {
   metrics: Metrics;
   /** Bearer token for /metrics; without it /metrics is open to whoever reaches the port. */
   metricsToken?: string | undefined;
+  /** True once the process is shutting down: readiness fails first, so traffic moves away before the server stops. */
+  stopping?: () => boolean;
 }
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
@@ -28,6 +30,7 @@ export function registerOpsRoutes(router: Router, deps: OpsDeps): void {
   router.on('GET', '/healthz', (_req, res) => sendJson(res, 200, { status: 'ok' }));
 
   router.on('GET', '/readyz', async (_req, res) => {
+    if (deps.stopping?.()) return sendJson(res, 503, { status: 'shutting down' });
     const redis = await redisAnswers(deps.redis);
     const workers = deps.workers().map((w) => ({ queue: w.name, running: w.isRunning() }));
     const ready = redis && workers.every((w) => w.running);

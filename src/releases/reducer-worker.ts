@@ -33,11 +33,138 @@ export interface FactReducerDeps {
   logger: Logger;
 }
 
-interface ResolvedRoute {
+/** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
+export interface ResolvedRoute {
   pipeline: PipelineConfig;
   stage?: StageConfig;
   releaseId: string;
   idSource?: 'annotation' | 'images';
+}
+
+export interface RoutedFact {
+  fact: Fact;
+  route: ResolvedRoute;
+}
+
+/**
+ * Where a fact goes. Pure: `managed` are the stages whose Rollouts an Application fact's
+ * Application manages (the worker reads them from the target index; tests keep them in a map).
+ */
+export function resolveRoutes(config: ConfigFile, fact: Fact, managed: readonly { pipeline: string; stage: string; releaseId: string }[] = []): ResolvedRoute[] {
+  const pipelineNamed = (name: string) => config.pipelines.find((p) => p.name === name);
+  switch (fact.kind) {
+    case 'rollout':
+      return routeFact(config, fact);
+    case 'application': {
+      const direct: ResolvedRoute[] = routeFact(config, fact);
+      for (const m of managed) {
+        const pipeline = pipelineNamed(m.pipeline);
+        const stage = pipeline?.stages.find((s) => s.name === m.stage);
+        if (pipeline && stage?.rollouts && stage.cluster === fact.target.cluster) direct.push({ pipeline, stage, releaseId: m.releaseId });
+      }
+      return direct;
+    }
+    case 'release':
+    case 'watchdog':
+    case 'superseded': {
+      const pipeline = pipelineNamed(fact.pipeline);
+      return pipeline ? [{ pipeline, releaseId: fact.releaseId }] : [];
+    }
+  }
+}
+
+/**
+ * The target a fact reports on, when it is one of the stage's targets (an Application fact on a
+ * Rollout stage only tells about the sync of targets that are Rollouts).
+ */
+export function ownedTarget({ fact, route }: RoutedFact): string | undefined {
+  return (fact.kind === 'rollout' || fact.kind === 'application') && route.stage && (fact.kind === 'rollout' || !route.stage.rollouts) ? targetKey(fact.target) : undefined;
+}
+
+export interface BatchStep {
+  /** The record after the batch (undefined when there was none and no fact made one). */
+  record: ReleaseRecord | undefined;
+  /** Whether any fact applied or was a heartbeat: only then is the record saved. */
+  changed: boolean;
+  /** Effects to save with the record (its outbox); a later effect with the same id replaces an earlier one. */
+  effects: Effect[];
+  outcomes: ReduceOutcome[];
+  /** Why facts changed nothing, for the debug log. */
+  reasons: { outcome: ReduceOutcome; reason: string }[];
+}
+
+/**
+ * The worker's pure step: facts of one release, reduced in arrival order against the record
+ * as read. `current` is updated in place (the worker parsed it for this attempt alone; callers
+ * that keep it elsewhere pass a copy). `previousOfTarget` is each owned target's release before
+ * the batch; `knownTargets` the stage's targets heard recently, both from the target index.
+ */
+export function reduceReleaseBatch(
+  current: ReleaseRecord | undefined,
+  items: readonly RoutedFact[],
+  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string> },
+): BatchStep {
+  const { config } = input;
+  const { settings } = config;
+  const first = items[0] as RoutedFact;
+  const pipeline = first.route.pipeline;
+  const releaseId = first.route.releaseId;
+  const base = {
+    pipeline,
+    releaseId,
+    stallAfterMs: stallAfterMs(config, pipeline),
+    unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
+    hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
+  };
+  let record = current;
+  const effects = new Map<string, Effect>();
+  const outcomes: ReduceOutcome[] = [];
+  const reasons: BatchStep['reasons'] = [];
+  const previousOfTarget = new Map(input.previousOfTarget);
+  for (const item of items) {
+    const target = ownedTarget(item);
+    const ctx: ReduceContext = {
+      ...base,
+      stage: item.route.stage?.name,
+      idSource: item.route.idSource,
+      previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
+      knownTargets: input.knownTargets,
+    };
+    const reduction = reduceDraft(record, item.fact, ctx);
+    outcomes.push(reduction.outcome);
+    if (reduction.reason && reduction.outcome !== 'applied' && reduction.outcome !== 'heartbeat') reasons.push({ outcome: reduction.outcome, reason: reduction.reason });
+    if (!reduction.record) continue;
+    record = reduction.record;
+    if (target) previousOfTarget.set(target, releaseId);
+    // Later effects with the same id replace earlier ones (one render, the latest watchdog due time).
+    for (const e of reduction.effects) {
+      const key = e.type === 'watchdog.arm' ? 'watchdog' : e.id;
+      effects.delete(key);
+      effects.set(key, e);
+    }
+  }
+  const changed = outcomes.some((o) => o === 'applied' || o === 'heartbeat');
+  return { record, changed, effects: [...effects.values()], outcomes, reasons };
+}
+
+/** What the target index learns from a saved batch: each owned target's release, and which Applications manage which stages. */
+export function targetIndexUpdates(
+  items: readonly RoutedFact[],
+  outcomes: readonly ReduceOutcome[],
+): { targets: [string, { stage: string; releaseId: string; heardAt: number }][]; applications: Map<string, { pipeline: string; stage: string; releaseId: string }> } {
+  const targets: [string, { stage: string; releaseId: string; heardAt: number }][] = [];
+  const applications = new Map<string, { pipeline: string; stage: string; releaseId: string }>();
+  items.forEach((item, i) => {
+    const { fact, route } = item;
+    const outcome = outcomes[i];
+    if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat')) return;
+    const target = ownedTarget(item);
+    if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt }]);
+    if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
+      applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: route.pipeline.name, stage: route.stage.name, releaseId: route.releaseId });
+    }
+  });
+  return { targets, applications };
 }
 
 export interface FactResult {
@@ -48,31 +175,9 @@ export interface FactResult {
 export class FactReducer {
   constructor(private readonly deps: FactReducerDeps) {}
 
-  private pipeline(name: string): PipelineConfig | undefined {
-    return this.deps.config.pipelines.find((p) => p.name === name);
-  }
-
   private async routes(fact: Fact): Promise<ResolvedRoute[]> {
-    switch (fact.kind) {
-      case 'rollout':
-        return routeFact(this.deps.config, fact);
-      case 'application': {
-        const direct: ResolvedRoute[] = routeFact(this.deps.config, fact);
-        const managed = await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`);
-        for (const m of managed) {
-          const pipeline = this.pipeline(m.pipeline);
-          const stage = pipeline?.stages.find((s) => s.name === m.stage);
-          if (pipeline && stage?.rollouts && stage.cluster === fact.target.cluster) direct.push({ pipeline, stage, releaseId: m.releaseId });
-        }
-        return direct;
-      }
-      case 'release':
-      case 'watchdog':
-      case 'superseded': {
-        const pipeline = this.pipeline(fact.pipeline);
-        return pipeline ? [{ pipeline, releaseId: fact.releaseId }] : [];
-      }
-    }
+    const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
+    return resolveRoutes(this.deps.config, fact, managed);
   }
 
   async process(fact: Fact): Promise<FactResult> {
@@ -88,88 +193,37 @@ export class FactReducer {
     return { routes: routes.length, outcomes };
   }
 
-  private readonly lanes = new ReleaseLanes<{ fact: Fact; route: ResolvedRoute }, ReduceOutcome>((_key, items) => this.reduceBatch(items));
+  private readonly lanes = new ReleaseLanes<RoutedFact, ReduceOutcome>((_key, items) => this.reduceBatch(items));
 
   private processRoute(fact: Fact, route: ResolvedRoute): Promise<ReduceOutcome> {
     return this.lanes.submit(`${route.pipeline.name}\n${route.releaseId}`, { fact, route });
   }
 
   /** Facts of one release, reduced in arrival order under one compare-and-set. */
-  private async reduceBatch(items: { fact: Fact; route: ResolvedRoute }[]): Promise<ReduceOutcome[]> {
-    const { settings } = this.deps.config;
-    const first = items[0] as { fact: Fact; route: ResolvedRoute };
+  private async reduceBatch(items: RoutedFact[]): Promise<ReduceOutcome[]> {
+    const first = items[0] as RoutedFact;
     const pipeline = first.route.pipeline;
     const releaseId = first.route.releaseId;
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
-    // The target a fact reports on, when it is one of the stage's targets (an Application fact on a
-    // Rollout stage only tells about the sync of targets that are Rollouts).
-    const owned = items.map(({ fact, route }) =>
-      (fact.kind === 'rollout' || fact.kind === 'application') && route.stage && (fact.kind === 'rollout' || !route.stage.rollouts) ? targetKey(fact.target) : undefined,
-    );
-    const targets = [...new Set(owned.filter((t): t is string => t !== undefined))];
-    const base = {
-      pipeline,
-      releaseId,
-      stallAfterMs: stallAfterMs(this.deps.config, pipeline),
-      unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
-      hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
-    };
-    const [knownTargets, previous] = await Promise.all([
+    const owned = [...new Set(items.map(ownedTarget).filter((t): t is string => t !== undefined))];
+    const [knownTargets, previousOfTarget] = await Promise.all([
       this.deps.targets.knownTargets(pipeline.name, now),
-      this.deps.targets.releasesOf(pipeline.name, targets),
+      this.deps.targets.releasesOf(pipeline.name, owned),
     ]);
 
     let leftover: StoredRelease | undefined;
     const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
       leftover = current;
-      let record = current?.record;
-      const effects = new Map<string, Effect>();
-      const results: ReduceOutcome[] = [];
-      const previousOfTarget = new Map(previous);
-      items.forEach(({ fact, route }, i) => {
-        const target = owned[i];
-        const ctx: ReduceContext = {
-          ...base,
-          stage: route.stage?.name,
-          idSource: route.idSource,
-          previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
-          knownTargets,
-        };
-        // `record` was parsed for this attempt alone, so it may be updated in place.
-        const reduction = reduceDraft(record, fact, ctx);
-        results.push(reduction.outcome);
-        if (reduction.reason && reduction.outcome !== 'applied' && reduction.outcome !== 'heartbeat') {
-          this.deps.logger.debug({ pipeline: pipeline.name, releaseId, outcome: reduction.outcome, reason: reduction.reason }, 'fact changed nothing');
-        }
-        if (!reduction.record) return;
-        record = reduction.record;
-        if (target) previousOfTarget.set(target, releaseId);
-        // Later effects with the same id replace earlier ones (one render, the latest watchdog due time).
-        for (const e of reduction.effects) {
-          const key = e.type === 'watchdog.arm' ? 'watchdog' : e.id;
-          effects.delete(key);
-          effects.set(key, e);
-        }
-      });
-      const changed = results.some((o) => o === 'applied' || o === 'heartbeat');
-      return { next: changed ? record : undefined, outbox: [...effects.values()], result: results };
+      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget });
+      for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
+      return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };
     });
     items.forEach((item, i) => this.deps.metrics.factsReduced.inc({ source: item.fact.source, outcome: outcomes[i] as string }));
 
     if (saved) {
-      const entries: [string, { stage: string; releaseId: string; heardAt: number }][] = [];
-      const applications = new Map<string, { pipeline: string; stage: string; releaseId: string }>();
-      items.forEach(({ fact, route }, i) => {
-        const outcome = outcomes[i];
-        if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat')) return;
-        const target = owned[i];
-        if (target) entries.push([target, { stage: route.stage.name, releaseId, heardAt: fact.receivedAt }]);
-        if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
-          applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: pipeline.name, stage: route.stage.name, releaseId });
-        }
-      });
-      await this.deps.targets.recordMany(pipeline.name, entries);
-      for (const [application, where] of applications) await this.deps.targets.recordApplication(application, where);
+      const updates = targetIndexUpdates(items, outcomes);
+      await this.deps.targets.recordMany(pipeline.name, updates.targets);
+      for (const [application, where] of updates.applications) await this.deps.targets.recordApplication(application, where);
     }
     const stored = saved ?? leftover;
     if (stored && stored.outbox.length > 0) await this.dispatch(stored.record, stored.outbox);

@@ -45,7 +45,7 @@ export interface CreateSlackAppOptions extends ListenerDeps {
   seenRequests?: SeenSlackRequests;
 }
 
-async function checkBotToken(client: WebClient, apiUrl: string | undefined): Promise<SlackIdentity> {
+export async function checkBotToken(client: WebClient, apiUrl: string | undefined): Promise<SlackIdentity> {
   const where = apiUrl ?? 'https://slack.com/api/';
   let result;
   try {

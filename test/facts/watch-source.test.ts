@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.js';
 import { namespaceManifest, rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';

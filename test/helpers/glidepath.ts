@@ -1,12 +1,14 @@
-/** Starts a real Glidepath on the shared Redis under a key prefix of its own, and cleans up only that prefix. */
+/** Starts a real Glidepath (the composition root) on the shared Redis under a key prefix of its own, and cleans up only that prefix. */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { startGlidepath, type Glidepath, type GlidepathOptions } from '../../src/app.js';
 import { parseEnv, type Env } from '../../src/config/env.js';
 import type { ConfigFile } from '../../src/config/file.js';
+import { startGlidepath, type Glidepath, type GlidepathOptions } from '../../src/glidepath.js';
 import { createLogger } from '../../src/obs/logger.js';
 import { createMetrics } from '../../src/obs/metrics.js';
 import { deleteKeysWithPrefix } from '../../src/store/redis.js';
+
+export type { Glidepath } from '../../src/glidepath.js';
 
 export const INGEST_TOKEN = 'prod-token-0123456789abcdef';
 export const DEV_TOKEN = 'dev-token-0123456789abcdef';
@@ -31,14 +33,21 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
   });
 }
 
-export async function startTestGlidepath(config: ConfigFile, env: Env = testEnv(), extra: Partial<GlidepathOptions> = {}): Promise<Glidepath> {
+export type TestGlidepathOptions = Partial<Omit<GlidepathOptions, 'env' | 'config'>> & {
+  /** false: ingest only (no reducer, watchdog or writer), as an ingest replica. */
+  workers?: boolean;
+};
+
+export async function startTestGlidepath(config: ConfigFile, env: Env = testEnv(), extra: TestGlidepathOptions = {}): Promise<Glidepath> {
+  const { workers, ...options } = extra;
   return startGlidepath({
     env,
     config,
     host: '127.0.0.1',
     logger: createLogger(env.LOG_LEVEL),
     metrics: createMetrics({ defaultMetrics: false }),
-    ...extra,
+    ...(workers === false ? { roles: ['ingest'] as const } : {}),
+    ...options,
   });
 }
 

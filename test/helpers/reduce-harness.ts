@@ -1,24 +1,33 @@
 /**
- * Drives the pure reducer the way the reducer worker does (routing, the target index,
- * superseded facts fed back), with plain maps instead of Redis, for exhaustive pure tests.
+ * Drives the reducer worker's own pure steps (routing, the batch step, the target index updates,
+ * superseded facts fed back) with plain maps standing in for Redis, one fact per batch, for
+ * exhaustive pure tests. Nothing here re-implements a rule of the worker.
  */
 import type { ConfigFile } from '../../src/config/file.js';
-import { stallAfterMs } from '../../src/config/file.js';
 import type { Fact, RolloutFact } from '../../src/facts/fact.js';
-import { targetKey } from '../../src/facts/fact.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
-import { reduce, type ReduceOutcome } from '../../src/releases/reduce.js';
+import type { ReduceOutcome } from '../../src/releases/reduce.js';
 import type { Effect, ReleaseRecord } from '../../src/releases/record.js';
-import { routeFact } from '../../src/releases/route.js';
+import { ownedTarget, reduceReleaseBatch, resolveRoutes, targetIndexUpdates } from '../../src/releases/reducer-worker.js';
 
 export function rolloutFact(body: unknown, receivedAt: number, cluster = 'prod'): RolloutFact {
   return normaliseRollout(rolloutFactBody.parse(body), cluster, receivedAt);
 }
 
+interface TargetEntry {
+  stage: string;
+  releaseId: string;
+  heardAt: number;
+}
+
 export class Harness {
+  /** Release records by `pipeline/releaseId`. */
   readonly records = new Map<string, ReleaseRecord>();
-  readonly targets = new Map<string, { stage: string; releaseId: string; heardAt: number }>();
+  /** The target index: per pipeline, target → the release it runs. */
+  readonly targets = new Map<string, Map<string, TargetEntry>>();
+  /** Application → `pipeline/stage` → release id. */
+  readonly applications = new Map<string, Map<string, string>>();
   readonly effects: { releaseId: string; effect: Effect }[] = [];
   readonly outcomes: ReduceOutcome[] = [];
 
@@ -35,44 +44,53 @@ export class Harness {
     );
   }
 
+  private targetsOf(pipeline: string): Map<string, TargetEntry> {
+    let entries = this.targets.get(pipeline);
+    if (!entries) this.targets.set(pipeline, (entries = new Map()));
+    return entries;
+  }
+
   apply(fact: Fact): ReduceOutcome[] {
     const out: ReduceOutcome[] = [];
-    const pipeline = this.config.pipelines[0]!;
-    const routes =
-      fact.kind === 'rollout' || fact.kind === 'application'
-        ? routeFact(this.config, fact).map((r) => ({ stage: r.stage.name, releaseId: r.releaseId, idSource: r.idSource }))
-        : [{ stage: undefined, releaseId: fact.releaseId, idSource: undefined }];
-    for (const route of routes) {
-      const key = `${pipeline.name}/${route.releaseId}`;
-      const target = fact.kind === 'rollout' ? targetKey(fact.target) : undefined;
+    const managed =
+      fact.kind === 'application'
+        ? [...(this.applications.get(`${fact.target.cluster}/${fact.target.name}`) ?? new Map<string, string>())].map(([where, releaseId]) => {
+            const [pipeline, stage] = where.split('/') as [string, string];
+            return { pipeline, stage, releaseId };
+          })
+        : [];
+    for (const route of resolveRoutes(this.config, fact, managed)) {
+      const pipeline = route.pipeline.name;
+      const key = `${pipeline}/${route.releaseId}`;
+      const item = { fact, route };
+      const index = this.targetsOf(pipeline);
+      // As TargetIndex.knownTargets: targets heard within the forget window.
       const knownTargets: Record<string, string[]> = {};
-      for (const [t, e] of this.targets) (knownTargets[e.stage] ??= []).push(t);
-      const result = reduce(this.records.get(key), fact, {
-        pipeline,
-        releaseId: route.releaseId,
-        stage: route.stage,
-        idSource: route.idSource,
-        previousReleaseOfTarget: target ? this.targets.get(target)?.releaseId : undefined,
-        knownTargets,
-        stallAfterMs: stallAfterMs(this.config, pipeline),
-        unhealthyGraceMs: this.config.settings.unhealthyGraceMinutes * 60_000,
-        hookPinnedAfterMs: this.config.settings.hookPinnedAfterMinutes * 60_000,
-      });
-      out.push(result.outcome);
-      this.outcomes.push(result.outcome);
-      if (!result.record) continue;
-      this.records.set(key, result.record);
-      if (target && route.stage && (result.outcome === 'applied' || result.outcome === 'heartbeat')) {
-        this.targets.set(target, { stage: route.stage, releaseId: route.releaseId, heardAt: fact.receivedAt });
+      const forgetAfterMs = this.config.settings.forgetTargetAfterMinutes * 60_000;
+      for (const [t, e] of index) if (fact.receivedAt - e.heardAt <= forgetAfterMs) (knownTargets[e.stage] ??= []).push(t);
+      const owned = ownedTarget(item);
+      const previous = owned !== undefined && index.has(owned) ? new Map([[owned, index.get(owned)!.releaseId]]) : new Map<string, string>();
+      const current = this.records.get(key);
+      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous });
+      out.push(...step.outcomes);
+      this.outcomes.push(...step.outcomes);
+      if (!step.changed || !step.record) continue;
+      this.records.set(key, step.record);
+      const updates = targetIndexUpdates([item], step.outcomes);
+      for (const [t, e] of updates.targets) index.set(t, e);
+      for (const [application, where] of updates.applications) {
+        let byStage = this.applications.get(application);
+        if (!byStage) this.applications.set(application, (byStage = new Map()));
+        byStage.set(`${where.pipeline}/${where.stage}`, where.releaseId);
       }
-      for (const effect of result.effects) {
+      for (const effect of step.effects) {
         this.effects.push({ releaseId: route.releaseId, effect });
         if (effect.type === 'release.supersede') {
           this.apply({
             kind: 'superseded',
             source: 'internal',
             receivedAt: fact.receivedAt,
-            pipeline: pipeline.name,
+            pipeline,
             releaseId: effect.releaseId,
             target: effect.target,
             byReleaseId: route.releaseId,

@@ -1,8 +1,5 @@
 /** A real Glidepath with Slack in HTTP mode on its own port (one process, one Redis prefix), against the Slack stand-in. */
-import type { Glidepath } from '../../src/app.js';
-import { createLogger } from '../../src/obs/logger.js';
-import { createMetrics } from '../../src/obs/metrics.js';
-import { startSlackService } from '../../src/slack/service.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import { dropPrefix, startTestGlidepath, testEnv } from './glidepath.js';
 import { testConfig } from './pipeline.js';
@@ -27,17 +24,13 @@ export async function startSlackGlidepath(overrides: Record<string, string> = {}
     ...overrides,
   });
   const config = testConfig();
-  const metrics = createMetrics({ defaultMetrics: false });
-  const service = await startSlackService({ env, config, logger: createLogger(env.LOG_LEVEL), registry: metrics.registry });
-  const glidepath = await startTestGlidepath(config, env, { metrics, threads: service.threads, mounts: service.mounts });
-  await service.start();
+  const glidepath = await startTestGlidepath(config, env);
   return {
     glidepath,
     slack,
     eventsUrl: `${glidepath.url}/slack/events`,
     async close() {
       await glidepath.close();
-      await service.close();
       if (!shared) {
         await slack.close();
         await dropPrefix(env.REDIS_PREFIX);

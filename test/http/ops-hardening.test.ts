@@ -1,7 +1,7 @@
 /** /metrics behind METRICS_TOKEN when set, and clients that hang up are not errors in the log (issue 9, item 10). */
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { dropPrefix, INGEST_TOKEN, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { captureLogger, eventually } from '../slack/support/harness.js';

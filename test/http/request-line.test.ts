@@ -2,7 +2,7 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { dropPrefix, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 

@@ -1,6 +1,6 @@
 /** Argo CD facts reach the stage whose Rollouts their Application manages. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { RecordingSink } from '../helpers/recording-sink.js';

@@ -5,7 +5,7 @@
  * it happens, then of the final failure.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { renderReply } from '../../src/slack/render/reply.js';
 import { namespaceManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';

@@ -5,7 +5,7 @@
  * here with its bound checked. Facts go straight to the reducer (no HTTP, no queue) to stay fast.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { AnnouncementClaims } from '../../src/facts/announcements.js';
 import type { Fact } from '../../src/facts/fact.js';
 import { normaliseAnnouncement, normaliseRollout } from '../../src/facts/normalise.js';
@@ -93,7 +93,7 @@ describe('every key is bounded', () => {
     await inParallel(RELEASES, 64, async (i) => {
       const fact = factOf(i, now);
       if (fact.kind === 'release') expect((await claims.claim(fact)).kind).toBe('new');
-      expect((await app.reducer.process(fact)).routes).toBe(1);
+      expect((await app.reducer!.process(fact)).routes).toBe(1);
       // What the Slack writer keeps per release: the thread, one reply, the TTL it sets after a render.
       const record = (await app.store.get(pipelineOf(i), `rel-${i}`))!;
       await threads.saveParent(record.pipeline, record.releaseId, { channel: 'C0123BULK', ts: `${i}.000`, rendered: 'x', version: record.version });
@@ -160,7 +160,7 @@ describe('every key is bounded', () => {
     await redis.zadd(index, Date.now() - 31 * DAY, 'rel-ancient');
     await redis.hset(app.keys.targetReleases(pipelineOf(latest)), 'prod/bulk-0/gone', JSON.stringify({ stage: 'prod', releaseId: 'rel-ancient', heardAt: Date.now() - 31 * DAY }));
     await new Promise((r) => setTimeout(r, 1_100)); // let the target index's one-second read cache lapse
-    await app.reducer.process(factOf(latest, Date.now()));
+    await app.reducer!.process(factOf(latest, Date.now()));
     expect(await redis.zscore(index, 'rel-ancient')).toBeNull();
     expect(await redis.zscore(index, `rel-${latest}`)).not.toBeNull();
     expect(await redis.hexists(app.keys.targetReleases(pipelineOf(latest)), 'prod/bulk-0/gone')).toBe(0);

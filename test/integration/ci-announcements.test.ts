@@ -4,7 +4,7 @@
  * pull-request link only points at configured hosts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { parseEnv } from '../../src/config/env.js';
 import { CI_TOKEN, DEV_TOKEN, dropPrefix, INGEST_TOKEN, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';

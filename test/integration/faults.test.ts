@@ -1,6 +1,6 @@
 /** Faults: Redis down and back, concurrent workers on one release. */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { OwnRedis } from '../helpers/redis-server.js';

@@ -4,7 +4,7 @@
  * And strings that are valid but awkward (an emoji in a revision) still make a release.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { createKeys } from '../../src/store/keys.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';

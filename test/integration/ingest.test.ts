@@ -1,6 +1,6 @@
 /** Ingest through the real server, queue, reducer and Redis. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { CI_TOKEN, dropPrefix, getJson, INGEST_TOKEN, postJson, startTestGlidepath, testEnv, DEV_TOKEN } from '../helpers/glidepath.js';
 import { fixture, rolloutBody } from '../helpers/rollout-bodies.js';

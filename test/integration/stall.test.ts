@@ -1,6 +1,6 @@
 /** The stall watchdog on real delayed BullMQ jobs: silence raises one alert, the next fact clears it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { parseConfigFile } from '../../src/config/file.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { RecordingSink } from '../helpers/recording-sink.js';
@@ -41,6 +41,7 @@ describe('stall watchdog', () => {
       return r?.stall ? r : undefined;
     }, 'stall alert');
     expect(stalled.stages[0]!.status).toBe('Stalled');
+    await waitFor(async () => sink.replies.some((r) => r.kind === 'stall') || undefined, 'the stall reply');
     expect(sink.replies.filter((r) => r.kind === 'stall')).toHaveLength(1);
     const armedAfterAlert = await app.watchdog.queue.getDelayed();
     expect(armedAfterAlert.filter((j) => j.data.releaseId === 'rel-quiet')).toHaveLength(0); // one alert, then quiet
@@ -52,6 +53,8 @@ describe('stall watchdog', () => {
       return r && !r.stall ? r : undefined;
     }, 'heard again');
     expect(heard.stages[0]!.status).toBe('Progressing');
+    // The record is saved before its outbox is dispatched to the sink: wait for the dispatch too.
+    await waitFor(async () => sink.replies.some((r) => r.kind === 'heard-again') || undefined, 'the heard-again reply');
     expect(sink.replies.filter((r) => r.kind === 'heard-again')).toHaveLength(1);
     expect(heard.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['stall', 'heard-again']));
     // …and the watchdog is armed again for the next silence.

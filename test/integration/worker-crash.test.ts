@@ -3,7 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { fixture } from '../helpers/rollout-bodies.js';

@@ -7,7 +7,7 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
+import type { Glidepath } from '../../src/glidepath.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { NotificationsEngine } from '../../sandbox/kube/controllers/notifications.js';

@@ -21,8 +21,8 @@ function at(stage: 'staging' | 'prod', shape: Partial<RolloutShape> & Pick<Rollo
   };
 }
 
-/** The facts in order; `pausedIndex` is the fact that asks a person to approve. */
-export function releaseFacts(now: number): { facts: RolloutFact[]; pausedIndex: number } {
+/** The Rollouts notification bodies in order, as they reach POST /v1/facts/rollouts. */
+export function releaseBodies(): Record<string, unknown>[] {
   const shapes: RolloutShape[] = [
     at('staging', { rv: 100, step: 0, phase: 'Progressing', message: 'more replicas need to be updated' }),
     at('staging', { rv: 101, stableRS: NEW, phase: 'Healthy' }),
@@ -31,5 +31,10 @@ export function releaseFacts(now: number): { facts: RolloutFact[]; pausedIndex: 
     at('prod', { rv: 202, step: 2, phase: 'Progressing', message: 'more replicas need to be updated' }),
     at('prod', { rv: 210, stableRS: NEW, phase: 'Healthy' }),
   ];
-  return { facts: shapes.map((s, i) => rolloutFact(rolloutBody(s), now + i * 1000)), pausedIndex: 3 };
+  return shapes.map((s) => rolloutBody(s));
+}
+
+/** The facts in order; `pausedIndex` is the fact that asks a person to approve. */
+export function releaseFacts(now: number): { facts: RolloutFact[]; pausedIndex: number } {
+  return { facts: releaseBodies().map((body, i) => rolloutFact(body, now + i * 1000)), pausedIndex: 3 };
 }

@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Glidepath } from '../../src/app.js';
-import { createLogger } from '../../src/obs/logger.js';
-import { createMetrics } from '../../src/obs/metrics.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import { SignedSender } from '../../sandbox/slack/sender.js';
-import { startSlackService, type SlackService } from '../../src/slack/service.js';
-import { dropPrefix, postJson, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
+import { dropPrefix, postJson, startTestGlidepath, testEnv, type Glidepath } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { rolloutBody } from '../helpers/rollout-bodies.js';
 import { eventually } from './support/harness.js';
@@ -17,19 +13,14 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function boot(): Promise<{ glidepath: Glidepath; slack: SlackStandIn; service: SlackService }> {
+async function boot(): Promise<{ glidepath: Glidepath; slack: SlackStandIn }> {
   const slack = await startSlackStandIn({ botToken: 'xoxb-service' });
   cleanup.push(() => slack.close());
   const env = testEnv({ SLACK_BOT_TOKEN: 'xoxb-service', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl });
   cleanup.push(() => dropPrefix(env.REDIS_PREFIX));
-  const config = testConfig();
-  const metrics = createMetrics({ defaultMetrics: false });
-  const service = await startSlackService({ env, config, logger: createLogger('silent'), registry: metrics.registry });
-  cleanup.push(() => service.close());
-  const glidepath = await startTestGlidepath(config, env, { metrics, threads: service.threads, mounts: service.mounts });
+  const glidepath = await startTestGlidepath(testConfig(), env);
   cleanup.push(() => glidepath.close());
-  await service.start();
-  return { glidepath, slack, service };
+  return { glidepath, slack };
 }
 
 describe('Slack in the Glidepath process (one port for ingest and Slack)', () => {

@@ -54,7 +54,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
       rig = await startWriterRig({ pipelines: [pipeline], budgets: roomy, retry: fastRetry });
       // Every post fails this way once: the parent and all three replies.
       rig.slack.injectFaults('chat.postMessage', 4, fault);
-      rig.startWriter();
+      await rig.startWriter();
       await rig.save(record(), [render, ...replies]);
       await allReplies(rig);
       expectOneOfEach(rig);
@@ -68,7 +68,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
   it('adopts posts whose answer came after the client timeout', async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: roomy, retry: fastRetry, callTimeoutMs: 300 });
     rig.slack.injectFaults('chat.postMessage', 4, { kind: 'slow', delayMs: 1_500 });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render, ...replies]);
     await allReplies(rig);
     expectOneOfEach(rig);
@@ -81,7 +81,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
     const key = { pipeline: 'checkout', releaseId: 'rel-5', effectId: 'parent' };
     await new PostLedger(rig.redis, rig.keys).begin(key, Date.now());
     await createSlackClient('xoxb-test', rig.slack.apiUrl).chat.postMessage({ channel: CHANNEL, text: 'Release rel-5 (checkout)', metadata: postMetadata(key) });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render, ...replies]);
     await allReplies(rig);
     expectOneOfEach(rig);
@@ -91,7 +91,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
 
   it('keeps retrying through a Slack outage far longer than the old ten attempts, shows it in the metrics, and delivers everything after', { timeout: 90_000 }, async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: roomy, retry: fastRetry });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the parent');
     await settled(rig, 'the parent job');
@@ -117,7 +117,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
   it('gives up after the configured retry window with an error line and a metric', async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: roomy, retry: { baseMs: 20, capMs: 50, maxMs: 300 } });
     rig.slack.outage(3_600_000);
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     const line = await eventually(() => rig!.log.lines.find((l) => String(l.msg).includes('longer than the retry window')), 'the give-up line');
     expect(line).toMatchObject({ level: 50, pipeline: 'checkout', release: 'rel-5', error: 'http_503' });
@@ -127,7 +127,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
   it('does not retry a post Slack refuses as invalid', async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: roomy, retry: fastRetry });
     rig.slack.injectFaults('chat.postMessage', 100, { kind: 'error', error: 'invalid_blocks' });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     await eventually(() => rig!.log.lines.find((l) => String(l.msg).startsWith('Slack chat.postMessage failed with invalid_blocks')), 'the log line');
     await settled(rig, 'the job to end');

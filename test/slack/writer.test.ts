@@ -35,7 +35,7 @@ const paused = () =>
 describe('Slack writer', () => {
   it('starts one thread per release and keeps its parent in step with the record', async () => {
     rig = await startWriterRig({ pipelines: [pipeline] });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     const parent = await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the parent');
     expect(blocksText(parent)).toContain('prod* — Waiting');
@@ -49,7 +49,7 @@ describe('Slack writer', () => {
 
   it('sends nothing for an unchanged record or a repeated effect', async () => {
     rig = await startWriterRig({ pipelines: [pipeline] });
-    rig.startWriter();
+    await rig.startWriter();
     const saved = await rig.save(paused(), [render, reply('paused')]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0]?.replies[0], 'the reply');
     await settled(rig, 'the queue to drain');
@@ -69,8 +69,8 @@ describe('Slack writer', () => {
     // An outbox that grew between two dispatches: the same effects arrive in two jobs.
     await rig.outbox.send(saved, [healthy(1), healthy(2)]);
     await rig.outbox.send(saved, [healthy(1), healthy(2), healthy(3)]);
-    rig.startWriter({ concurrency: 8 });
-    rig.startWriter({ concurrency: 8 });
+    await rig.startWriter({ concurrency: 8 });
+    await rig.startWriter({ concurrency: 8 });
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0]?.replies.length === 3 || undefined, 'three replies');
     await settled(rig, 'both jobs to finish');
     expect(rig.slack.transcript.messages(CHANNEL)[0]?.replies.map((r) => r.text).sort()).toEqual([
@@ -82,14 +82,14 @@ describe('Slack writer', () => {
 
   it('continues the same thread after a restart', async () => {
     rig = await startWriterRig({ pipelines: [pipeline] });
-    const first = rig.startWriter();
+    const first = await rig.startWriter();
     await rig.save(record(), [render]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the parent');
     await settled(rig, 'the first writer to finish');
     await first.close();
     rig.writers.splice(0);
 
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(paused(), [render, reply('paused')]);
     const parent = await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0]?.replies[0] && rig!.slack.transcript.messages(CHANNEL)[0], 'the reply');
     await eventually(() => blocksText(parent).includes('prod* — Paused') || undefined, 'the updated parent');
@@ -98,9 +98,9 @@ describe('Slack writer', () => {
 
   it('posts exactly one parent when replicas race on a new release', async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: { postPerChannel: { burst: 20, perMinute: 600 }, update: { burst: 10, perMinute: 50 } } });
-    rig.startWriter({ concurrency: 8 });
-    rig.startWriter({ concurrency: 8 });
-    rig.startWriter({ concurrency: 8 });
+    await rig.startWriter({ concurrency: 8 });
+    await rig.startWriter({ concurrency: 8 });
+    await rig.startWriter({ concurrency: 8 });
     const replies = ['paused', 'drift', 'stall', 'degraded', 'sync-failed'].map((k, i) => reply(k as never, {}, { id: `e${i}` }));
     await rig.save(paused(), [render, ...replies]);
     await eventually(() => (rig!.slack.transcript.messages(CHANNEL)[0]?.replies.length === 5) || undefined, 'all replies');
@@ -112,7 +112,7 @@ describe('Slack writer', () => {
     rig = await startWriterRig({ pipelines: [pipeline] });
     rig.slack.injectFaults('chat.update', 2, { kind: 'rate-limited', retryAfterSeconds: 1 });
     rig.slack.injectFaults('chat.postMessage', 1, { kind: 'rate-limited', retryAfterSeconds: 1 });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the parent');
     await rig.save(paused(), [render]);
@@ -128,7 +128,7 @@ describe('Slack writer', () => {
     // Three failures: more than the client's own quick retries, so BullMQ's backoff takes over.
     rig.slack.injectFaults('chat.postMessage', 2, { kind: 'http', status: 503 });
     rig.slack.injectFaults('chat.postMessage', 1, { kind: 'drop-connection' });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the parent after retries');
     expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
@@ -136,7 +136,7 @@ describe('Slack writer', () => {
 
   it('starts a new thread when someone deleted the parent in Slack', async () => {
     rig = await startWriterRig({ pipelines: [pipeline] });
-    rig.startWriter();
+    await rig.startWriter();
     await rig.save(record(), [render]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the first parent');
     await settled(rig, 'the first parent job');
@@ -150,7 +150,7 @@ describe('Slack writer', () => {
     it(`stops on ${error} with a clear log line and a metric, without retrying`, async () => {
       rig = await startWriterRig({ pipelines: [pipeline] });
       rig.slack.injectFaults('chat.postMessage', 100, { kind: 'error', error });
-      rig.startWriter();
+      await rig.startWriter();
       await rig.save(record(), [render]);
       const line = await eventually(() => rig!.log.lines.find((l) => String(l.msg).startsWith(`Slack chat.postMessage failed with ${error}`)), 'the log line');
       expect(line).toMatchObject({ level: 50, pipeline: 'checkout', release: 'rel-5' });
@@ -162,7 +162,7 @@ describe('Slack writer', () => {
 
   it('sends a reply someone must act on before routine replies waiting for the same channel', async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: { postPerChannel: { burst: 2, perMinute: 120 }, update: { burst: 10, perMinute: 50 } } });
-    rig.startWriter({ concurrency: 1 });
+    await rig.startWriter({ concurrency: 1 });
     await rig.save(record(), [render]);
     await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0], 'the parent');
     await settled(rig, 'the parent job');
@@ -170,7 +170,7 @@ describe('Slack writer', () => {
     rig.writers.splice(0);
     const routine = Array.from({ length: 4 }, (_, i) => reply('stage-healthy', {}, { id: `healthy-${i}`, stage: `s${i}` }));
     await rig.save(paused(), [...routine, reply('paused', {}, { id: 'needs-approval' })]);
-    rig.startWriter({ concurrency: 1 });
+    await rig.startWriter({ concurrency: 1 });
     const replies = await eventually(() => (rig!.slack.transcript.messages(CHANNEL)[0]?.replies.length === 5 ? rig!.slack.transcript.messages(CHANNEL)[0]!.replies : undefined), 'all replies');
     expect(replies[0]?.text).toContain('waits for approval');
   });

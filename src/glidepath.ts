@@ -1,0 +1,266 @@
+/**
+ * The composition root: the one place that builds a whole Glidepath from env + config, for the
+ * roles this process runs (GLIDEPATH_ROLE). `src/main.ts`, the sandbox, every test rig and every
+ * benchmark start Glidepath here; nothing else wires parts together.
+ *
+ *   ingest  HTTP ingest, the read and audit APIs, the Slack app (/slack/events or Socket Mode),
+ *           and the watch source of clusters with `facts: watch | both` (one replica per cluster, by lease)
+ *   worker  the reducer and the watchdog workers; thread effects go to the Slack outbox
+ *   writer  the Slack writer
+ * Every process serves /healthz, /readyz and /metrics. With no roles (tests and benchmarks that
+ * only feed or read a deployment) it opens the queues and stores and runs nothing.
+ *
+ * Seams for the sandbox and tests: cluster kubeconfigs come from the config (or `commands.clusters`),
+ * Slack's URL from SLACK_API_URL, the clock from `now`.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Worker } from 'bullmq';
+import { AuditLog, auditLimits } from './audit/audit-log.js';
+import { registerAuditRoutes } from './audit/audit-api.js';
+import type { Env, Role } from './config/env.js';
+import { longestReleaseTtlMs, stallAfterMs, type ConfigFile } from './config/file.js';
+import { AnnouncementClaims } from './facts/announcements.js';
+import { FactQueue } from './facts/fact-queue.js';
+import { WatchSource } from './facts/watch/watch-source.js';
+import { registerIngestRoutes } from './facts/ingest.js';
+import { registerOpsRoutes } from './http/ops.js';
+import { Router } from './http/router.js';
+import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
+import { ClusterClients } from './kube/clusters.js';
+import { createLogger, type Logger } from './obs/logger.js';
+import { createMetrics, type Metrics } from './obs/metrics.js';
+import { LogThreadSink } from './releases/log-thread-sink.js';
+import type { ThreadEffectSink } from './releases/ports.js';
+import { registerReadRoutes } from './releases/read-api.js';
+import { FactReducer, startReducerWorker } from './releases/reducer-worker.js';
+import { ReleaseStore } from './releases/store.js';
+import { TargetIndex } from './releases/target-index.js';
+import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
+import type { RetryPolicy } from './slack/writer/retry.js';
+import type { WriterBudgets } from './slack/writer/writer.js';
+import { createKeys, type Keys } from './store/keys.js';
+import { closeRedis, openRedis, type RedisConnections } from './wiring/redis.js';
+import { buildSlackPart, type CommandSeams, type SlackPart } from './wiring/slack.js';
+
+export interface GlidepathOptions {
+  env: Env;
+  config: ConfigFile;
+  /** Roles to run; default env.GLIDEPATH_ROLE. An empty list runs nothing (a client of the deployment). */
+  roles?: Iterable<Role>;
+  logger?: Logger;
+  metrics?: Metrics;
+  /** Host to listen on (default 0.0.0.0; tests use 127.0.0.1). */
+  host?: string;
+  /** Where thread effects go; default the Slack outbox when SLACK_BOT_TOKEN is set, otherwise the log. */
+  threads?: ThreadEffectSink;
+  /** Seams of /glidepath and the buttons; false runs Slack without cluster actions. */
+  commands?: CommandSeams | false;
+  /** Clock of the Slack writer's budgets. */
+  now?: () => number;
+  /** Knobs the environment does not carry (tests and benchmarks). */
+  tuning?: {
+    writerBudgets?: WriterBudgets;
+    writerConcurrency?: number;
+    /** The writer's retry policy (default from SLACK_RETRY_*). */
+    writerRetry?: RetryPolicy;
+    /** How long one Slack call may take before it counts as failed (ambiguous). */
+    writerCallTimeoutMs?: number;
+    targetCacheMs?: number;
+    redisReadyTimeoutMs?: number;
+  };
+}
+
+export interface Glidepath {
+  url: string;
+  port: number;
+  server: Server;
+  roles: ReadonlySet<Role>;
+  keys: Keys;
+  /** Release records, as the reducer reads and writes them. */
+  store: ReleaseStore;
+  /** The facts queue (adding a fact is what ingest does). */
+  facts: FactQueue;
+  watchdog: Watchdog;
+  reducer?: FactReducer;
+  /** Facts from the clusters themselves (ingest role, clusters with `facts: watch | both`). */
+  watchSource?: WatchSource;
+  threads: ThreadEffectSink;
+  slack?: SlackPart;
+  metrics: Metrics;
+  audit: AuditLog;
+  workers: Worker[];
+  redis: RedisConnections;
+  /**
+   * Shuts down in order: /readyz fails (for `drainMs`), the server stops accepting and finishes
+   * the requests in flight, workers finish the jobs in hand, queues close, Redis closes.
+   */
+  close(options?: { drainMs?: number }): Promise<void>;
+}
+
+/** How long requests in flight may take to finish once the server stops accepting. */
+const REQUESTS_GRACE_MS = 10_000;
+
+export async function startGlidepath(options: GlidepathOptions): Promise<Glidepath> {
+  const { env, config } = options;
+  const roles: ReadonlySet<Role> = new Set(options.roles ?? env.GLIDEPATH_ROLE);
+  const logger = options.logger ?? createLogger(env.LOG_LEVEL);
+  const metrics = options.metrics ?? createMetrics();
+  const keys = createKeys(env.REDIS_PREFIX);
+  const redis = await openRedis(env.REDIS_URL, options.tuning?.redisReadyTimeoutMs);
+  const { requests } = redis;
+  const work = redis.workers;
+  const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
+  const unfinishedTtlMs = config.settings.unfinishedReleaseTtlDays * 86_400_000;
+  const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
+
+  // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
+  const ingestFacts = new FactQueue(requests, env.REDIS_PREFIX, releaseIdAnnotations);
+  const readStore = new ReleaseStore(requests, keys, { finishedTtlMs });
+  // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
+  const workFacts = new FactQueue(work, env.REDIS_PREFIX, releaseIdAnnotations);
+  const store = new ReleaseStore(work, keys, { finishedTtlMs, unfinishedTtlMs, cacheSize: 1_000 });
+  // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
+  const seams = options.commands === false ? undefined : options.commands;
+  let clients = seams?.clusters;
+  const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters));
+  const watchdog = new Watchdog(work, env.REDIS_PREFIX);
+
+  let slack: SlackPart | undefined;
+  try {
+    if (env.SLACK_BOT_TOKEN) {
+      slack = await buildSlackPart({
+        env,
+        config,
+        roles,
+        logger,
+        registry: metrics.registry,
+        keys,
+        requests,
+        workers: work,
+        commands: options.commands ?? {},
+        clusters,
+        ...(options.tuning?.writerBudgets ? { writerBudgets: options.tuning.writerBudgets } : {}),
+        ...(options.tuning?.writerConcurrency ? { writerConcurrency: options.tuning.writerConcurrency } : {}),
+        ...(options.tuning?.writerRetry ? { writerRetry: options.tuning.writerRetry } : {}),
+        ...(options.tuning?.writerCallTimeoutMs ? { writerCallTimeoutMs: options.tuning.writerCallTimeoutMs } : {}),
+        ...(options.now ? { now: options.now } : {}),
+      });
+    } else if (roles.has('worker') || roles.has('writer')) {
+      logger.warn('SLACK_BOT_TOKEN is not set: release threads are logged, not posted');
+    }
+  } catch (err) {
+    await closeRedis(redis, false);
+    throw err;
+  }
+  const threads = options.threads ?? slack?.outbox ?? new LogThreadSink(logger);
+
+  const workers: Worker[] = [];
+  let reducer: FactReducer | undefined;
+  if (roles.has('worker')) {
+    const targets = new TargetIndex(work, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000, retainMs: longestReleaseTtlMs(config), ...(options.tuning?.targetCacheMs !== undefined ? { cacheMs: options.tuning.targetCacheMs } : {}) });
+    reducer = new FactReducer({ config, store, targets, facts: workFacts, watchdog, threads, metrics, logger });
+    workers.push(startReducerWorker(reducer, { connection: work, prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY, logger, lockDurationMs: env.JOB_LOCK_MS }));
+    workers.push(
+      startWatchdogWorker({
+        connection: work,
+        prefix: env.REDIS_PREFIX,
+        releases: store,
+        watchdog,
+        facts: workFacts,
+        logger,
+        stallAfterMs: (name) => {
+          const pipeline = config.pipelines.find((p) => p.name === name);
+          return pipeline ? stallAfterMs(config, pipeline) : config.settings.stallAfterMinutes * 60_000;
+        },
+      }),
+    );
+  }
+
+  let stopping = false;
+  const router = new Router();
+  const mounts: Record<string, RawHandler> = {};
+  if (roles.has('ingest')) {
+    registerIngestRoutes(router, {
+      config,
+      tokens: env.INGEST_TOKENS,
+      ciTokens: env.CI_TOKENS,
+      announcements: new AnnouncementClaims(requests, keys, longestReleaseTtlMs(config)),
+      facts: ingestFacts,
+      metrics,
+      logger,
+      maxBodyBytes: env.MAX_BODY_BYTES,
+    });
+    registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
+    registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requests, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)) });
+    if (slack?.app?.handleSlackRequest) mounts['/slack/events'] = slack.app.handleSlackRequest;
+  }
+  registerOpsRoutes(router, { redis: requests, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics, metricsToken: env.METRICS_TOKEN, stopping: () => stopping });
+  const server = createHttpServer(router, logger, mounts, httpLimitsFromEnv(env));
+  // The watch source feeds the same queue as the webhooks; a Redis lease per cluster keeps it to one replica.
+  const watchSource =
+    roles.has('ingest') && config.clusters.some((c) => c.facts !== 'webhook')
+      ? new WatchSource({ config, clusters, facts: ingestFacts, redis: work, keys, logger, metrics }).start()
+      : undefined;
+
+  let closing: Promise<void> | undefined;
+  const shutdown = async (drainMs: number): Promise<void> => {
+    stopping = true;
+    if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    // Stop accepting; requests in flight finish (bounded), idle keep-alive sockets go now.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), drainMs > 0 ? REQUESTS_GRACE_MS : 0);
+    await closed;
+    clearTimeout(grace);
+    await slack?.stopRequests();
+    // Hand the watch leases over at once, so another replica goes on without waiting out the TTL.
+    await watchSource?.close();
+    // Workers finish the jobs they hold (BullMQ's close waits for them), then nothing is taken.
+    await Promise.all(workers.map((w) => w.close()));
+    await slack?.stopWork();
+    await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close()]);
+    await closeRedis(redis);
+    logger.info('glidepath stopped');
+  };
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(env.PORT, options.host ?? '0.0.0.0', () => resolve());
+    });
+    // Bolt and the writer start once the server listens (HTTP mode answers on it).
+    const writerWorker = await slack?.start();
+    if (writerWorker) workers.push(writerWorker);
+  } catch (err) {
+    // A port in use or a Slack that refuses us: leave no worker or connection behind.
+    await shutdown(0).catch(() => undefined);
+    throw err;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ port, roles: [...roles], pipelines: config.pipelines.map((p) => p.name) }, 'glidepath listening');
+
+  return {
+    url,
+    port,
+    server,
+    roles,
+    keys,
+    store,
+    facts: workFacts,
+    watchdog,
+    ...(reducer ? { reducer } : {}),
+    ...(watchSource ? { watchSource } : {}),
+    threads,
+    ...(slack ? { slack } : {}),
+    metrics,
+    audit: new AuditLog(work, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)),
+    workers,
+    redis,
+    close(closeOptions = {}) {
+      closing ??= shutdown(closeOptions.drainMs ?? 0);
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * The Slack part of a Glidepath, built by the composition root (src/glidepath.ts) for the roles
+ * the process runs: the Bolt app with the commands (ingest), the outbox the reducer hands thread
+ * effects to (worker), the writer that turns them into messages (writer).
+ */
+import type { Queue, Worker } from 'bullmq';
+import type { WebClient } from '@slack/web-api';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import { ApprovalStore } from '../../commands/approvals.js';
+import type { CommandServices } from '../../commands/types.js';
+import { AuditLog, auditLimits } from '../audit/audit-log.js';
+import type { Env, Role } from '../config/env.js';
+import type { ConfigFile } from '../config/file.js';
+import { KubeActions } from '../kube/actions.js';
+import type { ClusterClients } from '../kube/clusters.js';
+import { KubeActionError } from '../kube/errors.js';
+import type { Logger } from '../obs/logger.js';
+import type { ReleaseReader } from '../releases/ports.js';
+import { ReleaseStore } from '../releases/store.js';
+import { createSlackApp, checkBotToken, type SlackApp } from '../slack/app.js';
+import { checkChannels } from '../slack/channels.js';
+import { createSlackClient } from '../slack/client.js';
+import { SlackGroupDirectory } from '../slack/group-directory.js';
+import { RedisSeenSlackRequests } from '../slack/receivers/seen-requests.js';
+import type { SlackJob } from '../slack/writer/jobs.js';
+import { createSlackWriterMetrics, type SlackWriterMetrics } from '../slack/writer/metrics.js';
+import { SlackOutbox } from '../slack/writer/outbox.js';
+import { createSlackQueue, writerBudgetsFromEnv, writerRetryFromEnv } from '../slack/writer/queue.js';
+import type { RetryPolicy } from '../slack/writer/retry.js';
+import { ThreadStore } from '../slack/writer/threads.js';
+import { SlackWriter, type WriterBudgets } from '../slack/writer/writer.js';
+import type { Keys } from '../store/keys.js';
+
+/** What tests and the sandbox may swap in the commands: the clusters, the clock, how long promote follows. */
+export interface CommandSeams {
+  /** Clients already pointed at stand-in clusters; by default built from the config's clusters at the first command. */
+  clusters?: ClusterClients;
+  now?: () => number;
+  followTimeoutMs?: number;
+}
+
+export interface SlackPartOptions {
+  env: Env;
+  config: ConfigFile;
+  roles: ReadonlySet<Role>;
+  logger: Logger;
+  registry: Registry;
+  keys: Keys;
+  requests: Redis;
+  workers: Redis;
+  /** false: no cluster actions (buttons and /glidepath answer that Glidepath cannot act). */
+  commands: CommandSeams | false;
+  /** The process's cluster clients, built at first use (the root owns them). */
+  clusters: () => ClusterClients;
+  writerBudgets?: WriterBudgets;
+  writerConcurrency?: number;
+  writerRetry?: RetryPolicy;
+  writerCallTimeoutMs?: number;
+  /** Clock of the writer's budgets. */
+  now?: () => number;
+}
+
+export interface SlackPart {
+  app?: SlackApp;
+  client: WebClient;
+  /** The "slack" queue (outbox), on processes that run the reducer or are role-less clients. */
+  queue?: Queue<SlackJob>;
+  outbox?: SlackOutbox;
+  writer?: SlackWriter;
+  commands?: CommandServices;
+  /** Starts Bolt and the writer, after the HTTP server listens; returns the writer's BullMQ worker. */
+  start(): Promise<Worker<SlackJob> | undefined>;
+  /** Bolt stops taking requests (first, with the HTTP server). */
+  stopRequests(): Promise<void>;
+  /** The writer finishes the jobs in hand; the queue closes. */
+  stopWork(): Promise<void>;
+}
+
+// One set of writer metrics per registry: several writers of one test share a registry.
+const writerMetrics = new WeakMap<Registry, SlackWriterMetrics>();
+function writerMetricsFor(registry: Registry): SlackWriterMetrics {
+  let metrics = writerMetrics.get(registry);
+  if (!metrics) writerMetrics.set(registry, (metrics = createSlackWriterMetrics(registry)));
+  return metrics;
+}
+
+export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
+  const { env, config, roles, logger, keys } = o;
+  const token = env.SLACK_BOT_TOKEN as string;
+  const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
+  // Listeners answer people: they read and write on the fail-fast connection.
+  const releases = new ReleaseStore(o.requests, keys, { finishedTtlMs });
+  const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases, finishedTtlMs }) : undefined;
+  // Replays are refused across replicas: the signatures already seen live in Redis.
+  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands } : {}) }) : undefined;
+  let client: WebClient;
+  if (app) client = app.client;
+  else {
+    client = createSlackClient(token, env.SLACK_API_URL);
+    await checkBotToken(client, env.SLACK_API_URL);
+  }
+  const queue = roles.has('worker') || roles.size === 0 ? createSlackQueue(o.workers, env.REDIS_PREFIX) : undefined;
+  const writer =
+    roles.has('writer')
+      ? new SlackWriter({
+          connection: o.workers,
+          redis: o.workers,
+          keys,
+          client,
+          // The writer renders the newest record: a store without the reducer's cache.
+          releases: new ReleaseStore(o.workers, keys, { finishedTtlMs }),
+          pipeline: (name) => config.pipelines.find((p) => p.name === name),
+          logger,
+          metrics: writerMetricsFor(o.registry),
+          finishedTtlMs,
+          budgets: o.writerBudgets ?? writerBudgetsFromEnv(env),
+          retry: o.writerRetry ?? writerRetryFromEnv(env),
+          ...(o.writerCallTimeoutMs ? { callTimeoutMs: o.writerCallTimeoutMs } : {}),
+          ...(o.writerConcurrency ? { concurrency: o.writerConcurrency } : {}),
+          ...(o.now ? { now: o.now } : {}),
+        })
+      : undefined;
+  return {
+    ...(app ? { app } : {}),
+    client,
+    ...(queue ? { queue, outbox: new SlackOutbox(queue) } : {}),
+    ...(writer ? { writer } : {}),
+    ...(commands ? { commands } : {}),
+    async start() {
+      if (writer) await checkChannels(client, config.pipelines, logger);
+      await app?.start();
+      return writer?.start();
+    },
+    async stopRequests() {
+      await app?.stop();
+    },
+    async stopWork() {
+      await writer?.close();
+      await queue?.close();
+    },
+  };
+}
+
+/**
+ * What /glidepath and the buttons act through. Cluster clients are built at the first command, not
+ * at start-up: a kubeconfig mounted later (or written by the sandbox after Glidepath listens)
+ * still works, and a cluster that cannot be configured fails the command with the reason instead
+ * of stopping the notifications side.
+ */
+function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader; finishedTtlMs: number }): CommandServices {
+  let built: { clusters: ClusterClients; kube: KubeActions } | undefined;
+  const build = (): { clusters: ClusterClients; kube: KubeActions } => {
+    if (built) return built;
+    try {
+      const clusters = o.clusters();
+      built = { clusters, kube: new KubeActions(clusters) };
+      return built;
+    } catch (err) {
+      o.logger.warn({ err: (err as Error).message }, 'cluster clients could not be configured: /glidepath cannot act yet');
+      throw new KubeActionError('unknown-cluster', `${(err as Error).message}: Glidepath cannot reach its clusters, so nothing was changed; check the clusters section of the config`, undefined, undefined, undefined, { cause: err });
+    }
+  };
+  return {
+    config: o.config,
+    releases: o.releases,
+    get kube() {
+      return build().kube;
+    },
+    get clusters() {
+      return build().clusters;
+    },
+    audit: new AuditLog(o.requests, o.keys.audit(), undefined, auditLimits(o.config, o.keys, o.registry)),
+    approvals: new ApprovalStore(o.requests, o.keys),
+    groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
+    threads: new ThreadStore(o.requests, o.keys, o.finishedTtlMs, o.config.settings.unfinishedReleaseTtlDays * 86_400_000),
+    logger: o.logger.child({ component: 'commands' }),
+    ...(o.seams.now ? { now: o.seams.now } : {}),
+    ...(o.seams.followTimeoutMs !== undefined ? { followTimeoutMs: o.seams.followTimeoutMs } : {}),
+  };
+}
