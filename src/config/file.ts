@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { compileLabelSelector, LabelSelectorError } from '../model/label-selector.js';
+import { compileLabelSelector, LabelSelectorError, type CompiledLabelSelector } from '../model/label-selector.js';
 import { ConfigError, formatIssues } from './errors.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -17,7 +17,9 @@ const name = (what: string) =>
     .regex(NAME, `${what} must be lowercase letters, digits and "-" (like a Kubernetes name)`);
 
 /** Parsed here, once: the config holds the compiled matcher (and its text), never a string to parse again. */
-const labelSelector = z.string().transform((value, ctx) => {
+/** A selector in the config's text, compiled once; a config that was parsed already parses again to itself. */
+const labelSelector = z.union([z.string(), z.custom<CompiledLabelSelector>((v) => typeof v === 'object' && v !== null && typeof (v as CompiledLabelSelector).matches === 'function' && typeof (v as CompiledLabelSelector).text === 'string')]).transform((value, ctx) => {
+  if (typeof value !== 'string') return value;
   try {
     return compileLabelSelector(value);
   } catch (err) {

@@ -28,7 +28,8 @@ import { dropPrefix, testEnv } from './glidepath.js';
 import { captureLogger, type CapturedLogger } from './slack-harness.js';
 
 const SIGNING_SECRET = 'slack-rig-signing-secret';
-const BOT_TOKEN = 'xoxb-rig';
+export const RIG_BOT_TOKEN = 'xoxb-rig';
+const BOT_TOKEN = RIG_BOT_TOKEN;
 const PENDING = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 interface SlackRigBase {

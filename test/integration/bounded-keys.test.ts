@@ -78,7 +78,7 @@ describe('every key is bounded', () => {
   Object.assign(config.settings, SETTINGS);
   let app: Glidepath;
   beforeAll(async () => {
-    app = await startTestGlidepath(config, env, { workers: false });
+    app = await startTestGlidepath(config, env, { roles: ['worker'] }); // the reducer, called directly: nothing is queued
   });
   afterAll(async () => {
     await app.close();

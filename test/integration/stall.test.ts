@@ -46,8 +46,9 @@ describe('stall watchdog', () => {
     const armedAfterAlert = await app.watchdog.queue.getDelayed();
     expect(armedAfterAlert.filter((j) => j.data.releaseId === 'rel-quiet')).toHaveLength(0); // one alert, then quiet
 
-    // A heartbeat of the same state proves the notifications flow again.
-    expect((await postJson(`${app.url}/v1/facts/rollouts`, rolloutBody({ ...progressing, rv: 10, sentAt: 42 }))).status).toBe(202);
+    // A heartbeat of the same state proves the notifications flow again. (The same state under
+    // another trigger within minutes would be the same observation, one job: only heartbeats repeat.)
+    expect((await postJson(`${app.url}/v1/facts/rollouts`, rolloutBody({ ...progressing, rv: 10, sentAt: 42, event: 'on-glidepath-heartbeat' }))).status).toBe(202);
     const heard = await waitFor(async () => {
       const r = await app.store.get('checkout', 'rel-quiet');
       return r && !r.stall ? r : undefined;
