@@ -123,7 +123,7 @@ describe('Slack writer under faults: 0 lost, 0 doubled', () => {
     const line = await eventually(() => rig!.log.lines.find((l) => String(l.msg).includes('longer than the retry window')), 'the give-up line');
     expect(line).toMatchObject({ level: 50, pipeline: 'checkout', release: 'rel-5', error: 'http_503' });
     // The parent job and a follow-up render requested while it ran may each give up.
-    expect(await metric(rig, 'glidepath_slack_gave_up_total')).toMatch(/job="parent",error="http_503"\} [12]\n/);
+    expect(await metric(rig, 'glidepath_slack_gave_up_total')).toMatch(/job="parent",error="http_503"\} [12]$/m);
   });
 
   it('does not retry a post Slack refuses as invalid', async () => {
