@@ -14,28 +14,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { Registry } from 'prom-client';
+import { parseEnv } from '../src/config/env.js';
 import { configFileSchema, type ConfigFile } from '../src/config/file.js';
+import { startGlidepath } from '../src/glidepath.js';
 import type { RolloutFact } from '../src/facts/fact.js';
-import { FactQueue } from '../src/facts/fact-queue.js';
 import { normaliseRollout } from '../src/facts/normalise.js';
 import { rolloutFactBody } from '../src/facts/schemas.js';
 import { createMetrics } from '../src/obs/metrics.js';
-import type { ThreadEffect, ThreadEffectSink } from '../src/releases/ports.js';
-import type { ReleaseRecord } from '../src/releases/record.js';
-import { FactReducer, startReducerWorker } from '../src/releases/reducer-worker.js';
-import { ReleaseStore } from '../src/releases/store.js';
-import { TargetIndex } from '../src/releases/target-index.js';
-import { Watchdog } from '../src/releases/watchdog.js';
 import { freePort } from '../sandbox/ensure-redis.js';
 import { startSlackStandIn } from '../sandbox/slack/server.js';
-import { createSlackClient } from '../src/slack/client.js';
-import { createSlackWriterMetrics } from '../src/slack/writer/metrics.js';
-import { SlackOutbox } from '../src/slack/writer/outbox.js';
-import { createSlackQueue } from '../src/slack/writer/queue.js';
-import { SlackWriter } from '../src/slack/writer/writer.js';
-import { createKeys } from '../src/store/keys.js';
 import { stormRolloutBody } from './storm-facts.js';
 
 const RELEASES = Number(process.env.FAULTS_RELEASES ?? 12);
@@ -115,16 +102,6 @@ class BenchRedis {
   }
 }
 
-/** The reducer's sink, noting every reply it asked for (the expected set). */
-class CountingSink implements ThreadEffectSink {
-  readonly expected = new Set<string>();
-  constructor(private readonly inner: ThreadEffectSink) {}
-  async send(record: ReleaseRecord, effects: ThreadEffect[]): Promise<void> {
-    await this.inner.send(record, effects);
-    for (const e of effects) if (e.type === 'thread.reply') this.expected.add(`${record.pipeline}|${record.releaseId}|${e.id}`);
-  }
-}
-
 async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -139,52 +116,40 @@ async function main(): Promise<void> {
   const cfg = config();
   const redisServer = new BenchRedis(await freePort());
   await redisServer.start();
-  const prefix = '{bench-faults}';
-  const keys = createKeys(prefix);
-  const connect = () => {
-    const c = new Redis(redisServer.url, { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(n * 50, 500) });
-    c.on('error', () => undefined);
-    return c;
-  };
-  const redis = connect();
-  const workerConnection = connect();
-  const writerConnection = connect();
-  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' }, pino.destination(2));
   const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
-  const store = new ReleaseStore(redis, keys, { finishedTtlMs: 3_600_000 });
-  const factQueue = new FactQueue(redis, prefix, ['hangar.io/release-id']);
-  const watchdog = new Watchdog(redis, prefix);
-  const slackQueue = createSlackQueue(redis, prefix);
-  const sink = new CountingSink(new SlackOutbox(slackQueue));
-  const reducer = new FactReducer({
+  const expected = new Set<string>();
+  // One Glidepath with the reducer and the writer, on the bench's own Redis, built by the composition root.
+  const app = await startGlidepath({
+    env: parseEnv({
+      PORT: '0',
+      REDIS_URL: redisServer.url,
+      REDIS_PREFIX: '{bench-faults}',
+      SLACK_BOT_TOKEN: 'xoxb-bench',
+      SLACK_API_URL: slack.apiUrl,
+      REDUCER_CONCURRENCY: '8',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    }),
     config: cfg,
-    store,
-    targets: new TargetIndex(workerConnection, keys, { forgetAfterMs: 3_600_000 }),
-    facts: factQueue,
-    watchdog,
-    threads: sink,
+    roles: ['worker', 'writer'],
+    host: '127.0.0.1',
     metrics: createMetrics({ defaultMetrics: false }),
-    logger,
+    commands: false,
+    observeThreads: (record, effects) => {
+      for (const e of effects) if (e.type === 'thread.reply') expected.add(`${record.pipeline}|${record.releaseId}|${e.id}`);
+    },
+    tuning: {
+      writerConcurrency: 16,
+      // The 10-minute outage is played in seconds: the backoff is shortened by the same config a deployment has.
+      writerRetry: { baseMs: 100, capMs: 1_000, maxMs: 3_600_000 },
+      writerCallTimeoutMs: 1_000,
+      writerBudgets: { postPerChannel: { burst: 3, perMinute: 120 }, update: { burst: 20, perMinute: 600 }, history: { burst: 20, perMinute: 600 } },
+    },
   });
-  const reducerWorker = startReducerWorker(reducer, { connection: workerConnection, prefix, concurrency: 8, logger });
-  const registry = new Registry();
-  const writer = new SlackWriter({
-    connection: writerConnection,
-    redis: writerConnection,
-    keys,
-    client: createSlackClient('xoxb-bench', slack.apiUrl),
-    releases: store,
-    pipeline: (name) => cfg.pipelines.find((p) => p.name === name),
-    logger,
-    metrics: createSlackWriterMetrics(registry),
-    finishedTtlMs: 3_600_000,
-    concurrency: 16,
-    // The 10-minute outage is played in seconds: the backoff is shortened by the same config a deployment has.
-    retry: { baseMs: 100, capMs: 1_000, maxMs: 3_600_000 },
-    callTimeoutMs: 1_000,
-    budgets: { postPerChannel: { burst: 3, perMinute: 120 }, update: { burst: 20, perMinute: 600 }, history: { burst: 20, perMinute: 600 } },
-  });
-  writer.start();
+  const { keys, store } = app;
+  const redis = app.redis.workers;
+  const factQueue = app.facts;
+  const slackQueue = app.slack!.queue!;
+  const registry = app.metrics.registry;
 
   // Ambiguous answers and refusals, spread over the run.
   const faultKinds = [
@@ -267,7 +232,7 @@ async function main(): Promise<void> {
       orphanParents += n - (thread && parents.some((m) => m.ts === thread) ? 1 : 0);
     }
   }
-  const lost = [...sink.expected].filter((k) => !shown.has(k)).length;
+  const lost = [...expected].filter((k) => !shown.has(k)).length;
   const doubledReplies = [...shown.values()].reduce((n, c) => n + (c - 1), 0);
   const faultCounts = {
     outage503: [...slack.outageRefused.values()].reduce((n, c) => n + c, 0),
@@ -276,11 +241,8 @@ async function main(): Promise<void> {
   const adopted = (await registry.getSingleMetric('glidepath_slack_adopted_posts_total')!.get()).values.reduce((n, v) => n + v.value, 0);
   log(`Slack calls: ${JSON.stringify(Object.fromEntries([...slack.calls.entries()].sort()))}; faults seen: ${JSON.stringify(faultCounts)}; posts adopted after a lost answer: ${adopted}`);
 
-  await writer.close();
-  await reducerWorker.close();
-  for (const q of [factQueue.queue, watchdog.queue, slackQueue]) await q.close();
+  await app.close();
   await slack.close();
-  for (const c of [redis, workerConnection, writerConnection]) c.disconnect();
   await redisServer.kill();
   redisServer.cleanup();
 
@@ -292,7 +254,7 @@ async function main(): Promise<void> {
       doubledReplies,
       orphanParents,
       repliesSent,
-      repliesExpected: sink.expected.size,
+      repliesExpected: expected.size,
     }),
   );
   process.exit(lost === 0 && doubledReplies === 0 && orphanParents === 0 && converged ? 0 : 1);

@@ -31,7 +31,8 @@ import { ClusterClients } from './kube/clusters.js';
 import { createLogger, type Logger } from './obs/logger.js';
 import { createMetrics, type Metrics } from './obs/metrics.js';
 import { LogThreadSink } from './releases/log-thread-sink.js';
-import type { ThreadEffectSink } from './releases/ports.js';
+import type { ThreadEffect, ThreadEffectSink } from './releases/ports.js';
+import type { ReleaseRecord } from './releases/record.js';
 import { registerReadRoutes } from './releases/read-api.js';
 import { FactReducer, startReducerWorker } from './releases/reducer-worker.js';
 import { ReleaseStore } from './releases/store.js';
@@ -54,6 +55,8 @@ export interface GlidepathOptions {
   host?: string;
   /** Where thread effects go; default the Slack outbox when SLACK_BOT_TOKEN is set, otherwise the log. */
   threads?: ThreadEffectSink;
+  /** Sees every batch of thread effects the reducer hands on (benchmarks count what Slack must show). */
+  observeThreads?: (record: ReleaseRecord, effects: ThreadEffect[]) => void;
   /** Seams of /glidepath and the buttons; false runs Slack without cluster actions. */
   commands?: CommandSeams | false;
   /** Clock of the Slack writer's budgets. */
@@ -153,7 +156,16 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     await closeRedis(redis, false);
     throw err;
   }
-  const threads = options.threads ?? slack?.outbox ?? new LogThreadSink(logger);
+  const sink = options.threads ?? slack?.outbox ?? new LogThreadSink(logger);
+  const observe = options.observeThreads;
+  const threads: ThreadEffectSink = observe
+    ? {
+        async send(record, effects) {
+          await sink.send(record, effects);
+          observe(record, effects);
+        },
+      }
+    : sink;
 
   const workers: Worker[] = [];
   let reducer: FactReducer | undefined;

@@ -52,12 +52,12 @@ export function illFormedPath(root: unknown): (string | number)[] | undefined {
  * `schema`, applied only to bodies whose every string is well-formed: the one check at the
  * boundary, so nothing downstream (keys, Slack, logs) ever meets a lone surrogate.
  */
-export function wellFormed<T>(schema: z.ZodType<T>): z.ZodType<T> {
+export function wellFormed<S extends z.ZodType>(schema: S): z.ZodPipe<z.ZodUnknown, S> {
   return z
     .unknown()
     .superRefine((value, ctx) => {
       const path = illFormedPath(value);
       if (path) ctx.addIssue({ code: 'custom', path, message: 'is not well-formed Unicode (a lone UTF-16 surrogate)' });
     })
-    .pipe(schema) as unknown as z.ZodType<T>;
+    .pipe(schema);
 }
