@@ -1,5 +1,5 @@
 /**
- * Freshness of an ApplicationSet's children (design.md, "Freshness"): the ApplicationSet
+ * Freshness of an ApplicationSet's children (docs/freshness.md): the ApplicationSet
  * controller decides RollingSync steps from a possibly stale cache, so Glidepath decides only on
  * children that have provably been reconciled since the latest step transition. Pure: the reader
  * (freshness-reader.ts) supplies the objects and the time.

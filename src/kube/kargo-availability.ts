@@ -1,6 +1,6 @@
 /**
- * Whether a Stage may take a piece of Freight, by Kargo's own rule (`Stage.IsFreightAvailable`,
- * notes/kargo.md §3): approved for the Stage, or requested from its Warehouse with either direct
+ * Whether a Stage may take a piece of Freight, by Kargo's own rule (`Stage.IsFreightAvailable` in
+ * akuity/kargo's api/v1alpha1): approved for the Stage, or requested from its Warehouse with either direct
  * sources or verification (and soak) in the upstream Stages, all or one of them. Pure; every
  * answer carries the reason a person is shown.
  */

@@ -1,5 +1,5 @@
 /**
- * Kargo through the Kubernetes API (notes/kargo.md §7, "Kubernetes-native alternative"): Stages by
+ * Kargo through the Kubernetes API (docs/actions.md: Promotions are created as Kargo resources, without Kargo's API server): Stages by
  * label selector or name glob, the Freight a Stage may take, Promotions created with a placeholder
  * name (Kargo's webhook names them `<stage>.<ulid>.<freight7>`: the real name is read from the
  * response), and a Promotion followed on a watch until it ends.

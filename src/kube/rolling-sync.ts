@@ -1,6 +1,6 @@
 /**
  * Approving the next RollingSync step of an ApplicationSet: sync that step's Applications the way
- * the ApplicationSet controller does (notes/argocd.md §1.3, `operation` on the child), but only on
+ * the ApplicationSet controller does (`operation` on the child; docs/actions.md), but only on
  * fresh state and only when every earlier step is Healthy at the expected revision. The decision
  * is Glidepath's own, made because the controller's may rest on a stale cache (argo-cd#22558).
  */

@@ -1,6 +1,6 @@
 /**
- * Approve, abort and retry a Rollout, each exactly as the tools people know do it (notes/rollouts.md
- * §2, Argo CD's resource actions) and each guarded: the Rollout is re-read first, the action is
+ * Approve, abort and retry a Rollout, each exactly as the tools people know do it (docs/actions.md:
+ * kubectl argo rollouts and Argo CD's resource actions) and each guarded: the Rollout is re-read first, the action is
  * refused unless the Rollout is in the state the button was shown for, and the write carries the
  * resourceVersion that was read, so a change in between is a conflict, never a skipped step.
  */

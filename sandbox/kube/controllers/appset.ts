@@ -1,7 +1,7 @@
 /**
  * ApplicationSet controller simulator: list generator → child Applications owned through a
  * controller ownerReference, and progressive sync (RollingSync) following
- * notes/argocd.md §1: `status.applicationStatus[]` with Waiting → Pending → Progressing → Healthy,
+ * the ApplicationSet controller's progressive sync: `status.applicationStatus[]` with Waiting → Pending → Progressing → Healthy,
  * 1-based string steps selected by label matchExpressions (In/NotIn), `maxUpdate` (0 = a manual
  * gate), and syncs triggered by writing `operation` on the child.
  *

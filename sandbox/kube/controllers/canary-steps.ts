@@ -1,6 +1,6 @@
 /**
- * Canary steps as the Argo Rollouts controller reads them (types.go `CanaryStep`, notes/rollouts.md
- * §1): the pause duration, the weight in force at a step, and the step's text in
+ * Canary steps as the Argo Rollouts controller reads them (pkg/apis/rollouts/v1alpha1
+ * types.go `CanaryStep`): the pause duration, the weight in force at a step, and the step's text in
  * `RolloutStepCompleted` events. The simulator's own reading, independent of Glidepath's.
  */
 export type CanaryStepSpec = {

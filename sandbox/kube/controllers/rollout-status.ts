@@ -47,7 +47,7 @@ export interface PhaseInput {
   fullyPromoted: boolean;
 }
 
-/** CalculateRolloutPhase, first match wins (see notes/rollouts.md §1). */
+/** CalculateRolloutPhase, first match wins (argo-rollouts utils/rollout CalculateRolloutPhase). */
 export function rolloutPhase(s: PhaseInput): { phase: string; message: string } {
   const invalid = s.conditions.find((c) => c.type === 'InvalidSpec');
   if (invalid) return { phase: 'Degraded', message: `InvalidSpec: ${invalid.message}` };

@@ -2,7 +2,7 @@
  * Argo Rollouts controller simulator: canary steps (setWeight, timed and indefinite pauses),
  * abort/retry, promote and promote --full, spec.paused, restartAt, scale-only changes, an image that
  * never pulls (Progressing, then Degraded at the progress deadline). Status is written through the
- * status subresource the way the real controller writes it (notes/rollouts.md §1), one step
+ * status subresource the way the real controller writes it (argo-rollouts rollout/canary.go and sync.go), one step
  * transition per reconcile, and every Kubernetes event it records is handed to listeners together
  * with the object as it was read at the start of that reconcile (what the notifications event path
  * sends, argo-rollouts#3535).
