@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { readBody } from '../../src/http/io.js';
 import { conversationsHistory, conversationsReplies } from './history.js';
 import { RateLimiter, SLACK_LIMITS, type StandInLimits } from './rate-limits.js';
-import { SocketModeStandIn, type SocketModeOptions } from './socket-mode.js';
+import { SocketModeStandIn, STAND_IN_APP_TOKEN, type SocketModeOptions } from './socket-mode.js';
 import { Transcript, type MessageMetadata, type TranscriptMessage } from './transcript.js';
 import { checkMessage } from './validate-blocks.js';
 
@@ -29,7 +29,7 @@ export interface SlackStandInOptions {
   limits?: StandInLimits;
   now?: () => number;
   port?: number;
-  /** The app-level token apps.connections.open accepts (default xapp-1-stand-in). */
+  /** The app-level token apps.connections.open accepts (default STAND_IN_APP_TOKEN). */
   appToken?: string;
   /** Socket Mode timing (ack timeout, retries, pings); see socket-mode.ts. */
   socketMode?: Omit<SocketModeOptions, 'appToken' | 'team' | 'onCommandAnswer'>;
@@ -121,7 +121,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const socketMode = new SocketModeStandIn(
     {
       ...options.socketMode,
-      appToken: options.appToken ?? 'xapp-1-stand-in',
+      appToken: options.appToken ?? STAND_IN_APP_TOKEN,
       team: { teamId },
       // Slack shows a slash command's ack message to the person who typed it.
       onCommandAnswer: (command, answer) =>

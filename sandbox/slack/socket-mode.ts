@@ -34,6 +34,9 @@ import {
   type ViewSubmissionInput,
 } from './payloads.js';
 
+/** The app-level token the stand-in accepts unless told another. */
+export const STAND_IN_APP_TOKEN = 'xapp-1-stand-in';
+
 export type EnvelopeType = 'events_api' | 'slash_commands' | 'interactive';
 export type DisconnectReason = 'refresh_requested' | 'warning' | 'link_disabled';
 
