@@ -9,6 +9,7 @@
  *   SANDBOX_SECONDS  stop after this many seconds (default: run until Ctrl-C)
  *   SANDBOX_DIR      where the kubeconfig and config are written (default .sandbox)
  *   PORT             Glidepath's port (default 3000; 0 picks a free one)
+ *   SANDBOX_SLACK    http (default: signed requests to /slack/events) or socket (Socket Mode)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,7 +30,7 @@ import { ensureRedis } from './ensure-redis.js';
 import { FakeClock } from './kube/clock.js';
 import { startSampleWorld } from './kube/world.js';
 import { sampleWorldConfig } from './kube/world-config.js';
-import { SignedSender } from './slack/sender.js';
+import { sandboxSlackMode, slackModeEnv, slackSenderFor } from './slack/mode.js';
 import { startSlackStandIn } from './slack/server.js';
 import type { TranscriptMessage } from './slack/transcript.js';
 
@@ -51,6 +52,8 @@ function indent(text: string, prefix: string): string {
 }
 
 async function main(): Promise<void> {
+  // How Slack reaches Glidepath: signed HTTP requests, or Socket Mode (sandbox/slack/mode.ts).
+  const SLACK_MODE = sandboxSlackMode(process.env.SANDBOX_SLACK);
   const redis = await ensureRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const slack = await startSlackStandIn({ botToken: BOT_TOKEN, users: { [YOU]: { name: 'you', real_name: 'You (sandbox)' } }, usergroups: { S0SANDBOXSRE: [YOU] } });
   const dir = resolve(process.env.SANDBOX_DIR ?? '.sandbox');
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...slackModeEnv(SLACK_MODE),
   });
   const logger = createLogger(env.LOG_LEVEL);
   const metrics = createMetrics();
@@ -91,7 +95,7 @@ async function main(): Promise<void> {
 
   console.log(`Glidepath sandbox — clusters run ${SPEED}× faster than real time
   Glidepath      ${app.url}   (GET /v1/releases?pipeline=checkout with "Authorization: Bearer ${READ_TOKEN}")
-  Slack stand-in ${slack.url}
+  Slack stand-in ${slack.url}   (${SLACK_MODE === 'socket' ? 'Socket Mode: Glidepath holds a WebSocket to it; SANDBOX_SLACK=http for signed requests' : 'signed requests to /slack/events; SANDBOX_SLACK=socket for Socket Mode'})
   clusters       kubectl --kubeconfig ${kubeconfigPath} get rollouts -A   (contexts dev, prod)
   config         ${resolve(dir, 'config.yaml')}
 `);
@@ -106,14 +110,16 @@ async function main(): Promise<void> {
   world.releaseCheckout('1.29.0', releaseId);
   console.log(`→ CI announced ${releaseId}; the commit is on its way through Argo CD\n`);
 
-  const sender = new SignedSender({ url: `${app.url}/slack/events`, signingSecret: SIGNING_SECRET });
+  const sender = slackSenderFor(SLACK_MODE, { glidepathUrl: app.url, signingSecret: SIGNING_SECRET, slack });
   const shown = new Map<string, string>();
   const clicked = new Set<string>();
 
   const approve = async (channel: string, message: TranscriptMessage, value: ButtonValue): Promise<void> => {
     console.log(`→ you click Approve on ${value.c}/${value.ns}/${value.n} (step ${(value.s ?? 0) + 1})`);
     const answered = slack.transcript.responses.length + slack.transcript.ephemerals.length;
-    await sender.blockAction({ actionId: APPROVE_ACTION_ID, value: JSON.stringify(value), userId: YOU, channelId: channel, messageTs: message.ts, threadTs: message.threadTs, responseUrl: slack.responseUrl() });
+    await sender
+      .blockAction({ actionId: APPROVE_ACTION_ID, value: JSON.stringify(value), userId: YOU, channelId: channel, messageTs: message.ts, threadTs: message.threadTs, responseUrl: slack.responseUrl() })
+      .catch((err: unknown) => console.log(`  (the click did not reach Glidepath: ${err instanceof Error ? err.message : String(err)})`));
     // Should Glidepath refuse (say, the Rollout moved on), the sandbox resumes the Rollout the way
     // `kubectl argo rollouts promote` does, so the demo release still goes on.
     setTimeout(() => {

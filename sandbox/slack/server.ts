@@ -2,7 +2,8 @@
  * A Slack stand-in over real HTTP: the Web API methods Glidepath calls, the response_url
  * endpoints it hands out, Slack's limits (429 + Retry-After, invalid_blocks, msg_blocks_too_long)
  * and a transcript tests read. The real @slack/web-api and @slack/bolt talk to it through
- * `slackApiUrl`.
+ * `slackApiUrl`; Bolt's Socket Mode receiver also through apps.connections.open and the
+ * WebSocket it hands out (socket-mode.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { readBody } from '../../src/http/io.js';
 import { conversationsHistory, conversationsReplies } from './history.js';
 import { RateLimiter, SLACK_LIMITS, type StandInLimits } from './rate-limits.js';
+import { SocketModeStandIn, STAND_IN_APP_TOKEN, type SocketModeOptions } from './socket-mode.js';
 import { Transcript, type MessageMetadata, type TranscriptMessage } from './transcript.js';
 import { checkMessage } from './validate-blocks.js';
 
@@ -27,6 +29,10 @@ export interface SlackStandInOptions {
   limits?: StandInLimits;
   now?: () => number;
   port?: number;
+  /** The app-level token apps.connections.open accepts (default STAND_IN_APP_TOKEN). */
+  appToken?: string;
+  /** Socket Mode timing (ack timeout, retries, pings); see socket-mode.ts. */
+  socketMode?: Omit<SocketModeOptions, 'appToken' | 'team' | 'onCommandAnswer'>;
 }
 
 /**
@@ -65,6 +71,8 @@ export interface SlackStandIn {
   /** API calls refused by an outage, per method. */
   outageRefused: Map<string, number>;
   responseUrl(): string;
+  /** Socket Mode: sends events, slash commands and interactions over the app's WebSocket and awaits the acks. */
+  socketMode: SocketModeStandIn;
   close(): Promise<void>;
 }
 
@@ -110,6 +118,17 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const outageRefused = new Map<string, number>();
   let outageUntil = 0;
   let base = '';
+  const socketMode = new SocketModeStandIn(
+    {
+      ...options.socketMode,
+      appToken: options.appToken ?? STAND_IN_APP_TOKEN,
+      team: { teamId },
+      // Slack shows a slash command's ack message to the person who typed it.
+      onCommandAnswer: (command, answer) =>
+        transcript.ephemerals.push({ channel: command.channel_id ?? '', user: command.user_id ?? '', text: typeof answer.text === 'string' ? answer.text : '', blocks: Array.isArray(answer.blocks) ? answer.blocks : [] }),
+    },
+    () => base,
+  );
 
   const channelProblem = (channel: string | undefined): string | undefined => {
     if (!channel) return 'channel_not_found';
@@ -243,8 +262,13 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const handleApi = (method: string, params: Params, auth: string | undefined, res: ServerResponse) => {
     calls.set(method, (calls.get(method) ?? 0) + 1);
     const handler = methods[method];
-    if (!handler) return answer(res, { status: 404, body: { ok: false, error: 'unknown_method' } });
     const token = auth?.startsWith('Bearer ') ? auth.slice(7) : str(params.token);
+    // The one method called with the app-level token rather than the bot's.
+    if (method === 'apps.connections.open') {
+      const opened = socketMode.connectionsOpen(token);
+      return answer(res, { body: opened });
+    }
+    if (!handler) return answer(res, { status: 404, body: { ok: false, error: 'unknown_method' } });
     if (token !== botToken) return answer(res, { body: { ok: false, error: token ? 'invalid_auth' : 'not_authed' } });
     if (now() < outageUntil) {
       outageRefused.set(method, (outageRefused.get(method) ?? 0) + 1);
@@ -309,6 +333,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       res.writeHead(500).end(String(err));
     });
   });
+  server.on('upgrade', (req, socket, head: Buffer) => socketMode.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -333,10 +358,13 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       responseIds.add(id);
       return `${base}/respond/${id}`;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    socketMode,
+    close: async () => {
+      await socketMode.close();
+      await new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
-      }),
+      });
+    },
   };
 }

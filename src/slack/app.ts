@@ -64,6 +64,16 @@ export async function checkBotToken(client: WebClient, apiUrl: string | undefine
   return { teamId: result.team_id, botUserId: result.user_id, botId: result.bot_id ?? '', url: result.url ?? '' };
 }
 
+/** Socket Mode could not open its socket: say which token, where, and what Slack answered. */
+function appTokenRejected(err: unknown, apiUrl: string | undefined): SlackStartupError {
+  const code = (err as { data?: { error?: string } }).data?.error ?? (err as Error).message;
+  return new SlackStartupError(
+    'glidepath_slack_auth_failed',
+    `Slack refused to open a Socket Mode connection at ${apiUrl ?? 'https://slack.com/api/'} (apps.connections.open: ${code}). Check that SLACK_APP_TOKEN is the app-level token (xapp-…) with the connections:write scope, that Socket Mode is enabled for the app, and that SLACK_API_URL points at the right Slack.`,
+    { cause: err },
+  );
+}
+
 export async function createSlackApp(options: CreateSlackAppOptions): Promise<SlackApp> {
   const { env, logger } = options;
   const token = env.SLACK_BOT_TOKEN;
@@ -85,7 +95,10 @@ export async function createSlackApp(options: CreateSlackAppOptions): Promise<Sl
     receiver = new SocketModeReceiver({
       appToken: env.SLACK_APP_TOKEN as string,
       logger: boltLogger(log),
-      ...(env.SLACK_API_URL ? { clientOptions: { slackApiUrl: env.SLACK_API_URL } } : {}),
+      // The receiver hands only `installerOptions.clientOptions` to its Socket Mode client (a top-level
+      // `clientOptions` is silently dropped), and that client opens the socket with apps.connections.open
+      // at this URL. Only the URL: the client's own retry policy keeps reconnecting through outages.
+      ...(env.SLACK_API_URL ? { installerOptions: { clientOptions: { slackApiUrl: env.SLACK_API_URL } } } : {}),
     });
   } else {
     routed = new RoutedHttpReceiver({
@@ -135,7 +148,12 @@ export async function createSlackApp(options: CreateSlackAppOptions): Promise<Sl
     mode: socketMode ? 'socket' : 'http',
     ...(routed ? { handleSlackRequest: routed.handleSlackRequest } : {}),
     start: async () => {
-      await app.start();
+      try {
+        await app.start();
+      } catch (err) {
+        if (!socketMode) throw err;
+        throw appTokenRejected(err, env.SLACK_API_URL);
+      }
       log.info({ mode: socketMode ? 'socket' : 'http', team: identity.teamId, bot: identity.botUserId }, 'Slack app started');
     },
     stop: async () => {
