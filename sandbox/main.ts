@@ -9,6 +9,7 @@
  *   SANDBOX_SECONDS  stop after this many seconds (default: run until Ctrl-C)
  *   SANDBOX_DIR      where the kubeconfig and config are written (default .sandbox)
  *   PORT             Glidepath's port (default 3000; 0 picks a free one)
+ *   SANDBOX_WEB_PORT the browser page's port (default 3001; 0, or PORT=0, picks a free one)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ import { startSampleWorld } from './kube/world.js';
 import { sampleWorldConfig } from './kube/world-config.js';
 import { SignedSender } from './slack/sender.js';
 import { startSlackStandIn } from './slack/server.js';
+import { pipelineChannels, sandboxWebPort, startSandboxWeb } from './web/server.js';
 import type { TranscriptMessage } from './slack/transcript.js';
 
 const SPEED = Number(process.env.SANDBOX_SPEED ?? 20);
@@ -89,6 +91,11 @@ async function main(): Promise<void> {
     heartbeatEveryMs: 10 * 60_000,
   });
 
+  const sender = new SignedSender({ url: `${app.url}/slack/events`, signingSecret: SIGNING_SECRET });
+  // The browser page (sandbox/web): a local Slack where you watch the threads and act.
+  const web = await startSandboxWeb({ slack, sender, you: { id: YOU, name: 'you' }, channels: pipelineChannels(config.pipelines), port: sandboxWebPort(process.env) });
+  console.log(`Open ${web.url} — a local Slack: watch the release threads, click Approve, type /glidepath help\n`);
+
   console.log(`Glidepath sandbox — clusters run ${SPEED}× faster than real time
   Glidepath      ${app.url}   (GET /v1/releases?pipeline=checkout with "Authorization: Bearer ${READ_TOKEN}")
   Slack stand-in ${slack.url}
@@ -106,7 +113,6 @@ async function main(): Promise<void> {
   world.releaseCheckout('1.29.0', releaseId);
   console.log(`→ CI announced ${releaseId}; the commit is on its way through Argo CD\n`);
 
-  const sender = new SignedSender({ url: `${app.url}/slack/events`, signingSecret: SIGNING_SECRET });
   const shown = new Map<string, string>();
   const clicked = new Set<string>();
 
@@ -160,6 +166,7 @@ async function main(): Promise<void> {
     clearInterval(printer);
     clearInterval(ticker);
     show();
+    await web.close();
     await world.stop();
     await app.close();
     await slack.close();
