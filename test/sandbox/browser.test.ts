@@ -124,6 +124,38 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
     }
   }, 120_000);
 
+  it('draws Slack markup and never runs or loads what a message says', async () => {
+    const hostile = '&lt;img src=x onerror="window.owned=1"&gt; <img src=x onerror=window.owned=2> <javascript:window.owned=3|bad link>';
+    const text = `*bold* _italic_ ~gone~ \`code\` <https://example.com/a?b=1&amp;c=2|a link> <@${YOU}> <!date^1700000000^{date_num}|fallback> :tada: ${hostile}\n\`\`\`<b>not bold</b>\`\`\``;
+    const posted = await fetch(`${slack.apiUrl}chat.postMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8', authorization: `Bearer ${BOT_TOKEN}` },
+      // A channel of its own: Slack's one message a second per channel holds for the thread's.
+      body: JSON.stringify({ channel: 'C0MARKUP', text: 'markup', blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, { type: 'context', elements: [{ type: 'mrkdwn', text: '_context_ line' }] }] }),
+    });
+    const answer = await posted.text();
+    expect(JSON.parse(answer), answer).toMatchObject({ ok: true });
+    await page.goto(web.url);
+    await page.locator('[data-channel="C0MARKUP"]').click({ timeout: WAIT });
+    const message = page.locator('#messages .message', { hasText: 'a link' });
+    await message.waitFor({ timeout: WAIT });
+    expect(await message.locator('b').innerText()).toBe('bold');
+    expect(await message.locator('i').first().innerText()).toBe('italic');
+    expect(await message.locator('s').innerText()).toBe('gone');
+    expect(await message.locator('code').innerText()).toBe('code');
+    expect(await message.locator('a').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual([['a link', 'https://example.com/a?b=1&c=2']]);
+    expect(await message.locator('.mention').innerText()).toBe('@you');
+    expect(await message.locator('time.date').innerText()).toBe('2023-11-14');
+    expect(await message.locator('pre').innerText()).toBe('<b>not bold</b>');
+    expect(await message.locator('.block-context').innerText()).toBe('context line');
+    const shown = await message.innerText();
+    expect(shown).toContain('🎉');
+    expect(shown).toContain('<img src=x onerror="window.owned=1">');
+    expect(shown).toContain('<javascript:window.owned=3|bad link>');
+    expect(await message.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { owned?: number }).owned)).toBeUndefined();
+  }, 60_000);
+
   async function person(): Promise<void> {
     await page.goto(web.url);
     const thread = page.locator('#thread');
@@ -180,8 +212,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
     const rollout = store.get(store.registry.byKind('Rollout'), 'shop', 'checkout-staging') as { status?: { abort?: boolean } };
     expect(rollout.status?.abort).not.toBe(true);
     expect(await staging.getByRole('button', { name: 'Abort' }).count()).toBe(1);
-    // Only the status command was answered since: the cancelled confirmation and dialog sent nothing.
+    // No answer since: the cancelled confirmation and the cancelled dialog sent Glidepath nothing to act on.
     expect(slack.transcript.responses.length).toBe(answersBefore);
+
+    // The App Home: opening it sends app_home_opened; Glidepath publishes the active releases.
+    await page.locator('#home-link').click();
+    await page.locator('.home-view', { hasText: 'Active releases' }).waitFor({ timeout: WAIT });
+    expect(await page.locator('.home-view').innerText()).toContain(RELEASE);
   }
 });
 
