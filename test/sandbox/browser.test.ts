@@ -153,7 +153,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
     expect(shown).toContain('<img src=x onerror="window.owned=1">');
     expect(shown).toContain('<javascript:window.owned=3|bad link>');
     expect(await message.locator('img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { owned?: number }).owned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { owned?: number }).owned)).toBeUndefined();
   }, 60_000);
 
   async function person(): Promise<void> {
