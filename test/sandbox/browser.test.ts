@@ -73,6 +73,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
   }
 
   beforeAll(async () => {
+    rmSync(join(ARTIFACTS, 'failure.png'), { force: true });
     slack = await startSlackStandIn({ botToken: BOT_TOKEN, users: { [YOU]: { name: 'you', real_name: 'You (sandbox)' } }, usergroups: { S0SANDBOXSRE: [YOU] } });
     const kubeconfigPath = join(dir, 'kubeconfig');
     const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath, approversEverywhere: ['S0SANDBOXSRE'] }), 'sandbox-config.yaml');
@@ -153,6 +154,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
     expect(shown).toContain('<img src=x onerror="window.owned=1">');
     expect(shown).toContain('<javascript:window.owned=3|bad link>');
     expect(await message.locator('img').count()).toBe(0);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await message.screenshot({ path: join(ARTIFACTS, 'markup.png') });
     expect(await page.evaluate(() => (globalThis as { owned?: number }).owned)).toBeUndefined();
   }, 60_000);
 
