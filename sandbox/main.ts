@@ -9,7 +9,8 @@
  *   SANDBOX_SECONDS  stop after this many seconds (default: run until Ctrl-C)
  *   SANDBOX_DIR      where the kubeconfig and config are written (default .sandbox)
  *   PORT             Glidepath's port (default 3000; 0 picks a free one)
- *   SANDBOX_SLACK    http (default: signed requests to /slack/events) or socket (Socket Mode)
+ *   SANDBOX_SLACK    http (default: signed requests to /slack/events) or socket (Socket Mode) (the browser page needs http)
+ *   SANDBOX_WEB_PORT the browser page's port (default 3001; 0, or PORT=0, picks a free one)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -32,6 +33,8 @@ import { startSampleWorld } from './kube/world.js';
 import { sampleWorldConfig } from './kube/world-config.js';
 import { sandboxSlackMode, slackModeEnv, slackSenderFor } from './slack/mode.js';
 import { startSlackStandIn } from './slack/server.js';
+import { SignedSender } from './slack/sender.js';
+import { pipelineChannels, sandboxWebPort, startSandboxWeb } from './web/server.js';
 import type { TranscriptMessage } from './slack/transcript.js';
 
 const SPEED = Number(process.env.SANDBOX_SPEED ?? 20);
@@ -92,6 +95,12 @@ async function main(): Promise<void> {
     webhooks: { rolloutsUrl: `${app.url}/v1/facts/rollouts`, argocdUrl: `${app.url}/v1/facts/argocd`, tokens: TOKENS },
     heartbeatEveryMs: 10 * 60_000,
   });
+
+  // The page signs what a person does and posts it to /slack/events, as Slack does in HTTP mode.
+  const signed = new SignedSender({ url: `${app.url}/slack/events`, signingSecret: SIGNING_SECRET });
+  // The browser page (sandbox/web): a local Slack where you watch the threads and act.
+  const web = await startSandboxWeb({ slack, sender: signed, you: { id: YOU, name: 'you' }, channels: pipelineChannels(config.pipelines), port: sandboxWebPort(process.env) });
+  console.log(`Open ${web.url} — a local Slack: watch the release threads, click Approve, type /glidepath help\n`);
 
   console.log(`Glidepath sandbox — clusters run ${SPEED}× faster than real time
   Glidepath      ${app.url}   (GET /v1/releases?pipeline=checkout with "Authorization: Bearer ${READ_TOKEN}")
@@ -166,6 +175,7 @@ async function main(): Promise<void> {
     clearInterval(printer);
     clearInterval(ticker);
     show();
+    await web.close();
     await world.stop();
     await app.close();
     await slack.close();

@@ -296,6 +296,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       return answer(res, { status: 429, headers: { 'retry-after': String(wait) }, body: { ok: false, error: 'ratelimited' } });
     }
     const result = handler(params);
+    transcript.changed();
     // The call took effect; only its answer goes wrong.
     if (after?.kind === 'accepted-then-drop') return res.socket?.destroy();
     if (after?.kind === 'accepted-then-http') return answer(res, { status: after.status, body: { ok: false, error: 'internal_error' } });
@@ -325,6 +326,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
         const id = url.pathname.slice(9);
         if (!responseIds.has(id)) return answer(res, { status: 404, body: { ok: false, error: 'expired_url' } });
         transcript.responses.push({ id, body: JSON.parse(raw || '{}') as Record<string, unknown> });
+        transcript.changed();
         return answer(res, { body: {} });
       }
       if (req.method === 'GET' && url.pathname === '/_transcript') return answer(res, { body: transcript.toJSON() as Record<string, unknown> });

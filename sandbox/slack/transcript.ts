@@ -44,6 +44,18 @@ export class Transcript {
   readonly openedViews: unknown[] = [];
   readonly responses: ResponseUrlPost[] = [];
   private seq = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `listener` after every change the stand-in makes (the browser page's live updates). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Called by the stand-in after each call that may have changed the transcript. */
+  changed(): void {
+    for (const listener of this.listeners) listener();
+  }
 
   nextTs(now: number): string {
     this.seq += 1;
