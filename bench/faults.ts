@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' }, pino.destination(2));
   const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
   const store = new ReleaseStore(redis, keys, { finishedTtlMs: 3_600_000 });
-  const factQueue = new FactQueue(redis, prefix, ['hangar.io/release-id']);
+  const factQueue = new FactQueue(redis, keys, ['hangar.io/release-id']);
   const watchdog = new Watchdog(redis, prefix);
   const slackQueue = createSlackQueue(redis, prefix);
   const sink = new CountingSink(new SlackOutbox(slackQueue));
