@@ -34,14 +34,17 @@ import { LogThreadSink } from './releases/log-thread-sink.js';
 import type { ThreadEffect, ThreadEffectSink } from './releases/ports.js';
 import type { ReleaseRecord } from './releases/record.js';
 import { registerReadRoutes } from './releases/read-api.js';
-import { FactReducer, startReducerWorker } from './releases/reducer-worker.js';
+import { FactReducer } from './releases/reducer-worker.js';
 import { ReleaseStore } from './releases/store.js';
 import { TargetIndex } from './releases/target-index.js';
 import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
+import { PartitionWorkers } from './releases/partition-workers.js';
+import { ensureKeyLayout } from './store/layout.js';
 import type { RetryPolicy } from './slack/writer/retry.js';
 import type { WriterBudgets } from './slack/writer/writer.js';
 import { createKeys, type Keys } from './store/keys.js';
 import { closeRedis, openRedis, type RedisConnections } from './wiring/redis.js';
+import { redisTargetFromEnv } from './wiring/redis-target.js';
 import { buildSlackPart, type CommandSeams, type SlackPart } from './wiring/slack.js';
 
 export interface GlidepathOptions {
@@ -86,6 +89,8 @@ export interface Glidepath {
   facts: FactQueue;
   watchdog: Watchdog;
   reducer?: FactReducer;
+  /** The fact partitions this replica works (worker role). */
+  partitions?: PartitionWorkers;
   /** Facts from the clusters themselves (ingest role, clusters with `facts: watch | both`). */
   watchSource?: WatchSource;
   threads: ThreadEffectSink;
@@ -109,8 +114,14 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const roles: ReadonlySet<Role> = new Set(options.roles ?? env.GLIDEPATH_ROLE);
   const logger = options.logger ?? createLogger(env.LOG_LEVEL);
   const metrics = options.metrics ?? createMetrics();
-  const keys = createKeys(env.REDIS_PREFIX);
-  const redis = await openRedis(env.REDIS_URL, options.tuning?.redisReadyTimeoutMs);
+  const keys = createKeys(env.REDIS_PREFIX, { partitions: env.FACT_PARTITIONS });
+  const redis = await openRedis(redisTargetFromEnv(env), options.tuning?.redisReadyTimeoutMs);
+  try {
+    await ensureKeyLayout(redis.requests, keys);
+  } catch (err) {
+    await closeRedis(redis, false);
+    throw err;
+  }
   const { requests } = redis;
   const work = redis.workers;
   const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
@@ -118,16 +129,16 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
-  const ingestFacts = new FactQueue(requests, env.REDIS_PREFIX, releaseIdAnnotations);
+  const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config);
   const readStore = new ReleaseStore(requests, keys, { finishedTtlMs });
   // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
-  const workFacts = new FactQueue(work, env.REDIS_PREFIX, releaseIdAnnotations);
-  const store = new ReleaseStore(work, keys, { finishedTtlMs, unfinishedTtlMs, cacheSize: 1_000 });
+  const workFacts = new FactQueue(work, keys, releaseIdAnnotations, config);
+  const store = new ReleaseStore(work, keys, { finishedTtlMs, unfinishedTtlMs, cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
   // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
   const seams = options.commands === false ? undefined : options.commands;
   let clients = seams?.clusters;
   const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters));
-  const watchdog = new Watchdog(work, env.REDIS_PREFIX);
+  const watchdog = new Watchdog(work, keys.queuePrefix('watchdog'));
 
   let slack: SlackPart | undefined;
   try {
@@ -169,14 +180,25 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
 
   const workers: Worker[] = [];
   let reducer: FactReducer | undefined;
+  let partitions: PartitionWorkers | undefined;
   if (roles.has('worker')) {
     const targets = new TargetIndex(work, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000, retainMs: longestReleaseTtlMs(config), ...(options.tuning?.targetCacheMs !== undefined ? { cacheMs: options.tuning.targetCacheMs } : {}) });
-    reducer = new FactReducer({ config, store, targets, facts: workFacts, watchdog, threads, metrics, logger });
-    workers.push(startReducerWorker(reducer, { connection: work, prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY, logger, lockDurationMs: env.JOB_LOCK_MS }));
+    reducer = new FactReducer({ config, store, targets, facts: workFacts, watchdog, threads, metrics, logger, partitions: keys.partitions });
+    // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
+    partitions = await PartitionWorkers.start({
+      connection: work,
+      keys,
+      reducer,
+      concurrency: env.REDUCER_CONCURRENCY,
+      logger,
+      leaseMs: env.PARTITION_LEASE_MS,
+      lockDurationMs: env.JOB_LOCK_MS,
+      onHeldChange: (held) => metrics.partitionsHeld.set(held.length),
+    });
     workers.push(
       startWatchdogWorker({
         connection: work,
-        prefix: env.REDIS_PREFIX,
+        prefix: keys.queuePrefix('watchdog'),
         releases: store,
         watchdog,
         facts: workFacts,
@@ -207,7 +229,27 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requests, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)) });
     if (slack?.app?.handleSlackRequest) mounts['/slack/events'] = slack.app.handleSlackRequest;
   }
-  registerOpsRoutes(router, { redis: requests, workers: () => workers, queues: [ingestFacts.queue, watchdog.queue], metrics, metricsToken: env.METRICS_TOKEN, stopping: () => stopping });
+  const allWorkers = (): Worker[] => [...(partitions?.workers() ?? []), ...workers];
+  registerOpsRoutes(router, {
+    redis: requests,
+    workers: allWorkers,
+    queues: [...ingestFacts.queues, watchdog.queue],
+    metrics,
+    metricsToken: env.METRICS_TOKEN,
+    stopping: () => stopping,
+    writeProbes: () => {
+      // The queues this process writes: ingest any partition's, a worker its own partitions', the watchdog's and the Slack outbox.
+      const prefixes = new Set<string>();
+      if (roles.has('ingest')) for (let p = 0; p < keys.partitions; p++) prefixes.add(keys.factQueuePrefix(p));
+      if (roles.has('worker')) {
+        for (const p of partitions?.status().held ?? []) prefixes.add(keys.factQueuePrefix(p));
+        prefixes.add(keys.queuePrefix('watchdog'));
+      }
+      if ((roles.has('worker') && slack) || roles.has('writer')) prefixes.add(keys.queuePrefix('slack'));
+      return [...prefixes].map((prefix) => keys.writeProbe(prefix));
+    },
+    ...(partitions ? { partitions } : {}),
+  });
   const server = createHttpServer(router, logger, mounts, httpLimitsFromEnv(env));
   // The watch source feeds the same queue as the webhooks; a Redis lease per cluster keeps it to one replica.
   const watchSource =
@@ -228,8 +270,9 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     await slack?.stopRequests();
     // Hand the watch leases over at once, so another replica goes on without waiting out the TTL.
     await watchSource?.close();
-    // Workers finish the jobs they hold (BullMQ's close waits for them), then nothing is taken.
-    await Promise.all(workers.map((w) => w.close()));
+    // Workers finish the jobs they hold (BullMQ's close waits for them), then nothing is taken;
+    // the partition leases go back at once, so another replica goes on without waiting out the TTL.
+    await Promise.all([partitions?.close(), ...workers.map((w) => w.close())]);
     await slack?.stopWork();
     await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close()]);
     await closeRedis(redis);
@@ -263,12 +306,15 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     facts: workFacts,
     watchdog,
     ...(reducer ? { reducer } : {}),
+    ...(partitions ? { partitions } : {}),
     ...(watchSource ? { watchSource } : {}),
     threads,
     ...(slack ? { slack } : {}),
     metrics,
     audit: new AuditLog(work, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)),
-    workers,
+    get workers() {
+      return allWorkers();
+    },
     redis,
     close(closeOptions = {}) {
       closing ??= shutdown(closeOptions.drainMs ?? 0);

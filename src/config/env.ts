@@ -90,14 +90,64 @@ const redisUrl = z
     message: 'must be a Redis URL such as redis://host:6379 (or rediss:// for TLS, redis://:password@host:6379/0)',
   });
 
+/** `host:port,host:port` (Redis Cluster seed nodes, Sentinels). */
+const hostPorts = (name: string) =>
+  optionalString.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const out: { host: string; port: number }[] = [];
+    for (const item of value.split(',').map((v) => v.trim()).filter(Boolean)) {
+      const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$/.exec(item);
+      const port = Number(m?.[2]);
+      if (!m || port < 1 || port > 65535) {
+        ctx.addIssue({ code: 'custom', message: `${name}: "${item.slice(0, 40)}" is not host:port (e.g. redis-0.redis:6379,redis-1.redis:6379)` });
+        continue;
+      }
+      out.push({ host: (m[1] as string).replace(/^\[|\]$/g, ''), port });
+    }
+    if (out.length === 0) ctx.addIssue({ code: 'custom', message: `${name}: name at least one host:port` });
+    return out;
+  });
+
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
-  /** Prefix of every Redis key; the braces make it a Redis Cluster hash tag. */
+  /**
+   * Namespace of every Redis key. Plain (`glidepath`): keys are tagged per pipeline and per fact
+   * partition, so the work spreads over a Redis Cluster's shards. In braces (`{glidepath}`): every
+   * key in that one slot (the layout before partitions).
+   */
   REDIS_PREFIX: z
     .string()
-    .regex(/^\{[A-Za-z0-9_.-]+\}$/, 'must be a hash tag such as {glidepath}')
-    .default('{glidepath}'),
+    .regex(/^([A-Za-z0-9_.-]+|\{[A-Za-z0-9_.-]+\})$/, 'must be a plain namespace such as glidepath (letters, digits, _ . -), or one in braces such as {glidepath} to keep every key in one slot')
+    .default('glidepath'),
+  /** Redis Cluster seed nodes (`host:port,…`); set, Glidepath talks to the cluster and REDIS_URL only lends its user, password and TLS. */
+  REDIS_CLUSTER_NODES: hostPorts('REDIS_CLUSTER_NODES'),
+  /** Sentinels (`host:port,…`) watching the master named REDIS_SENTINEL_MASTER; set, REDIS_URL's host is ignored. */
+  REDIS_SENTINELS: hostPorts('REDIS_SENTINELS'),
+  REDIS_SENTINEL_MASTER: optionalString,
+  REDIS_SENTINEL_PASSWORD: optionalString,
+  /** ACL user and password; override those in REDIS_URL (a password is easier to keep in a Secret on its own). */
+  REDIS_USERNAME: optionalString,
+  REDIS_PASSWORD: optionalString,
+  /** TLS without rediss:// (cluster nodes, Sentinel-announced masters); rediss:// turns it on too. */
+  REDIS_TLS: flag,
+  /** PEM files: the CA that signed the server's certificate, and a client certificate and key for mutual TLS. */
+  REDIS_TLS_CA_FILE: optionalString,
+  REDIS_TLS_CERT_FILE: optionalString,
+  REDIS_TLS_KEY_FILE: optionalString,
+  /**
+   * Fact partitions: facts of one pipeline always go to the same partition, and each worker
+   * replica works only the partitions it holds a lease on, so one release is reduced by one
+   * process at a time. Stored in Redis with the key layout: changing it needs drained queues.
+   */
+  FACT_PARTITIONS: z.coerce.number().int().min(1).max(256).default(1),
+  /** A worker replica that stops renewing its partition leases loses them after this long. */
+  PARTITION_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   GLIDEPATH_CONFIG: optionalString,
   GLIDEPATH_ROLE: roles,
   /** On SIGTERM, how long /readyz fails before the process stops accepting requests (load balancers take it out meanwhile). */
@@ -153,6 +203,15 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
       'environment',
       shared.map((t) => `CI_TOKENS: the token of pipeline(s) ${result.data.CI_TOKENS.get(t)?.join(', ')} is also the ingest token of cluster "${result.data.INGEST_TOKENS.get(t)}"; give CI a token of its own`),
     );
+  }
+  if (result.data.REDIS_SENTINELS && !result.data.REDIS_SENTINEL_MASTER) {
+    throw new ConfigError('environment', ['REDIS_SENTINEL_MASTER: name the master the Sentinels watch (REDIS_SENTINELS is set)']);
+  }
+  if (result.data.REDIS_SENTINELS && result.data.REDIS_CLUSTER_NODES) {
+    throw new ConfigError('environment', ['REDIS_CLUSTER_NODES and REDIS_SENTINELS: set one of them (a Redis Cluster or a Sentinel-managed master)']);
+  }
+  if (Boolean(result.data.REDIS_TLS_CERT_FILE) !== Boolean(result.data.REDIS_TLS_KEY_FILE)) {
+    throw new ConfigError('environment', ['REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE: a client certificate needs its key (set both or neither)']);
   }
   return result.data;
 }

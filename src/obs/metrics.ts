@@ -15,6 +15,8 @@ export interface Metrics {
   watchRestarts: Counter<'cluster' | 'kind' | 'relist'>;
   watchLag: Histogram<'cluster' | 'kind'>;
   watchLeaseHeld: Gauge<'cluster'>;
+  casConflicts: Counter;
+  partitionsHeld: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -34,5 +36,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     watchRestarts: new Counter({ name: 'glidepath_watch_restarts_total', help: 'Watches that ended and resumed (relist=true: the version was gone, 410)', labelNames: ['cluster', 'kind', 'relist'], registers: [registry] }),
     watchLag: new Histogram({ name: 'glidepath_watch_lag_seconds', help: 'From a watched object arriving to its fact being in the queue', labelNames: ['cluster', 'kind'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5], registers: [registry] }),
     watchLeaseHeld: new Gauge({ name: 'glidepath_watch_lease_held', help: '1 while this replica holds the watch lease of a cluster', labelNames: ['cluster'], registers: [registry] }),
+    casConflicts: new Counter({ name: 'glidepath_release_cas_conflicts_total', help: 'Release saves that lost a compare-and-set to another writer and were reduced again', registers: [registry] }),
+    partitionsHeld: new Gauge({ name: 'glidepath_fact_partitions_held', help: 'Fact partitions this replica holds a lease on and works', registers: [registry] }),
   };
 }

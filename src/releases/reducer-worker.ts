@@ -9,7 +9,8 @@ import type { Redis } from 'ioredis';
 import { stallAfterMs, type ConfigFile, type PipelineConfig, type StageConfig } from '../config/file.js';
 import type { Fact } from '../facts/fact.js';
 import { targetKey } from '../facts/fact.js';
-import { FACTS_QUEUE, type FactQueue } from '../facts/fact-queue.js';
+import { FACTS_QUEUE, FORWARDED_JOB, type FactJobData, type FactQueue, type ForwardedFact } from '../facts/fact-queue.js';
+import { partitionOfPipeline } from '../facts/partitions.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { ReduceContext } from './context.js';
@@ -31,6 +32,14 @@ export interface FactReducerDeps {
   threads: ThreadEffectSink;
   metrics: Metrics;
   logger: Logger;
+  /** Fact partitions (FACT_PARTITIONS); a route of a pipeline in another partition is forwarded there. */
+  partitions?: number;
+}
+
+/** Where a fact job came from: its partition, and for a forwarded fact the one pipeline it is for. */
+export interface FactOrigin {
+  partition: number;
+  pipeline?: string;
 }
 
 /** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
@@ -180,17 +189,36 @@ export class FactReducer {
     return resolveRoutes(this.deps.config, fact, managed);
   }
 
-  async process(fact: Fact): Promise<FactResult> {
+  async process(fact: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {
     const started = performance.now();
-    const routes = await this.routes(fact);
+    let routes = await this.routes(fact);
+    if (origin.pipeline !== undefined) routes = routes.filter((r) => r.pipeline.name === origin.pipeline);
     if (routes.length === 0) {
-      this.deps.metrics.factsUnmatched.inc({ source: fact.source });
+      if (origin.pipeline === undefined) this.deps.metrics.factsUnmatched.inc({ source: fact.source });
       return { routes: 0, outcomes: [] };
     }
+    routes = await this.forwardForeign(fact, routes, origin.partition);
     const outcomes: ReduceOutcome[] = [];
     for (const route of routes) outcomes.push(await this.processRoute(fact, route));
     this.deps.metrics.reducerSeconds.observe({ kind: fact.kind }, (performance.now() - started) / 1000);
     return { routes: routes.length, outcomes };
+  }
+
+  /**
+   * Routes of pipelines another partition owns go there (one job per pipeline, deduplicated by
+   * id), so every release is reduced only by the replica holding its pipeline's partition.
+   */
+  private async forwardForeign(fact: Fact, routes: ResolvedRoute[], partition: number): Promise<ResolvedRoute[]> {
+    const k = this.deps.partitions ?? 1;
+    if (k <= 1) return routes;
+    const local: ResolvedRoute[] = [];
+    const foreign = new Set<string>();
+    for (const route of routes) {
+      if (partitionOfPipeline(route.pipeline.name, k) === partition) local.push(route);
+      else foreign.add(route.pipeline.name);
+    }
+    for (const pipeline of foreign) await this.deps.facts.forward(fact, pipeline);
+    return local;
   }
 
   private readonly lanes = new ReleaseLanes<RoutedFact, ReduceOutcome>((_key, items) => this.reduceBatch(items));
@@ -263,9 +291,17 @@ export class FactReducer {
 
 export function startReducerWorker(
   reducer: FactReducer,
-  options: { connection: Redis; prefix: string; concurrency: number; logger: Logger; lockDurationMs?: number },
-): Worker<Fact> {
-  const worker = new Worker<Fact>(FACTS_QUEUE, async (job: Job<Fact>) => reducer.process(job.data), {
+  options: { connection: Redis; prefix: string; concurrency: number; logger: Logger; lockDurationMs?: number; partition?: number },
+): Worker<FactJobData> {
+  const partition = options.partition ?? 0;
+  const processJob = (job: Job<FactJobData>) => {
+    if (job.name === FORWARDED_JOB) {
+      const { fact, pipeline } = job.data as ForwardedFact;
+      return reducer.process(fact, { partition, pipeline });
+    }
+    return reducer.process(job.data as Fact, { partition });
+  };
+  const worker = new Worker<FactJobData>(FACTS_QUEUE, processJob, {
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency,
@@ -274,7 +310,7 @@ export function startReducerWorker(
     // A fact whose worker died twice is still retried: the reducer is idempotent.
     maxStalledCount: 3,
   });
-  worker.on('failed', (job, err) => options.logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'fact failed; BullMQ retries it'));
+  worker.on('failed', (job, err) => options.logger.warn({ partition, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'fact failed; BullMQ retries it'));
   worker.on('error', (err) => options.logger.error({ err }, 'reducer worker error'));
   return worker;
 }

@@ -11,19 +11,20 @@ import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseRecord } from './re
 import { decodeRecord, diffFields, encodeRecord } from './record-codec.js';
 
 /*
- * KEYS[1] release hash, KEYS[2] release index (zset)
+ * KEYS[1] release hash, KEYS[2] release index (zset), KEYS[3] open-release index (zset: the
+ * unfinished ones, so listing them never reads finished records)
  * ARGV[1] expected version ("0" when the record must not exist yet), ARGV[2] new version,
  * ARGV[3] outbox JSON ("" for none), ARGV[4] TTL ms of the record, ARGV[5] index score,
  * ARGV[6] index member, ARGV[7] index entries scored below this are dropped (their records have
- * expired), ARGV[8] TTL ms of the index, ARGV[9] n = number of fields to set, then n field/value
- * pairs, then the fields to delete.
+ * expired), ARGV[8] TTL ms of the index, ARGV[9] "1" when the record is finished,
+ * ARGV[10] n = number of fields to set, then n field/value pairs, then the fields to delete.
  * Returns 1 when saved, 0 when the version moved on (nothing is written then).
  */
 const SAVE_SCRIPT = `
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
-local n = tonumber(ARGV[9])
-local i = 10
+local n = tonumber(ARGV[10])
+local i = 11
 for _ = 1, n do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   i = i + 2
@@ -38,6 +39,13 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[8])
+if ARGV[9] == '1' then
+  redis.call('ZREM', KEYS[3], ARGV[6])
+else
+  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[7])
+  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+end
 return 1
 `;
 
@@ -88,6 +96,8 @@ export interface ReleaseStoreOptions {
    * record is read again. 0 turns it off.
    */
   cacheSize?: number;
+  /** Called on each compare-and-set that lost (another writer saved the release in between). */
+  onConflict?: (pipeline: string) => void;
 }
 
 type RedisWithScripts = Redis & {
@@ -100,6 +110,8 @@ export class ReleaseStore implements ReleaseReader {
   private readonly cache = new Map<string, Snapshot>();
   private readonly unfinishedTtlMs: number;
   private readonly longestTtlMs: number;
+  /** Compare-and-set attempts that lost to another writer, since start. */
+  conflicts = 0;
 
   constructor(
     redis: Redis,
@@ -107,7 +119,7 @@ export class ReleaseStore implements ReleaseReader {
     private readonly options: ReleaseStoreOptions,
   ) {
     if (!('glidepathSave' in redis)) {
-      redis.defineCommand('glidepathSave', { numberOfKeys: 2, lua: SAVE_SCRIPT });
+      redis.defineCommand('glidepathSave', { numberOfKeys: 3, lua: SAVE_SCRIPT });
       redis.defineCommand('glidepathClearOutbox', { numberOfKeys: 1, lua: CLEAR_OUTBOX_SCRIPT });
     }
     this.redis = redis as RedisWithScripts;
@@ -132,31 +144,38 @@ export class ReleaseStore implements ReleaseReader {
     return (await this.load(pipeline, releaseId))?.record;
   }
 
+  /**
+   * The newest releases of a pipeline, paged from its index. Without `includeFinished` it pages
+   * the index of open releases only, so the cost does not grow with the finished history.
+   */
   async list(pipeline: string, options: { includeFinished?: boolean; limit?: number } = {}): Promise<ReleaseRecord[]> {
     const limit = options.limit ?? 50;
-    const indexKey = this.keys.releaseIndex(pipeline);
+    const indexKey = options.includeFinished ? this.keys.releaseIndex(pipeline) : this.keys.openReleaseIndex(pipeline);
     const out: ReleaseRecord[] = [];
     let start = 0;
-    const page = Math.max(limit, 50);
     while (out.length < limit) {
+      const page = limit - out.length;
       const ids = await this.redis.zrevrange(indexKey, start, start + page - 1);
       if (ids.length === 0) break;
       start += ids.length;
       const pipe = this.redis.pipeline();
       for (const id of ids) pipe.hgetall(this.keys.release(pipeline, id));
       const rows = (await pipe.exec()) ?? [];
-      const expired: string[] = [];
+      const gone: string[] = [];
       rows.forEach(([err, value], i) => {
         const snapshot = err ? undefined : ReleaseStore.fromHash((value ?? {}) as Record<string, string>);
-        if (!snapshot) {
-          expired.push(ids[i] as string);
+        const finished = snapshot !== undefined && FINISHED_RELEASE_STATUSES.includes(snapshot.record.status);
+        if (!snapshot || (finished && !options.includeFinished)) {
+          gone.push(ids[i] as string);
           return;
         }
-        const record = snapshot.record;
-        if (options.includeFinished || !FINISHED_RELEASE_STATUSES.includes(record.status)) out.push(record);
+        out.push(snapshot.record);
       });
-      // Finished records expire on their own; their index entries are dropped when noticed.
-      if (expired.length > 0) await this.redis.zrem(indexKey, ...expired);
+      // Expired records (and, in the open index, finished ones) are dropped from the index when noticed.
+      if (gone.length > 0) {
+        await this.redis.zrem(indexKey, ...gone);
+        start -= gone.length;
+      }
     }
     return out.slice(0, limit);
   }
@@ -206,6 +225,7 @@ export class ReleaseStore implements ReleaseReader {
       const saved = await this.redis.glidepathSave(
         this.keys.release(pipeline, releaseId),
         this.keys.releaseIndex(pipeline),
+        this.keys.openReleaseIndex(pipeline),
         String(expected),
         String(record.version),
         outbox.length > 0 ? JSON.stringify(outbox) : '',
@@ -215,6 +235,7 @@ export class ReleaseStore implements ReleaseReader {
         // No record outlives the longest TTL after its last write, so older index entries name expired records.
         String(record.updatedAt - this.longestTtlMs),
         String(Math.round(this.longestTtlMs)),
+        finished ? '1' : '0',
         String(set.length),
         ...set.flat(),
         ...del,
@@ -223,6 +244,8 @@ export class ReleaseStore implements ReleaseReader {
         this.remember(pipeline, releaseId, { record, outbox, fields });
         return { result: outcome.result, saved: { record, outbox } };
       }
+      this.conflicts++;
+      this.options.onConflict?.(pipeline);
     }
     throw new ConcurrentUpdateError(pipeline, releaseId, maxAttempts);
   }

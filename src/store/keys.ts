@@ -1,8 +1,25 @@
 /**
- * Every Redis key Glidepath uses is built here. All keys share one hash tag (the prefix, e.g.
- * `{glidepath}`), so multi-key scripts and BullMQ work unchanged on Redis Cluster.
+ * Every Redis key Glidepath uses is built here, under one namespace (REDIS_PREFIX), in one of
+ * two layouts:
+ *
+ * - sharded (a plain namespace such as `glidepath`): keys carry Redis Cluster hash tags of
+ *   their own, so the work spreads over the shards. Every key of one pipeline is tagged with
+ *   the pipeline (`glidepath:release:{checkout}:r-1`: the record, its index, target index, Slack
+ *   thread state, all in one slot, so the scripts and MULTIs touching several of them stay
+ *   legal), each fact partition's BullMQ queue with a tag of its own chosen to spread the
+ *   partitions over the slot space (`glidepath:{p3.1}:facts:wait`), the audit stream and its
+ *   counters with `{audit}`.
+ * - one slot (a namespace that is itself a hash tag, `{glidepath}`): the tag is the namespace,
+ *   so every key is in one slot. The layout of Glidepath before partitions (keys unchanged).
  */
 import { isWellFormed } from '../model/unicode.js';
+import { SLOTS, keySlot } from './slot.js';
+
+/**
+ * Version of the key layout; stored in Redis with the partition count (see layout.ts), and a
+ * process refuses to start against another one. Bump it with any change to the keys below.
+ */
+export const KEY_LAYOUT_VERSION = 2;
 
 /**
  * Release ids and pipeline names can hold `:` or spaces; keys stay unambiguous. Total for any
@@ -20,7 +37,28 @@ export function keyPart(value: string): string {
 const part = keyPart;
 
 export interface Keys {
+  /** The namespace every key starts with (REDIS_PREFIX). */
   readonly prefix: string;
+  /** Whether keys carry hash tags of their own (a plain namespace) or share the namespace's one slot. */
+  readonly sharded: boolean;
+  /** Number of fact partitions (FACT_PARTITIONS). */
+  readonly partitions: number;
+  /** BullMQ prefix of the facts queue of one partition (all its keys in one slot). */
+  factQueuePrefix(partition: number): string;
+  /** BullMQ prefix of the watchdog and Slack queues. */
+  queuePrefix(queue: 'watchdog' | 'slack'): string;
+  /** String with a short TTL in the slot of a queue (its BullMQ prefix): /readyz writes it to prove the queue's shard takes writes. */
+  writeProbe(queuePrefix: string): string;
+  /** String (JSON): the key layout version and partition count the data under this namespace was written with. */
+  layout(): string;
+  /** Sorted set: reducer replicas alive, scored by their last heartbeat (ms). */
+  reducerReplicas(): string;
+  /** String with a TTL: the replica that works one fact partition. */
+  partitionLease(partition: number): string;
+  /** Sorted set of the release ids of a pipeline that are not finished, scored like releaseIndex. */
+  openReleaseIndex(pipeline: string): string;
+  /** String with a TTL: digest of the Slack channels last found usable (conversations.info once per deployment). */
+  slackChannelsChecked(): string;
   /** Hash: `v` (version), `data` (record JSON), `outbox` (undispatched effects JSON). */
   release(pipeline: string, releaseId: string): string;
   /** Sorted set of release ids of a pipeline, scored by last update time (ms). */
@@ -61,25 +99,63 @@ export interface Keys {
   auditDeniedCount(slackUserId: string): string;
 }
 
-export function createKeys(prefix: string): Keys {
+/** A namespace in braces is itself a hash tag: the one-slot layout. */
+export function isOneSlotNamespace(namespace: string): boolean {
+  return /^\{[^{}]+\}$/.test(namespace);
+}
+
+/**
+ * The hash tag of partition `p` of `k`: the first of `p<p>.0`, `p<p>.1`, … whose slot lies in
+ * the p-th k-th of the slot space. Redis Cluster gives each master a contiguous share of the
+ * slots, so k partitions land on the shards in proportion to the slots each one holds,
+ * instead of wherever k random hashes happen to fall (6 random tags over 3 shards are often 4-1-1).
+ */
+export function partitionTag(p: number, k: number): string {
+  for (let n = 0; ; n++) {
+    const tag = `p${p}.${n}`;
+    if (Math.floor((keySlot(tag) * k) / SLOTS) === p) return tag;
+  }
+}
+
+export function createKeys(prefix: string, options: { partitions?: number } = {}): Keys {
+  const sharded = !isOneSlotNamespace(prefix);
+  const partitions = options.partitions ?? 1;
+  /** The pipeline part of a key: tagged in the sharded layout, so a pipeline's keys share one slot. */
+  const pl = (pipeline: string) => (sharded ? `{${part(pipeline)}}` : part(pipeline));
+  const tags = Array.from({ length: partitions }, (_, p) => partitionTag(p, partitions));
   return {
     prefix,
-    release: (pipeline, releaseId) => `${prefix}:release:${part(pipeline)}:${part(releaseId)}`,
-    releaseIndex: (pipeline) => `${prefix}:releases:${part(pipeline)}`,
-    targetReleases: (pipeline) => `${prefix}:target-releases:${part(pipeline)}`,
+    sharded,
+    partitions,
+    factQueuePrefix: (p) => {
+      if (!Number.isInteger(p) || p < 0 || p >= partitions) throw new RangeError(`fact partition ${p} is not one of 0..${partitions - 1}`);
+      if (sharded) return `${prefix}:{${tags[p] as string}}`;
+      return partitions === 1 ? prefix : `${prefix}:p${p}`;
+    },
+    queuePrefix: (queue) => (sharded ? `${prefix}:{${queue}}` : prefix),
+    writeProbe: (queuePrefix) => `${queuePrefix}:write-probe`,
+    layout: () => `${prefix}:layout`,
+    reducerReplicas: () => `${prefix}:reducer-replicas`,
+    partitionLease: (p) => `${prefix}:partition-lease:${p}`,
+    release: (pipeline, releaseId) => `${prefix}:release:${pl(pipeline)}:${part(releaseId)}`,
+    releaseIndex: (pipeline) => `${prefix}:releases:${pl(pipeline)}`,
+    openReleaseIndex: (pipeline) => `${prefix}:open-releases:${pl(pipeline)}`,
+    targetReleases: (pipeline) => `${prefix}:target-releases:${pl(pipeline)}`,
     applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
-    audit: () => `${prefix}:audit`,
-    slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${part(pipeline)}:${part(releaseId)}`,
-    slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${part(pipeline)}:${part(releaseId)}`,
-    slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${part(pipeline)}:${part(releaseId)}`,
-    slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
+    // The audit stream and its per-person counters are written by one script: one slot.
+    audit: () => (sharded ? `${prefix}:{audit}` : `${prefix}:audit`),
+    slackThread: (pipeline, releaseId) => `${prefix}:slack-thread:${pl(pipeline)}:${part(releaseId)}`,
+    slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${pl(pipeline)}:${part(releaseId)}`,
+    slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${pl(pipeline)}:${part(releaseId)}`,
+    slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${pl(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
     slackSeenRequest: (signature) => `${prefix}:slack-seen-request:${part(signature)}`,
-    slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${part(pipeline)}:${part(releaseId)}:${part(effectId)}`,
+    slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${pl(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     slackRetrying: () => `${prefix}:slack-retrying`,
+    slackChannelsChecked: () => `${prefix}:slack-channels-checked`,
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
-    announcement: (pipeline, releaseId) => `${prefix}:announcement:${part(pipeline)}:${part(releaseId)}`,
-    auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${part(slackUserId)}`,
+    announcement: (pipeline, releaseId) => `${prefix}:announcement:${pl(pipeline)}:${part(releaseId)}`,
+    auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${sharded ? '{audit}:' : ''}${part(slackUserId)}`,
   };
 }

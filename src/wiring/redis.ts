@@ -15,26 +15,17 @@
  * So a process holds at most 2 + (its Workers) connections, whatever its roles.
  */
 import type { Redis } from 'ioredis';
-import { connectRedis } from '../store/redis.js';
+import { connectTarget, redisTargetFromEnv, type RedisTarget } from './redis-target.js';
+
+export { redactRedisUrl } from './redis-target.js';
 
 export interface RedisConnections {
   requests: Redis;
   workers: Redis;
 }
 
-/** The URL as it may be shown in a log or an error: the password replaced by `***`. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable REDIS_URL)';
-  }
-}
-
 /** Resolves when the connection is ready; otherwise fails naming the URL (password hidden) and the last error. */
-async function waitReady(redis: Redis, url: string, what: string, timeoutMs: number): Promise<void> {
+async function waitReady(redis: Redis, where: string, what: string, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return;
   let lastError: Error | undefined;
   const onError = (err: Error) => {
@@ -45,7 +36,7 @@ async function waitReady(redis: Redis, url: string, what: string, timeoutMs: num
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         const cause = lastError ? (lastError.message || lastError.name) : `no answer in ${timeoutMs / 1000} s`;
-        reject(new Error(`Redis at ${redactRedisUrl(url)} (${what} connection) is not reachable: ${cause}. Check REDIS_URL and that Redis is running.`, { cause: lastError }));
+        reject(new Error(`${where} (${what} connection) is not reachable: ${cause}. Check REDIS_URL (or REDIS_CLUSTER_NODES, REDIS_SENTINELS) and that Redis is running.`, { cause: lastError }));
       }, timeoutMs);
       redis.once('ready', () => {
         clearTimeout(timer);
@@ -57,10 +48,14 @@ async function waitReady(redis: Redis, url: string, what: string, timeoutMs: num
   }
 }
 
-export async function openRedis(url: string, readyTimeoutMs = 10_000): Promise<RedisConnections> {
-  const connections: RedisConnections = { requests: connectRedis(url, 'request'), workers: connectRedis(url, 'worker') };
+export async function openRedis(where: string | RedisTarget, readyTimeoutMs = 10_000): Promise<RedisConnections> {
+  const target = typeof where === 'string' ? redisTargetFromEnv({ REDIS_URL: where }) : where;
+  const connections: RedisConnections = {
+    requests: connectTarget(target, { maxRetriesPerRequest: 1, enableOfflineQueue: target.kind === 'cluster', connectTimeout: 2_000 }),
+    workers: connectTarget(target, { maxRetriesPerRequest: null, enableReadyCheck: true }),
+  };
   try {
-    await Promise.all([waitReady(connections.requests, url, 'requests', readyTimeoutMs), waitReady(connections.workers, url, 'workers', readyTimeoutMs)]);
+    await Promise.all([waitReady(connections.requests, target.describe, 'requests', readyTimeoutMs), waitReady(connections.workers, target.describe, 'workers', readyTimeoutMs)]);
   } catch (err) {
     void closeRedis(connections, false);
     throw err;

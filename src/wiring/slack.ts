@@ -19,7 +19,7 @@ import type { Logger } from '../obs/logger.js';
 import type { ReleaseReader } from '../releases/ports.js';
 import { ReleaseStore } from '../releases/store.js';
 import { createSlackApp, checkBotToken, type SlackApp } from '../slack/app.js';
-import { checkChannels } from '../slack/channels.js';
+import { checkChannelsOnce } from '../slack/channels.js';
 import { createSlackClient } from '../slack/client.js';
 import { SlackGroupDirectory } from '../slack/group-directory.js';
 import { RedisSeenSlackRequests } from '../slack/receivers/seen-requests.js';
@@ -100,7 +100,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
     client = createSlackClient(token, env.SLACK_API_URL);
     await checkBotToken(client, env.SLACK_API_URL);
   }
-  const queue = roles.has('worker') || roles.size === 0 ? createSlackQueue(o.workers, env.REDIS_PREFIX) : undefined;
+  const queue = roles.has('worker') || roles.size === 0 ? createSlackQueue(o.workers, keys.queuePrefix('slack')) : undefined;
   const writer =
     roles.has('writer')
       ? new SlackWriter({
@@ -128,7 +128,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
     ...(writer ? { writer } : {}),
     ...(commands ? { commands } : {}),
     async start() {
-      if (writer) await checkChannels(client, config.pipelines, logger);
+      if (writer) await checkChannelsOnce(o.workers, keys.slackChannelsChecked(), client, config.pipelines, logger);
       await app?.start();
       return writer?.start();
     },

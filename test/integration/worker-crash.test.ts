@@ -21,8 +21,9 @@ function startChild(env: Record<string, string>): Promise<ChildProcess> {
 
 describe('worker killed mid-job', () => {
   const env = testEnv({ JOB_LOCK_MS: '1000' });
+  // The killed worker's fact partition lease expires as fast as its job lock.
   const childEnv = {
-    PORT: '0', REDIS_URL: env.REDIS_URL, REDIS_PREFIX: env.REDIS_PREFIX, LOG_LEVEL: 'silent', JOB_LOCK_MS: '1000',
+    PORT: '0', REDIS_URL: env.REDIS_URL, REDIS_PREFIX: env.REDIS_PREFIX, LOG_LEVEL: 'silent', JOB_LOCK_MS: '1000', PARTITION_LEASE_MS: '1000',
     INGEST_TOKENS: 'prod=prod-token-0123456789abcdef',
   };
   const redis = new Redis(env.REDIS_URL);

@@ -113,13 +113,13 @@ export class SlackWriter {
   start(): Worker<SlackJob> {
     const worker = new Worker<SlackJob>(SLACK_QUEUE, (job, token) => this.process(job, token), {
       connection: this.options.connection,
-      prefix: this.options.keys.prefix,
+      prefix: this.options.keys.queuePrefix('slack'),
       concurrency: this.options.concurrency ?? 8,
       // A worker killed mid-job leaves it stalled; it comes back (and settles its post by
       // metadata) instead of failing after the first stall.
       maxStalledCount: 50,
     });
-    this.counts = new Queue<SlackJob>(SLACK_QUEUE, { connection: this.options.connection, prefix: this.options.keys.prefix });
+    this.counts = new Queue<SlackJob>(SLACK_QUEUE, { connection: this.options.connection, prefix: this.options.keys.queuePrefix('slack') });
     this.counts.on('error', () => undefined);
     watchQueue(this.options.metrics, this.counts, this.options.redis, this.options.keys);
     worker.on('failed', (job, err) => {
