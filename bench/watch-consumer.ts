@@ -6,12 +6,13 @@
  *
  *   BENCH_CONSUMER=informer  hello once every informer has listed; answers `stats` with the
  *                            [resourceVersion, receivedAt] of every update event.
- *   BENCH_CONSUMER=glidepath hello once Glidepath listens; answers `stats` with the watch source's
- *                            list and restart counts (the jobs themselves are read from Redis).
+ *   BENCH_CONSUMER=glidepath hello once Glidepath listens, with the roles of BENCH_ROLES (default
+ *                            ingest,worker); answers `stats` with the watch source's list and
+ *                            restart counts (the jobs themselves are read from Redis).
  */
 import { CustomObjectsApi, KubeConfig, makeInformer, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { parseEnv } from '../src/config/env.js';
+import { parseEnv, type Role } from '../src/config/env.js';
 import { startGlidepath, type Glidepath } from '../src/glidepath.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { benchConfig, BENCH_CLUSTER, WATCHED } from './watch-world.js';
@@ -55,7 +56,7 @@ async function runGlidepath(): Promise<void> {
   const glidepath: Glidepath = await startGlidepath({
     env,
     config: benchConfig(kubeconfigPath),
-    roles: ['ingest', 'worker'],
+    roles: (process.env.BENCH_ROLES ?? 'ingest,worker').split(',') as Role[],
     host: '127.0.0.1',
     logger,
     metrics: createMetrics({ defaultMetrics: false }),

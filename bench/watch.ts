@@ -13,7 +13,10 @@
  * Rates are changes / (last event or reduction − first write).
  *
  * Knobs: BENCH_WATCH_OBJECTS (per kind, 2000), BENCH_WATCH_ROUNDS (changes of each object per
- * phase, 2), BENCH_WATCH_RATE (changes written per second, 0 = as fast as the store takes them).
+ * phase, 2), BENCH_WATCH_RATE (changes written per second, 0 = as fast as the store takes them),
+ * BENCH_WATCH_PROFILE (a directory for a CPU profile of the Glidepath process), BENCH_WATCH_SPLIT=1
+ * (the watch source in an ingest process and the reducer in a worker process, as replicas of
+ * each role run; default one process with both roles).
  * The last line is one JSON object.
  */
 import { randomUUID } from 'node:crypto';
@@ -34,6 +37,9 @@ const RATE = Number(process.env.BENCH_WATCH_RATE ?? 1000);
 const CHANGES = ROUNDS * 2 * OBJECTS;
 const PHASE_TIMEOUT_MS = Number(process.env.BENCH_WATCH_TIMEOUT_S ?? 120) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** A directory to write a CPU profile of the Glidepath process into (where does the time go). */
+const PROFILE_DIR = process.env.BENCH_WATCH_PROFILE;
+const SPLIT = process.env.BENCH_WATCH_SPLIT === '1';
 const CONSUMER = new URL('./watch-consumer.ts', import.meta.url).pathname;
 
 const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
@@ -115,8 +121,12 @@ const prefix = `{bench-watch-${randomUUID().slice(0, 8)}}`;
 const redis = connectRedis(REDIS_URL, 'worker');
 const facts = new Queue<Fact>(FACTS_QUEUE, { connection: redis, prefix });
 let result: Record<string, unknown> | undefined;
+let worker: Child | undefined;
 try {
-  child = await startChild(CONSUMER, { BENCH_CONSUMER: 'glidepath', BENCH_KUBECONFIG: kubeconfigPath, REDIS_PREFIX: prefix, REDIS_URL });
+  const glidepathEnv = { BENCH_CONSUMER: 'glidepath', BENCH_KUBECONFIG: kubeconfigPath, REDIS_PREFIX: prefix, REDIS_URL };
+  const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  if (SPLIT) worker = await startChild(CONSUMER, { ...glidepathEnv, BENCH_ROLES: 'worker' }, nodeArgs);
+  child = await startChild(CONSUMER, { ...glidepathEnv, BENCH_ROLES: SPLIT ? 'ingest' : 'ingest,worker' }, nodeArgs);
   const settled = async (atLeast: number): Promise<boolean> => {
     const c = await facts.getJobCounts('completed', 'failed', 'waiting', 'active', 'delayed', 'prioritized');
     return (c.completed ?? 0) + (c.failed ?? 0) >= atLeast && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0;
@@ -124,7 +134,7 @@ try {
   t = Date.now();
   // The first list of every scope is a resync fact per object: wait until all of them are reduced.
   await until('the watch source to list and the reducer to reduce every object', () => settled(2 * OBJECTS));
-  console.log(`glidepath: lease held, ${2 * OBJECTS} listed objects reduced in ${Date.now() - t} ms`);
+  console.log(`glidepath${SPLIT ? ' (ingest and worker processes)' : ''}: lease held, ${2 * OBJECTS} listed objects reduced in ${Date.now() - t} ms`);
   const before = await facts.getJobCounts('completed', 'failed');
   const already = (before.completed ?? 0) + (before.failed ?? 0);
   w = await writeChanges(CHANGES);
@@ -146,12 +156,13 @@ try {
   const reduced = lagsOf(reducedPairs, w.writtenAt);
   const queued = lagsOf(queuedPairs, w.writtenAt);
   const glidepathFactsPerSec = CHANGES / ((reduced.lastAt - w.first) / 1000);
+  const queuedFactsPerSec = CHANGES / ((queued.lastAt - w.first) / 1000);
   const lagP99Ms = percentile(reduced.lags, 99);
   const queuedLagP99Ms = percentile(queued.lags, 99);
   const relists = stats.counts.lists - WATCHED.length - 1; // one first list per scope (+ the tracked Applications of the Rollout stage)
   console.log(
     `glidepath: ${reduced.lags.length} watch facts reduced for ${CHANGES} changes (written in ${w.last - w.first} ms), ${failed} failed; ${round(glidepathFactsPerSec)} facts/s; ` +
-      `queued ${round(CHANGES / ((queued.lastAt - w.first) / 1000))}/s, lag to queued p50 ${percentile(queued.lags, 50)} ms p99 ${queuedLagP99Ms} ms; ` +
+      `queued ${round(queuedFactsPerSec)}/s, lag to queued p50 ${percentile(queued.lags, 50)} ms p99 ${queuedLagP99Ms} ms; ` +
       `lag to reduced p50 ${percentile(reduced.lags, 50)} ms p99 ${lagP99Ms} ms max ${percentile(reduced.lags, 100)} ms; lists ${stats.counts.lists}, restarts ${stats.counts.restarts}`,
   );
   console.log(`load average ${loadavg().map((l) => round(l, 1)).join(' ')}`);
@@ -167,10 +178,14 @@ try {
     lagP99Ms,
     queuedLagP99Ms,
     baselineLagP99Ms,
+    queuedFactsPerSec: round(queuedFactsPerSec),
+    queuedRatio: round(queuedFactsPerSec / baselineEventsPerSec, 2),
+    split: SPLIT,
     relists,
   };
 } finally {
   await child?.stop();
+  await worker?.stop();
   await facts.close();
   await deleteKeysWithPrefix(redis, prefix);
   redis.disconnect();
