@@ -13,6 +13,7 @@
 import { CustomObjectsApi, KubeConfig, makeInformer, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { parseEnv, type Role } from '../src/config/env.js';
+import { watchScopes } from '../src/facts/watch/scopes.js';
 import { startGlidepath, type Glidepath } from '../src/glidepath.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { benchConfig, BENCH_CLUSTER, WATCHED } from './watch-world.js';
@@ -53,9 +54,10 @@ async function runInformers(): Promise<void> {
 async function runGlidepath(): Promise<void> {
   const env = parseEnv({ PORT: '0', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: process.env.REDIS_PREFIX!, LOG_LEVEL: 'error' });
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
+  const config = benchConfig(kubeconfigPath);
   const glidepath: Glidepath = await startGlidepath({
     env,
-    config: benchConfig(kubeconfigPath),
+    config,
     roles: (process.env.BENCH_ROLES ?? 'ingest,worker').split(',') as Role[],
     host: '127.0.0.1',
     logger,
@@ -65,7 +67,7 @@ async function runGlidepath(): Promise<void> {
   });
   send({ ready: true });
   process.on('message', (m: { cmd: string }) => {
-    if (m.cmd === 'stats') send({ held: glidepath.watchSource?.held() ?? [], counts: glidepath.watchSource?.counts(BENCH_CLUSTER) });
+    if (m.cmd === 'stats') send({ held: glidepath.watchSource?.held() ?? [], scopes: watchScopes(config, BENCH_CLUSTER).length, counts: glidepath.watchSource?.counts(BENCH_CLUSTER) });
     if (m.cmd === 'stop') void glidepath.close().then(() => send({ stopped: true }));
   });
   process.on('SIGTERM', () => void glidepath.close().finally(() => process.exit(0)));
