@@ -21,9 +21,9 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts a child; a `.ts` script runs through tsx, a compiled `.js` one on plain node (as production runs). */
-export async function startChild(script: string, env: Record<string, string>): Promise<Child> {
-  const execArgv = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+/** Starts a child; a `.ts` script runs through tsx, a compiled `.js` one on plain node (as production runs). `nodeArgs`: e.g. --cpu-prof. */
+export async function startChild(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const execArgv = [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), ...nodeArgs];
   const child = fork(script, [], { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const hello = await new Promise((resolve, reject) => {
     child.once('message', resolve);
