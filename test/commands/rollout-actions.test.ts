@@ -193,6 +193,16 @@ describe('approve a Rollout paused at a canary step', () => {
     expect((await rig.auditEntries())[0]).toMatchObject({ result: 'failed', reason: expect.stringContaining('since the button was shown') });
   });
 
+  it('a typed approve whose thread lags the Rollout says what the thread showed, never a button', async () => {
+    const at = await pausedAtStep1();
+    // The thread (the record) still shows step 1; the Rollout is paused at step 2.
+    await storeRelease({ ...at, s: 0 });
+    const answer = await (await rig.command('approve prod/shop/checkout')).first();
+    expect(said(answer)).toBe(':x: checkout moved from step 1 to step 2 since the release thread showed step 1; nothing was changed');
+    expect(said(answer)).not.toContain('button');
+    expect(live().status.pauseConditions).toHaveLength(1);
+  });
+
   it('a change between the read and the patch (409) is answered in the words of the button', async () => {
     const at = await pausedAtStep1();
     let raced = false;
