@@ -33,9 +33,9 @@ const list = async (context: string, plural: string, group = 'argoproj.io', labe
   ((await api(context).listClusterCustomObject({ group, version: 'v1alpha1', plural, labelSelector })) as { items: KubeObject[] }).items;
 
 describe('sample world', () => {
-  it('has two clusters reachable through one kubeconfig (contexts dev and prod)', () => {
+  it('has two clusters reachable through one kubeconfig (contexts dev and prod); a person is admin by default, never the bot', () => {
     expect(kc.getContexts().map((c) => c.name)).toEqual(expect.arrayContaining(['dev', 'prod', 'admin@dev', 'viewer@prod']));
-    expect(kc.getCurrentContext()).toBe('prod');
+    expect(kc.getCurrentContext()).toBe('admin@prod');
   });
 
   it('deployed every Rollout through Argo CD, all Healthy and labelled for the pipeline', async () => {

@@ -1,0 +1,79 @@
+/**
+ * The person in the story: types /glidepath commands, clicks buttons and submits the Abort
+ * dialog as signed Slack requests, exactly as Slack sends them, and prints what Glidepath
+ * answered (response_url and ephemeral answers), naming the release each action is about.
+ */
+import { ABORT_DIALOG_CALLBACK_ID } from '../../src/slack/buttons.js';
+import type { SignedSender } from '../slack/sender.js';
+import type { SlackStandIn } from '../slack/server.js';
+import type { TranscriptMessage } from '../slack/transcript.js';
+import { describeMessage } from '../describe-message.js';
+
+export const YOU = 'U0SANDBOX';
+
+export interface ActorDeps {
+  sender: SignedSender;
+  slack: SlackStandIn;
+  say: (line: string) => void;
+  /** Waits this many story milliseconds (shortened by the speed). */
+  sleep: (ms: number) => Promise<void>;
+}
+
+function answersSince(slack: SlackStandIn, responses: number, ephemerals: number): string[] {
+  const texts = [
+    ...slack.transcript.responses.slice(responses).map((r) => describeMessage(String(r.body.text ?? ''), (r.body.blocks as unknown[] | undefined) ?? [])),
+    ...slack.transcript.ephemerals.slice(ephemerals).map((e) => describeMessage(e.text, e.blocks)),
+  ];
+  return texts.filter((t) => t.trim() !== '');
+}
+
+export class Actor {
+  constructor(private readonly deps: ActorDeps) {}
+
+  /** Runs `send`, then prints the answers Glidepath gave within a few seconds. */
+  private async answered(releaseId: string, send: () => Promise<unknown>): Promise<string[]> {
+    const { slack } = this.deps;
+    const responses = slack.transcript.responses.length;
+    const ephemerals = slack.transcript.ephemerals.length;
+    const views = slack.transcript.openedViews.length;
+    await send();
+    let answers: string[] = [];
+    for (let i = 0; i < 50 && answers.length === 0 && slack.transcript.openedViews.length === views; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      answers = answersSince(slack, responses, ephemerals);
+    }
+    for (const a of answers) this.deps.say(`  ${releaseId} · Glidepath answered you:\n${a.replace(/^/gm, '    ')}`);
+    return answers;
+  }
+
+  async command(releaseId: string, channel: string, text: string): Promise<string[]> {
+    this.deps.say(`→ ${releaseId} · you type: /glidepath ${text}`);
+    return this.answered(releaseId, () => this.deps.sender.slashCommand({ command: '/glidepath', text, userId: YOU, channelId: channel, responseUrl: this.deps.slack.responseUrl() }));
+  }
+
+  async click(releaseId: string, channel: string, message: TranscriptMessage, button: { actionId: string; value: string; label: string }): Promise<string[]> {
+    this.deps.say(`→ ${releaseId} · you click ${button.label}`);
+    return this.answered(releaseId, () =>
+      this.deps.sender.blockAction({
+        actionId: button.actionId,
+        value: button.value,
+        userId: YOU,
+        channelId: channel,
+        messageTs: message.ts,
+        ...(message.threadTs ? { threadTs: message.threadTs } : {}),
+        messageText: message.text,
+        messageBlocks: message.blocks,
+        responseUrl: this.deps.slack.responseUrl(),
+      }),
+    );
+  }
+
+  /** Submits the Abort dialog Glidepath opened last (the person read it and pressed Abort). */
+  async confirmAbort(releaseId: string): Promise<boolean> {
+    const view = [...this.deps.slack.transcript.openedViews].reverse().find((v) => (v as { callback_id?: string }).callback_id === ABORT_DIALOG_CALLBACK_ID) as Record<string, unknown> | undefined;
+    if (!view) return false;
+    this.deps.say(`→ ${releaseId} · the Abort dialog asks you to confirm; you press Abort`);
+    await this.answered(releaseId, () => this.deps.sender.viewSubmission({ userId: YOU, view }));
+    return true;
+  }
+}
