@@ -139,8 +139,11 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
       say(res.ok ? `→ ${releaseId} · CI announced it; the commit is on its way through Argo CD` : `  ${releaseId} · (CI's announcement was refused: ${res.status} ${await res.text()})`);
     };
     const story = new Story({ world, slack, glidepath: new GlidepathView(app.url, READ_TOKEN), actor, announce, say, sleep, waitForYouMs: 20_000, channels: CHANNELS });
-    const printer = new TranscriptPrinter(slack.transcript, config.pipelines, say, () => Date.now());
-    const printing = setInterval(() => story.onButtons(printer.print()), 500);
+    const printer = new TranscriptPrinter(slack.transcript, config.pipelines, say, () => Date.now(), process.stdout.isTTY === true);
+    const printing = setInterval(() => {
+      story.onButtons(printer.print());
+      actor.flush();
+    }, 500);
     teardown.add('the printer', () => {
       clearInterval(printing);
       printer.print();
@@ -152,6 +155,7 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
     void story.play().catch((err: unknown) => say(`sandbox: the story stopped: ${err instanceof Error ? err.message : String(err)}`));
   } catch (err) {
     console.error(`sandbox: could not start: ${startError(err, options.port)}`);
+    console.error(`sandbox: stopping what had started, Redis keys under ${prefix} included`);
     await stop(1);
   }
 }

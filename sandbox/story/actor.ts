@@ -8,6 +8,7 @@ import type { SignedSender } from '../slack/sender.js';
 import type { SlackStandIn } from '../slack/server.js';
 import type { TranscriptMessage } from '../slack/transcript.js';
 import { describeMessage } from '../describe-message.js';
+import { terminalText } from './terminal-text.js';
 
 export const YOU = 'U0SANDBOX';
 
@@ -19,30 +20,42 @@ export interface ActorDeps {
   sleep: (ms: number) => Promise<void>;
 }
 
-function answersSince(slack: SlackStandIn, responses: number, ephemerals: number): string[] {
-  const texts = [
-    ...slack.transcript.responses.slice(responses).map((r) => describeMessage(String(r.body.text ?? ''), (r.body.blocks as unknown[] | undefined) ?? [])),
-    ...slack.transcript.ephemerals.slice(ephemerals).map((e) => describeMessage(e.text, e.blocks)),
-  ];
-  return texts.filter((t) => t.trim() !== '');
-}
-
 export class Actor {
+  /** Answers printed so far: each is printed once, under the release of the action it answers. */
+  private responses = 0;
+  private ephemerals = 0;
+  private lastRelease = '';
+
   constructor(private readonly deps: ActorDeps) {}
+
+  /**
+   * Prints the answers Glidepath gave since the last call (an answer can come long after the
+   * request: a Refresh-and-approve waits for Argo CD), under the release last acted on.
+   */
+  flush(): string[] {
+    const { transcript } = this.deps.slack;
+    const texts = [
+      ...transcript.responses.slice(this.responses).map((r) => describeMessage(String(r.body.text ?? ''), (r.body.blocks as unknown[] | undefined) ?? [])),
+      ...transcript.ephemerals.slice(this.ephemerals).map((e) => describeMessage(e.text, e.blocks)),
+    ].filter((t) => t.trim() !== '');
+    this.responses = transcript.responses.length;
+    this.ephemerals = transcript.ephemerals.length;
+    for (const a of texts) this.deps.say(`  ${this.lastRelease} · Glidepath answered you:\n${terminalText(a, false).replace(/^/gm, '    ')}`);
+    return texts;
+  }
 
   /** Runs `send`, then prints the answers Glidepath gave within a few seconds. */
   private async answered(releaseId: string, send: () => Promise<unknown>): Promise<string[]> {
     const { slack } = this.deps;
-    const responses = slack.transcript.responses.length;
-    const ephemerals = slack.transcript.ephemerals.length;
+    this.flush();
+    this.lastRelease = releaseId;
     const views = slack.transcript.openedViews.length;
     await send();
     let answers: string[] = [];
     for (let i = 0; i < 50 && answers.length === 0 && slack.transcript.openedViews.length === views; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      answers = answersSince(slack, responses, ephemerals);
+      answers = this.flush();
     }
-    for (const a of answers) this.deps.say(`  ${releaseId} · Glidepath answered you:\n${a.replace(/^/gm, '    ')}`);
     return answers;
   }
 

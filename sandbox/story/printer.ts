@@ -5,6 +5,7 @@
  */
 import { describeMessage } from '../describe-message.js';
 import type { Transcript, TranscriptMessage } from '../slack/transcript.js';
+import { terminalText } from './terminal-text.js';
 
 export interface PrintedButton {
   pipeline: string;
@@ -49,6 +50,7 @@ export class TranscriptPrinter {
     private readonly pipelines: readonly { name: string; channel: string }[],
     private readonly out: (line: string) => void,
     private readonly clock: () => number,
+    private readonly color = false,
   ) {}
 
   /** Prints what changed since the last call; returns the buttons that appeared. */
@@ -57,7 +59,7 @@ export class TranscriptPrinter {
     for (const pipeline of this.pipelines) {
       for (const parent of this.transcript.messages(pipeline.channel)) {
         for (const m of [parent, ...parent.replies]) {
-          const text = describeMessage(m.text, m.blocks);
+          const text = terminalText(describeMessage(m.text, m.blocks), this.color);
           const before = this.shown.get(m.ts);
           if (before === text) continue;
           this.shown.set(m.ts, text);

@@ -1,9 +1,8 @@
 /** The real kubectl against the stand-in (skipped when kubectl is not installed). */
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 
@@ -15,7 +14,7 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'glidepath-kubectl-'));
+    dir = tempDir('glidepath-kubectl-');
     clock = new FakeClock('2026-08-20T09:00:00Z');
     world = await startSampleWorld({ clock, kubeconfigPath: join(dir, 'kubeconfig') });
     await clock.advance(30_000);
