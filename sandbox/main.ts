@@ -139,7 +139,7 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
       say(res.ok ? `→ ${releaseId} · CI announced it; the commit is on its way through Argo CD` : `  ${releaseId} · (CI's announcement was refused: ${res.status} ${await res.text()})`);
     };
     const story = new Story({ world, slack, glidepath: new GlidepathView(app.url, READ_TOKEN), actor, announce, say, sleep, waitForYouMs: 20_000, channels: CHANNELS });
-    const printer = new TranscriptPrinter(slack.transcript, config.pipelines, say, () => Date.now(), process.stdout.isTTY === true);
+    const printer = new TranscriptPrinter(slack.transcript, config.pipelines, say, () => Date.now(), process.stdout.isTTY === true, () => actor.currentRelease);
     const printing = setInterval(() => {
       story.onButtons(printer.print());
       actor.flush();

@@ -8,6 +8,7 @@ import type { SignedSender } from '../slack/sender.js';
 import type { SlackStandIn } from '../slack/server.js';
 import type { TranscriptMessage } from '../slack/transcript.js';
 import { describeMessage } from '../describe-message.js';
+import { changedLines } from './printer.js';
 import { terminalText } from './terminal-text.js';
 
 export const YOU = 'U0SANDBOX';
@@ -25,6 +26,7 @@ export class Actor {
   private responses = 0;
   private ephemerals = 0;
   private lastRelease = '';
+  private lastAnswer = '';
 
   constructor(private readonly deps: ActorDeps) {}
 
@@ -34,14 +36,24 @@ export class Actor {
    */
   flush(): string[] {
     const { transcript } = this.deps.slack;
-    const texts = [
-      ...transcript.responses.slice(this.responses).map((r) => describeMessage(String(r.body.text ?? ''), (r.body.blocks as unknown[] | undefined) ?? [])),
-      ...transcript.ephemerals.slice(this.ephemerals).map((e) => describeMessage(e.text, e.blocks)),
-    ].filter((t) => t.trim() !== '');
+    const answers = [
+      ...transcript.responses.slice(this.responses).map((r) => ({ text: describeMessage(String(r.body.text ?? ''), (r.body.blocks as unknown[] | undefined) ?? []), replaces: r.body.replace_original === true })),
+      ...transcript.ephemerals.slice(this.ephemerals).map((e) => ({ text: describeMessage(e.text, e.blocks), replaces: false })),
+    ].filter((a) => a.text.trim() !== '');
     this.responses = transcript.responses.length;
     this.ephemerals = transcript.ephemerals.length;
-    for (const a of texts) this.deps.say(`  ${this.lastRelease} · Glidepath answered you:\n${terminalText(a, false).replace(/^/gm, '    ')}`);
-    return texts;
+    for (const a of answers) {
+      // A replaced answer (the clicked message, now saying who did what) shows what changed.
+      const shown = a.replaces ? changedLines(this.lastAnswer, a.text) : a.text;
+      this.deps.say(`  ${this.lastRelease} · Glidepath ${a.replaces ? 'updated its answer' : 'answered you'}:\n${terminalText(shown, false).replace(/^/gm, '    ')}`);
+      this.lastAnswer = a.text;
+    }
+    return answers.map((a) => a.text);
+  }
+
+  /** The release the person acted on last, for answers that name none. */
+  get currentRelease(): string {
+    return this.lastRelease || 'no release';
   }
 
   /** Runs `send`, then prints the answers Glidepath gave within a few seconds. */

@@ -16,13 +16,21 @@ export interface PrintedButton {
   value: string;
 }
 
-/** The release a message belongs to: the writer's message metadata, else the thread's title. */
-export function releaseOf(message: TranscriptMessage, parent: TranscriptMessage): string {
+/**
+ * The release a message belongs to: the writer's message metadata, else the thread's title, else
+ * (a Kargo Promotion's thread, an answer posted to the channel) what the thread follows.
+ */
+export function releaseOf(message: TranscriptMessage, parent: TranscriptMessage, fallback: () => string = () => 'no release'): string {
   const fromMeta = (m: TranscriptMessage) => {
     const r = m.metadata?.event_payload?.release;
     return typeof r === 'string' ? r : undefined;
   };
-  return fromMeta(message) ?? fromMeta(parent) ?? /Release (\S+) —/.exec(parent.text)?.[1] ?? /Release (\S+) —/.exec(describeMessage(parent.text, parent.blocks))?.[1] ?? 'release ?';
+  return fromMeta(message) ?? fromMeta(parent) ?? /Release (\S+) —/.exec(parent.text)?.[1] ?? /Release (\S+) —/.exec(describeMessage(parent.text, parent.blocks))?.[1] ?? promotionOf(parent) ?? fallback();
+}
+
+function promotionOf(parent: TranscriptMessage): string | undefined {
+  const name = /Promotion `([^`]+)`/.exec(describeMessage(parent.text, parent.blocks))?.[1];
+  return name ? `promotion ${name}` : undefined;
 }
 
 function indent(text: string, prefix: string): string {
@@ -32,12 +40,16 @@ function indent(text: string, prefix: string): string {
     .join('\n');
 }
 
-/** Lines of `now` that `before` did not have, in order: what changed in an edited message. */
-function changedLines(before: string, now: string): string {
+/** What changed in an edited message: the lines `now` has that `before` did not, else the ones it lost. */
+export function changedLines(before: string, now: string): string {
   const old = new Set(before.split('\n'));
-  return now
+  const added = now.split('\n').filter((l) => !old.has(l));
+  if (added.length > 0) return added.join('\n');
+  const kept = new Set(now.split('\n'));
+  return before
     .split('\n')
-    .filter((l) => !old.has(l))
+    .filter((l) => !kept.has(l))
+    .map((l) => `(gone) ${l}`)
     .join('\n');
 }
 
@@ -51,6 +63,8 @@ export class TranscriptPrinter {
     private readonly out: (line: string) => void,
     private readonly clock: () => number,
     private readonly color = false,
+    /** The release of a message that names none (an answer posted to the channel): the one last acted on. */
+    private readonly fallbackRelease: () => string = () => 'no release',
   ) {}
 
   /** Prints what changed since the last call; returns the buttons that appeared. */
@@ -63,10 +77,10 @@ export class TranscriptPrinter {
           const before = this.shown.get(m.ts);
           if (before === text) continue;
           this.shown.set(m.ts, text);
-          const releaseId = releaseOf(m, parent);
+          const releaseId = releaseOf(m, parent, this.fallbackRelease);
           const isParent = m === parent;
           const what = isParent ? (before === undefined ? 'new thread' : 'thread updated') : before === undefined ? 'reply' : 'reply edited';
-          const body = before === undefined ? text : changedLines(before, text) || '(a line was removed)';
+          const body = before === undefined ? text : changedLines(before, text);
           const time = new Date(this.clock()).toISOString().slice(11, 19);
           this.out(`[${time}] ${releaseId} · ${pipeline.name} — ${what}:\n${indent(body, isParent ? '  │ ' : '  ↳ ')}\n`);
           for (const b of m.blocks as { type?: string; elements?: { action_id?: string; value?: string }[] }[]) {

@@ -129,7 +129,10 @@ export class Story {
     this.d.say(`\nChapter 4 · Kargo freight ${id} · a promotion
   Kargo's warehouse has freight brave-lynx (checkout 1.29.0). You promote it to the dev stage.`);
     await this.d.actor.command(id, this.d.channels.checkoutKargo, 'promote checkout-kargo@dev --freight brave-lynx');
-    await this.d.sleep(10_000);
+    const channel = this.d.channels.checkoutKargo;
+    const succeeded = await this.until(id, 'the Promotion to succeed', async () =>
+      this.d.slack.transcript.messages(channel).some((m) => m.replies.some((r) => r.text.includes('is Succeeded') || JSON.stringify(r.blocks).includes('is Succeeded'))), 300_000);
+    if (succeeded) this.d.say(`✓ ${id} · promoted to the dev stage: Glidepath followed the Promotion to Succeeded`);
   }
 
   private async badImage(): Promise<void> {

@@ -40,13 +40,14 @@ describe('npm run sandbox', () => {
     const milestones = [
       /✓ rel-1\.28\.0 · Complete in checkout/,
       /→ rel-1\.29\.0 · CI announced it/,
-      /rel-1\.29\.0 · checkout — reply:\n {2}↳ ⏸️ {2}\*dev\* — `dev\/shop\/checkout-dev` is paused \(step 2\/6, weight 20%\) and waits for approval\./,
+      /rel-1\.29\.0 · checkout — reply:\n {2}↳ ⏸️ +dev — `dev\/shop\/checkout-dev` is paused \(step 2\/6, weight 20%\) and waits for approval\./,
       /→ rel-1\.29\.0 · you click Approve/,
       /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @you\)/,
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
       /→ rel-1\.29\.0 · you click Refresh and approve/,
       /✓ rel-1\.29\.0 · Complete in checkout/,
       /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion/,
+      /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
       /✓ rel-1\.30\.0 · dev is Degraded/,
       /→ rel-1\.30\.0 · the Abort dialog asks you to confirm/,
       /✓ rel-1\.30\.0 · Aborted/,
@@ -60,7 +61,7 @@ describe('npm run sandbox', () => {
       from += found!.index + found![0].length;
     }
     // Every thread block and every action line names a release, never a pipeline alone.
-    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-|revision-|ledger-)\S+ · \S+ — /);
+    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|promotion \S+) · \S+ — /);
     for (const line of out.split('\n').filter((l) => /^(→|✓|…) /.test(l))) expect(line).toMatch(/^. (rel-|brave-lynx)\S* /);
     // One approval is one change in its thread: no second line repeats it, nothing "not resumed".
     expect(out).not.toMatch(/<@U0SANDBOX>: approved/);
