@@ -72,10 +72,12 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
   });
 
   it('kubectl auth can-i answers from the sandbox RBAC, including the custom verb promote', async () => {
-    expect((await kubectl(['auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('yes');
+    // Context "prod" is Glidepath's own service account (the default context is admin@prod).
+    expect((await kubectl(['--context', 'prod', 'auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('yes');
     expect((await kubectl(['--context', 'viewer@prod', 'auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('no');
-    expect((await kubectl(['auth', 'can-i', 'patch', 'rollouts', '--subresource=status', '-n', 'shop'])).stdout.trim()).toBe('yes');
-    expect((await kubectl(['auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('no');
+    expect((await kubectl(['--context', 'prod', 'auth', 'can-i', 'patch', 'rollouts', '--subresource=status', '-n', 'shop'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['--context', 'prod', 'auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('no');
+    expect((await kubectl(['auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('yes');
   });
 
   it('kubectl get --watch streams changes', async () => {
