@@ -50,11 +50,16 @@ function person(ctx: CommandContext): string {
   return `<@${ctx.user.id}>`;
 }
 
-/** A line in the release thread, when the release and its thread are known; never fails the action. */
-export async function threadLine(ctx: CommandContext, pipeline: string, releaseId: string | undefined, text: string): Promise<void> {
+/**
+ * A line in the release thread, when the release and its thread are known; never fails the action.
+ * `markedByClick`: the action succeeded from a button in that same thread, whose message is edited
+ * to say so; a second line saying the same would make one approval read as two.
+ */
+export async function threadLine(ctx: CommandContext, pipeline: string, releaseId: string | undefined, text: string, markedByClick = false): Promise<void> {
   if (!releaseId) return;
   try {
     const thread = await ctx.threads.get(pipeline, releaseId);
+    if (markedByClick && thread && ctx.clicked?.channel === thread.channel && ctx.clicked.threadTs === thread.ts) return;
     if (thread) await ctx.slack.post({ text }, { channel: thread.channel, threadTs: thread.ts });
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message, pipeline, releaseId }, 'could not post the action line in the release thread');
@@ -81,7 +86,8 @@ const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:',
 
 export async function act<D>(ctx: CommandContext, attempt: Attempt<D>): Promise<Outcome<D>> {
   const where = label(attempt.where);
-  const line = (result: AuditResult, text: string) => threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON[result]} ${text}`);
+  // Done and first approvals mark the clicked message (src/slack/listeners/actions/buttons.ts).
+  const line = (result: AuditResult, text: string) => threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON[result]} ${text}`, result === 'done' || result === 'allowed');
   const decision = await authorize(ctx.config, { pipeline: attempt.where.pipeline.name, stage: attempt.where.stage.name }, attempt.action, ctx.user.id, ctx.groups);
   if (!decision.allowed) {
     await record(ctx, attempt, 'denied', decision.reason);

@@ -136,13 +136,14 @@ async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: Ro
   const known = await releaseWithTarget(ctx, where.pipeline.name, key);
   let expected: ExpectedCanaryStep;
   if (known?.target.podHash && known.target.step && known.target.generation !== undefined) {
-    // What the person saw in the thread is what they approve.
-    expected = { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index };
+    // What the person saw in the thread is what they approve. There was no button: a refusal
+    // says what the thread showed, not "since the button was shown".
+    expected = { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index, seen: `the release thread showed step ${known.target.step.index + 1}` };
   } else {
     const live = read ?? (await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name));
     const state = deriveRolloutState(live);
     if (!state.pause || !state.podHash || state.step === undefined) return { text: `:x: ${key} is not paused at a canary step (it is ${state.phase}); nothing to approve` };
-    expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index };
+    expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index, seen: 'it was read a moment ago' };
   }
   return outcomeMessage(await approveRollout(ctx, where, ref, expected, known?.record.releaseId));
 }

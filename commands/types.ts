@@ -54,6 +54,11 @@ export interface CommandContext extends CommandServices {
   user: { id: string; name?: string };
   channel: string;
   slack: SlackSurface;
+  /**
+   * The message whose button was clicked, when the request is a click. A successful click edits
+   * that message to say who did what; in the release's own thread that edit is the thread's line.
+   */
+  clicked?: { channel: string; threadTs?: string };
 }
 
 export interface Subcommand {

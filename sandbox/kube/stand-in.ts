@@ -4,7 +4,7 @@
  * asks for. Tests, benchmarks and the sample world all start their clusters here, so a cluster is
  * put together one way only.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -95,7 +95,9 @@ export async function startStandInCluster(opts: StandInClusterOptions): Promise<
   if (opts.kargoAdmission) installKargoAdmission(store, (r) => server.authorizer.can(r));
 
   const defaultUser = opts.defaultUser ?? opts.users[0]?.name ?? '';
-  const kubeconfigPath = opts.kubeconfigPath === false ? undefined : (opts.kubeconfigPath ?? join(mkdtempSync(join(tmpdir(), 'glidepath-kube-')), 'kubeconfig'));
+  // A folder of its own when the caller named no path: removed again by stop().
+  const ownDir = opts.kubeconfigPath === undefined ? mkdtempSync(join(tmpdir(), 'glidepath-kube-')) : undefined;
+  const kubeconfigPath = opts.kubeconfigPath === false ? undefined : (opts.kubeconfigPath ?? join(ownDir!, 'kubeconfig'));
   if (kubeconfigPath) server.writeKubeconfig(kubeconfigPath, name, defaultUser);
 
   const c = opts.controllers ?? {};
@@ -139,6 +141,7 @@ export async function startStandInCluster(opts: StandInClusterOptions): Promise<
       for (const a of argocd) a.stop();
       for (const n of notifications) n.stop();
       await server.close();
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     },
   };
 }

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { startSampleWorld, WORLD_USERS, type SampleWorld } from './world.js';
+import { DEFAULT_CONTEXT, KUBECONFIG_CONTEXTS, startSampleWorld, type SampleWorld } from './world.js';
 
 export interface WorldFromEnv {
   world: SampleWorld;
@@ -44,7 +44,8 @@ async function main(): Promise<void> {
   const { world, kubeconfigPath } = await startWorldFromEnv();
   console.log(`dev  cluster: ${world.clusters.dev.server.url}`);
   console.log(`prod cluster: ${world.clusters.prod.server.url}`);
-  console.log(`kubeconfig:   ${kubeconfigPath}  (contexts: dev, prod; users: ${WORLD_USERS.map((u) => u.name).join(', ')})`);
+  console.log(`kubeconfig:   ${kubeconfigPath}  (current context ${DEFAULT_CONTEXT})`);
+  for (const c of KUBECONFIG_CONTEXTS) console.log(`  ${c.contexts.padEnd(24)} ${c.who}`);
   console.log(`try:          kubectl --kubeconfig ${kubeconfigPath} get rollouts -A`);
   const stop = async (): Promise<void> => {
     await world.stop();

@@ -13,6 +13,8 @@ export interface WorldConfigOptions {
    * approvers, the user group S0SANDBOXSRE.
    */
   approversEverywhere?: string[];
+  /** Minutes of silence before a release in flight gets a stall alert (Glidepath's default 20). */
+  stallAfterMinutes?: number;
 }
 
 export function sampleWorldConfig(options: WorldConfigOptions): string {
@@ -33,7 +35,7 @@ export function sampleWorldConfig(options: WorldConfigOptions): string {
   const path = JSON.stringify(options.kubeconfigPath);
   return `# Generated for the sandbox's simulated clusters (sandbox/kube/world.ts).
 settings:
-  pullRequestHosts: [git.example.com]
+  pullRequestHosts: [git.example.com]${options.stallAfterMinutes ? `\n  stallAfterMinutes: ${options.stallAfterMinutes}` : ''}
 clusters:
   - name: dev
     kubeconfigContext: dev
@@ -42,6 +44,9 @@ clusters:
     kubeconfigContext: prod
     kubeconfigPath: ${path}
     argocdNamespaces: [argocd, argocd-apps]
+# checkout, checkout-appset and checkout-kargo watch the SAME Rollouts (shop/checkout-*): three
+# ways to describe one service's path. The ApplicationSet's RollingSync decides when the prod
+# Rollouts move (staging → prod-eu → prod-us, the last step gated), whichever pipeline shows them.
 pipelines:
   - name: checkout
     channel: ${c.checkout}

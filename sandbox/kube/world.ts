@@ -9,7 +9,9 @@
  *   Application payments-ledger → Rollout payments/ledger; and the Kargo project kargo-checkout
  *   with Stages dev → staging → prod.
  * - Every Rollout and Application is labelled for Glidepath (hangar.io/release-tracked=true).
- * - One kubeconfig with contexts "dev" and "prod" (user glidepath) plus "<user>@<cluster>" ones.
+ * - One kubeconfig with contexts "dev" and "prod" (Glidepath's own service account) plus
+ *   "admin@<cluster>" and "viewer@<cluster>"; the current context is admin@prod, the one a person
+ *   uses (see KUBECONFIG_CONTEXTS).
  */
 import { ADMIN_RULES, type PolicyRule, type SandboxUser } from './auth.js';
 import type { CanaryStep } from './builders.js';
@@ -53,6 +55,16 @@ export const WORLD_USERS: SandboxUser[] = [
   { name: 'viewer', token: 'viewer-sandbox-token', rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] }] },
 ];
 
+/** The kubeconfig's contexts, each with who it is, for a banner a person reads. */
+export const KUBECONFIG_CONTEXTS: { contexts: string; who: string }[] = [
+  { contexts: 'admin@dev, admin@prod', who: 'you, an administrator: may do anything (the default context)' },
+  { contexts: 'viewer@dev, viewer@prod', who: 'read-only: get, list and watch' },
+  { contexts: 'dev, prod', who: "Glidepath's own service account: reads everything, patches Rollouts and Applications, promotes Kargo stages" },
+];
+
+/** A person's context: kubectl without --context acts as an administrator, never as the bot. */
+export const DEFAULT_CONTEXT = 'admin@prod';
+
 export interface WorldWebhooks {
   rolloutsUrl: string;
   argocdUrl: string;
@@ -79,6 +91,8 @@ export interface ReleaseOptions {
   postSyncHook?: boolean;
   /** Every sync of this release fails with this message. */
   failSync?: string;
+  /** Only these environments' paths (e.g. `checkout/dev`) get the new version; default all. */
+  paths?: string[];
 }
 
 export interface SimulatedCluster extends StandInCluster {
@@ -103,12 +117,13 @@ function checkoutTree(version: string, releaseId: string, options: ReleaseOption
     ...(options.failSync ? { failSync: options.failSync } : {}),
     rollouts: [{ name, image: `${CHECKOUT_IMAGE}:${version}`, replicas: 4, steps: STEPS, trafficRouting: true, labels: { 'app.kubernetes.io/part-of': 'checkout', ...TRACKED, ...labels }, annotations: { 'hangar.io/release-id': releaseId } }],
   });
-  return {
+  const tree: Record<string, DesiredManifests> = {
     'checkout/dev': rollout('checkout-dev', { env: 'dev' }),
     'checkout/staging': rollout('checkout-staging', { env: 'staging' }),
     'checkout/prod-eu': rollout('checkout-eu', { env: 'prod', region: 'eu' }),
     'checkout/prod-us': rollout('checkout-us', { env: 'prod', region: 'us' }),
   };
+  return options.paths ? Object.fromEntries(Object.entries(tree).filter(([path]) => options.paths!.includes(path))) : tree;
 }
 
 function application(namespace: string, name: string, path: string, destNamespace: string, labels: Record<string, string>): KubeObject {
@@ -214,7 +229,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
   const kargo = prod.kargo!;
 
   if (options.kubeconfigPath) {
-    writeKubeconfig(options.kubeconfigPath, [dev.kubeconfigEntry(), prod.kubeconfigEntry()], 'prod');
+    writeKubeconfig(options.kubeconfigPath, [dev.kubeconfigEntry(), prod.kubeconfigEntry()], DEFAULT_CONTEXT);
   }
 
   return {

@@ -19,6 +19,11 @@ export interface ExpectedCanaryStep {
   podHash: string;
   /** 0-based `status.currentStepIndex`. */
   stepIndex: number;
+  /**
+   * Where the person saw this step, for the refusal when the Rollout moved on: "the button was
+   * shown" (the default, a click) or, for a typed command, "the release thread showed step 1".
+   */
+  seen?: string;
 }
 
 export interface RolloutActionResult {
@@ -91,7 +96,7 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
     return refused(`${name}'s controller has not yet observed generation ${rollout.metadata.generation}; nothing was changed: try again when it has`, call, { why: 'not-observed' });
   }
   const change = describeRolloutChange(name, expected, rollout, before);
-  if (change) return refused(`${change} since the button was shown; nothing was changed`, call, { why: 'changed', before });
+  if (change) return refused(`${change} since ${expected.seen ?? 'the button was shown'}; nothing was changed`, call, { why: 'changed', before });
   if ((rollout.status?.pauseConditions ?? []).length === 0) {
     const why = before.aborted ? 'it was aborted' : `it is ${before.phase}${before.message ? ` (${before.message})` : ''}`;
     return refused(`${name} is not paused at ${stepText(expected.stepIndex)}: ${why}; nothing was changed`, call, { why: 'not-paused', before });

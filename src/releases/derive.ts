@@ -29,9 +29,18 @@ export function expectsProgress(status: ReleaseStatus): boolean {
   return status === 'Announced' || status === 'InProgress' || status === 'Paused';
 }
 
+/**
+ * A stage is done with a release when it has been healthy for it and every target it knows has
+ * reported the release since. The latch alone is not enough: a target heard only after the
+ * latch (a Rollout the stage had not seen yet) is still to start, and the release is not done.
+ */
+export function stageDone(stage: StageState): boolean {
+  return stage.healthyAt !== undefined && stage.pending.length === 0;
+}
+
 function releaseStatus(record: ReleaseRecord): ReleaseStatus {
   const all = record.stages.flatMap((s) => Object.values(s.targets));
-  if (record.stages.every((s) => s.healthyAt !== undefined)) return 'Complete';
+  if (record.stages.every(stageDone)) return 'Complete';
   if (all.length > 0 && all.every((t) => t.supersededBy !== undefined)) return 'Superseded';
   const statuses = record.stages.map((s) => s.status);
   if (statuses.includes('Aborted')) return 'Aborted';

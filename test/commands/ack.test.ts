@@ -3,12 +3,11 @@
  * through response_url when the cluster does. Here the cluster does not answer at all until the
  * test lets go of it, so the order is shown without timing anything.
  */
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { writeKubeconfig } from '../../sandbox/kube/kubeconfig.js';
 import { said, startCommandsRig, type CommandsRig } from './support/rig.js';
@@ -25,7 +24,7 @@ it('acks a slash command before the cluster answers, then follows up through res
   let held = 0;
   silent = createServer(() => void (held += 1));
   await new Promise<void>((r) => silent!.listen(0, '127.0.0.1', () => r()));
-  const path = join(mkdtempSync(join(tmpdir(), 'glidepath-ack-')), 'kubeconfig');
+  const path = join(tempDir('glidepath-ack-'), 'kubeconfig');
   writeKubeconfig(path, [{ name: 'prod', server: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, users: [{ name: 'glidepath', token: 't' }], defaultUser: 'glidepath' }]);
   rig = await startCommandsRig({ clusters: new ClusterClients([{ name: 'prod', kubeconfigPath: path, kubeconfigContext: 'prod' }], { requestTimeoutMs: 60_000 }) });
 

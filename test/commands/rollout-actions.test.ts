@@ -162,6 +162,28 @@ describe('approve a Rollout paused at a canary step', () => {
     expect(thread[1]!.text).toBe(`:white_check_mark: <@${ALICE}>: approved step 2 of prod/shop/checkout: the canary moves on`);
   });
 
+  it('a click on the paused reply in the release thread is one change in that thread: the reply says who approved, no second line', async () => {
+    const at = await pausedAtStep1();
+    await storeRelease(at);
+    const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
+    const parent = await client.chat.postMessage({ channel: CHANNEL, text: 'Release rel-1 (checkout)' });
+    await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('checkout', 'rel-1', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
+    const text = 'checkout@prod is paused (step 2/6, weight 20%) and waits for approval.';
+    const blocks = [{ type: 'section', text: { type: 'mrkdwn', text } }, { type: 'actions', block_id: 'glidepath.approval', elements: approveAndAbort(buttonValue(at), 'prod/shop/checkout') }];
+    const reply = await client.chat.postMessage({ channel: CHANNEL, thread_ts: parent.ts!, text, blocks: blocks as never });
+    await rig.click({ actionId: APPROVE_ACTION_ID, value: encodeButtonValue(buttonValue(at)), user: BOB, messageTs: reply.ts!, threadTs: parent.ts!, messageText: text, messageBlocks: blocks });
+    const edited = await eventually(() => {
+      const m = rig.slack.transcript.find(CHANNEL, reply.ts!);
+      return m && m.edits.length > 0 ? m : undefined;
+    }, 'the paused reply to say who approved');
+    expect(JSON.stringify(edited.blocks)).toContain(`approved step 2 of prod/shop/checkout: the canary moves on (by <@${BOB}>)`);
+    expect(JSON.stringify(edited.blocks)).toContain(text);
+    expect(live().status.pauseConditions ?? []).toHaveLength(0);
+    expect((await rig.auditEntries()).map((e) => e.result)).toEqual(['done', 'allowed']);
+    // The audit is written before the thread line would be: by now a second line would be there.
+    expect(rig.slack.transcript.find(CHANNEL, parent.ts!)?.replies.map((r) => r.ts)).toEqual([reply.ts]);
+  });
+
   it('an edited release id in the button chooses neither the thread nor the audit: the record of the Rollout does', async () => {
     const at = await pausedAtStep1();
     await storeRelease(at);
@@ -191,6 +213,16 @@ describe('approve a Rollout paused at a canary step', () => {
     expect(live().status.pauseConditions).toHaveLength(1);
     expect(world.server.requestCounts.get('patch rollouts/status')).toBeUndefined();
     expect((await rig.auditEntries())[0]).toMatchObject({ result: 'failed', reason: expect.stringContaining('since the button was shown') });
+  });
+
+  it('a typed approve whose thread lags the Rollout says what the thread showed, never a button', async () => {
+    const at = await pausedAtStep1();
+    // The thread (the record) still shows step 1; the Rollout is paused at step 2.
+    await storeRelease({ ...at, s: 0 });
+    const answer = await (await rig.command('approve prod/shop/checkout')).first();
+    expect(said(answer)).toBe(':x: checkout moved from step 1 to step 2 since the release thread showed step 1; nothing was changed');
+    expect(said(answer)).not.toContain('button');
+    expect(live().status.pauseConditions).toHaveLength(1);
   });
 
   it('a change between the read and the patch (409) is answered in the words of the button', async () => {

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { parseEnv } from '../../src/config/env.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { parseConfigFile } from '../../src/config/file.js';
@@ -107,7 +107,7 @@ describe('environment', () => {
 
 describe('start-up with a bad config', () => {
   it('exits 1 and prints every problem, not a stack trace', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gp-config-'));
+    const dir = tempDir('gp-config-');
     const file = join(dir, 'config.yaml');
     writeFileSync(file, bad);
     const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));

@@ -64,7 +64,7 @@ export interface CommandsRig {
   app: SlackApp;
   /** Sends `/glidepath <text>` as `user`; returns the response_url's answers as they arrive. */
   command(text: string, user?: string): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
-  click(input: { actionId: string; value: string; user?: string; messageTs?: string; messageText?: string; messageBlocks?: unknown[]; ephemeral?: boolean }): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
+  click(input: { actionId: string; value: string; user?: string; messageTs?: string; threadTs?: string; messageText?: string; messageBlocks?: unknown[]; ephemeral?: boolean }): Promise<{ responses: () => ResponseUrlPost[]; first: () => Promise<ResponseUrlPost> }>;
   submitView(view: Record<string, unknown>, user?: string): Promise<void>;
   auditEntries(): Promise<StoredAuditEntry[]>;
   close(): Promise<void>;
@@ -117,6 +117,7 @@ export async function startCommandsRig(options: { clusters: ClusterClients; now?
         userId: input.user ?? ALICE,
         channelId: CHANNEL,
         messageTs: input.messageTs ?? '1.000001',
+        ...(input.threadTs ? { threadTs: input.threadTs } : {}),
         responseUrl,
         ...(input.messageText !== undefined ? { messageText: input.messageText } : {}),
         ...(input.messageBlocks ? { messageBlocks: input.messageBlocks } : {}),

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { KubeActions } from '../../src/kube/actions.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { checkFreshness, refreshStale } from '../../src/kube/freshness-reader.js';
@@ -71,7 +70,7 @@ describe('ClusterClients', () => {
 });
 
 describe('API failures a person can act on', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'glidepath-kube-fail-'));
+  const dir = tempDir('glidepath-kube-fail-');
 
   it('a cluster that does not answer in time is a timeout naming the cluster and the call', async () => {
     const silent: Server = createServer(() => undefined);

@@ -3,10 +3,9 @@
  * RollingSync ApplicationSet with a gated last step, Kargo), with Glidepath running under exactly
  * the rules in deploy/rbac: a release is approved step by step to the end, and Freight promoted.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { KubeActions } from '../../src/kube/actions.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { ADMIN_RULES } from '../../sandbox/kube/auth.js';
@@ -21,7 +20,7 @@ afterEach(() => world.stop());
 describe('the Kubernetes layer on the sample world, with the shipped RBAC', () => {
   it('approves a release through its canary pauses and the gated RollingSync step, and promotes Freight with Kargo', async () => {
     const clock = new FakeClock('2026-08-20T09:00:00Z');
-    const kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig');
+    const kubeconfigPath = join(tempDir('glidepath-world-'), 'kubeconfig');
     world = await startSampleWorld({
       clock,
       kubeconfigPath,

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReleaseRecord } from '../../src/releases/record.js';
 import { reduce, reduceDraft } from '../../src/releases/reduce.js';
+import { stageDone } from '../../src/releases/derive.js';
 import type { ReduceContext } from '../../src/releases/context.js';
 import { Harness, rolloutFact } from '../helpers/reduce-harness.js';
 import { rolloutBody, type RolloutShape } from '../helpers/rollout-bodies.js';
@@ -162,6 +163,41 @@ describe('reducer properties', () => {
         });
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('a release is Complete only when every stage is done with it, whenever its targets are first heard', () => {
+    // One pipeline of one stage with two Rollouts; the second one is heard first at a random
+    // point (a Rollout the stage did not know yet, as after a restart of Glidepath).
+    const config = testConfig(`  - name: solo
+    channel: C0123SOLO
+    releaseIdAnnotation: hangar.io/release-id
+    stages:
+      - name: prod
+        cluster: prod
+        rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=solo" }
+`);
+    config.settings.unhealthyGraceMinutes = 1e9;
+    const labels = { 'app.kubernetes.io/part-of': 'solo' };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 1 }), transition), { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 30 }), (script, joinsAt) => {
+        const h = new Harness(config);
+        const walks = [start('solo-a', 'uid-a'), start('solo-b', 'uid-b')];
+        let rv = 100;
+        script.forEach(([who, t], i) => {
+          walks[who] = next(walks[who]!, t, rv++);
+          // Each step, every Rollout heard so far reports its current state (the heartbeat).
+          walks.forEach((w, k) => {
+            if (k === 1 && i < joinsAt) return;
+            h.apply(rolloutFact(rolloutBody({ ...w.shape, labels, sentAt: rv++ }), T0 + i * 60_000));
+          });
+          for (const record of h.records.values()) {
+            if (record.status !== 'Complete') continue;
+            for (const stage of record.stages) expect(stageDone(stage), `${record.releaseId} ${stage.name} pending ${stage.pending.join(',')}`).toBe(true);
+          }
+        });
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -1,9 +1,8 @@
 /** The real kubectl against the stand-in (skipped when kubectl is not installed). */
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 
@@ -15,7 +14,7 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'glidepath-kubectl-'));
+    dir = tempDir('glidepath-kubectl-');
     clock = new FakeClock('2026-08-20T09:00:00Z');
     world = await startSampleWorld({ clock, kubeconfigPath: join(dir, 'kubeconfig') });
     await clock.advance(30_000);
@@ -73,10 +72,12 @@ describe.skipIf(!hasKubectl)('kubectl against the stand-in', () => {
   });
 
   it('kubectl auth can-i answers from the sandbox RBAC, including the custom verb promote', async () => {
-    expect((await kubectl(['auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('yes');
+    // Context "prod" is Glidepath's own service account (the default context is admin@prod).
+    expect((await kubectl(['--context', 'prod', 'auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('yes');
     expect((await kubectl(['--context', 'viewer@prod', 'auth', 'can-i', 'promote', 'stages/prod', '-n', 'kargo-checkout'])).stdout.trim()).toBe('no');
-    expect((await kubectl(['auth', 'can-i', 'patch', 'rollouts', '--subresource=status', '-n', 'shop'])).stdout.trim()).toBe('yes');
-    expect((await kubectl(['auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('no');
+    expect((await kubectl(['--context', 'prod', 'auth', 'can-i', 'patch', 'rollouts', '--subresource=status', '-n', 'shop'])).stdout.trim()).toBe('yes');
+    expect((await kubectl(['--context', 'prod', 'auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('no');
+    expect((await kubectl(['auth', 'can-i', 'delete', 'rollouts', '-n', 'shop'])).stdout.trim()).toBe('yes');
   });
 
   it('kubectl get --watch streams changes', async () => {

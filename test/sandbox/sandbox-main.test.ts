@@ -1,31 +1,96 @@
-/** `npm run sandbox` (the README's first command) shows a release thread and an approval, end to end. */
+/**
+ * `npm run sandbox` (the README's first command) plays its story end to end: each milestone is
+ * printed in plain words and names the release it belongs to, and so does every thread block.
+ */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function sandbox(args: string[], env: Record<string, string>, stopAt?: RegExp): Promise<{ code: number | null; out: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-sandbox-'));
+  dirs.push(dir);
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const read = (d: Buffer) => {
+    out += d.toString();
+    // Ctrl-C once the story is told: the sandbox stops cleanly.
+    if (stopAt?.test(out) && child.exitCode === null) child.kill('SIGINT');
+  };
+  child.stdout.on('data', read);
+  child.stderr.on('data', read);
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out })));
+}
 
 describe('npm run sandbox', () => {
-  it('runs the clusters, Glidepath and the Slack stand-in, and prints the release thread a person would read', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      env: { ...process.env, SANDBOX_SECONDS: '20', PORT: '0', SANDBOX_DIR: mkdtempSync(join(tmpdir(), 'gp-sandbox-')), LOG_LEVEL: 'error' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  it('tells the story: settle, release with approvals, the freshness gate, a Kargo promotion, a bad image aborted, a stall and its recovery', async () => {
+    const { code, out } = await sandbox(['--speed', '10'], { SANDBOX_SECONDS: '240' }, /The end ·/);
     expect(code, out).toBe(0);
-    expect(out).toContain('Release rel-1.29.0 — checkout');
-    expect(out).toMatch(/is paused \(step 2\/6, weight 20%\) and waits for approval/);
-    expect(out).toContain('[ Approve ] [ Abort ]');
-    expect(out).toMatch(/→ you click Approve on \S+\/shop\/checkout-/);
-    // The click went through Slack → Bolt → the cluster, and the thread says who approved.
-    expect(out).toMatch(/approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on/);
-    expect(out).not.toContain('still paused: resumed');
-    expect(out).not.toMatch(/<!channel>|Error:/);
-  }, 90_000);
+    const milestones = [
+      /✓ rel-1\.28\.0 · Complete in checkout/,
+      /→ rel-1\.29\.0 · CI announced it/,
+      /rel-1\.29\.0 · checkout — reply:\n {2}↳ ⏸️ +dev — `dev\/shop\/checkout-dev` is paused \(step 2\/6, weight 20%\) and waits for approval\./,
+      /→ rel-1\.29\.0 · you click Approve/,
+      /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @you\)/,
+      /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
+      /→ rel-1\.29\.0 · you click Refresh and approve/,
+      /✓ rel-1\.29\.0 · Complete in checkout/,
+      /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion/,
+      /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
+      /✓ rel-1\.30\.0 · dev is Degraded/,
+      /→ rel-1\.30\.0 · the Abort dialog asks you to confirm/,
+      /✓ rel-1\.30\.0 · Aborted/,
+      /✓ rel-1\.30\.1 · stall alert/,
+      /✓ rel-1\.30\.1 · heard again/,
+    ];
+    let from = 0;
+    for (const m of milestones) {
+      const found = m.exec(out.slice(from));
+      expect(found, `${m} after offset ${from}\n${out}`).not.toBeNull();
+      from += found!.index + found![0].length;
+    }
+    // Every thread block and every action line names a release, never a pipeline alone.
+    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|promotion \S+) · \S+ — /);
+    for (const line of out.split('\n').filter((l) => /^(→|✓|…) /.test(l))) expect(line).toMatch(/^. (rel-|brave-lynx)\S* /);
+    // One approval is one change in its thread: no second line repeats it, nothing "not resumed".
+    expect(out).not.toMatch(/<@U0SANDBOX>: approved/);
+    expect(out).not.toMatch(/not resumed|still paused: resumed|<!channel>|Error:/);
+    // The banner says which kubeconfig context is whose; a person's default is admin.
+    expect(out).toContain('(current context admin@prod)');
+    expect(out).toMatch(/dev, prod +Glidepath's own service account/);
+  }, 300_000);
+
+  it('a busy port stops the start with what to do, and leaves no Redis key behind', async () => {
+    const { createServer } = await import('node:net');
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const { code, out } = await sandbox([], { PORT: String(port), SANDBOX_SECONDS: '30' });
+      expect(code, out).toBe(1);
+      expect(out).toContain(`sandbox: could not start: port ${port} is in use: stop what uses it, or start with PORT=0 to pick a free port`);
+      const prefix = /\{glidepath-sandbox-[0-9a-f]+\}/.exec(out)?.[0];
+      expect(prefix, out).toBeDefined();
+      const { Redis } = await import('ioredis');
+      const redis = new Redis('redis://127.0.0.1:6379');
+      try {
+        expect(await redis.keys(`${prefix}*`)).toEqual([]);
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      busy.close();
+    }
+  }, 60_000);
 });

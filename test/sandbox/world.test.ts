@@ -1,8 +1,7 @@
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
@@ -13,7 +12,7 @@ let kc: KubeConfig;
 
 beforeAll(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  world = await startSampleWorld({ clock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+  world = await startSampleWorld({ clock, kubeconfigPath: join(tempDir('glidepath-world-'), 'kubeconfig') });
   await clock.advance(30_000);
   kc = new KubeConfig();
   kc.loadFromFile(world.kubeconfigPath!);
@@ -33,9 +32,9 @@ const list = async (context: string, plural: string, group = 'argoproj.io', labe
   ((await api(context).listClusterCustomObject({ group, version: 'v1alpha1', plural, labelSelector })) as { items: KubeObject[] }).items;
 
 describe('sample world', () => {
-  it('has two clusters reachable through one kubeconfig (contexts dev and prod)', () => {
+  it('has two clusters reachable through one kubeconfig (contexts dev and prod); a person is admin by default, never the bot', () => {
     expect(kc.getContexts().map((c) => c.name)).toEqual(expect.arrayContaining(['dev', 'prod', 'admin@dev', 'viewer@prod']));
-    expect(kc.getCurrentContext()).toBe('prod');
+    expect(kc.getCurrentContext()).toBe('admin@prod');
   });
 
   it('deployed every Rollout through Argo CD, all Healthy and labelled for the pipeline', async () => {
@@ -101,7 +100,7 @@ describe('sample world', () => {
 describe('sample world: Kargo', () => {
   it('promotes Freight dev → staging as the glidepath user; staging syncs its Argo CD app and reports its health', async () => {
     const kargoClock = new FakeClock('2026-08-20T09:00:00Z');
-    const w = await startSampleWorld({ clock: kargoClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+    const w = await startSampleWorld({ clock: kargoClock, kubeconfigPath: join(tempDir('glidepath-world-'), 'kubeconfig') });
     try {
       await kargoClock.advance(30_000);
       const c = new KubeConfig();
@@ -135,7 +134,7 @@ describe('sample world config for Glidepath', () => {
     const { parseConfigFile } = await import('../../src/config/file.js');
     const { sampleWorldConfig } = await import('../../sandbox/kube/world-config.js');
     const worldClock = new FakeClock();
-    const w = await startSampleWorld({ clock: worldClock, kubeconfigPath: join(mkdtempSync(join(tmpdir(), 'glidepath-world-')), 'kubeconfig') });
+    const w = await startSampleWorld({ clock: worldClock, kubeconfigPath: join(tempDir('glidepath-world-'), 'kubeconfig') });
     try {
       await worldClock.advance(30_000);
       const config = parseConfigFile(sampleWorldConfig({ kubeconfigPath: w.kubeconfigPath! }));

@@ -41,7 +41,12 @@ interface ClickArgs {
 function clickContext(services: CommandServices, { body, respond, client }: ClickArgs): CommandContext {
   const channel = body.channel?.id ?? body.container?.channel_id ?? '';
   const slack = slackSurface({ client, channel, userId: body.user.id, respond, triggerId: body.trigger_id });
-  return commandContext(services, { id: body.user.id, ...(body.user.username ? { name: body.user.username } : {}) }, channel, slack);
+  const ctx = commandContext(services, { id: body.user.id, ...(body.user.username ? { name: body.user.username } : {}) }, channel, slack);
+  const threadTs = (body.message as { thread_ts?: string } | undefined)?.thread_ts;
+  const ephemeral = (body.container as { is_ephemeral?: boolean } | undefined)?.is_ephemeral === true;
+  // An ephemeral answer is seen by one person only: the thread still gets its line.
+  if (!ephemeral && channel) ctx.clicked = { channel, ...(threadTs ? { threadTs } : {}) };
+  return ctx;
 }
 
 /** Shows on the clicked message who did what, without its buttons (kept for a first of two approvals). */
