@@ -30,11 +30,13 @@ ${Array.from({ length: PIPELINES }, (_, i) => `  - name: svc-${i}
 `);
 
 function facts(): Fact[] {
+  // Recent, so that no stall watchdog fires while the facts are reduced (a stall would race them).
+  const base = Date.now();
   const out: Fact[] = [];
   for (let rv = 1; rv <= 8; rv++) {
     for (let i = 0; i < PIPELINES; i++) {
       const body = rolloutBody({ name: `svc-${i}`, uid: `uid-${i}`, generation: 3, rv, releaseId: 'rel-1', podHash: 'new', stableRS: rv === 8 ? 'new' : 'old', step: Math.min(rv, 7), phase: rv === 8 ? 'Healthy' : rv === 2 ? 'Paused' : 'Progressing', labels: { app: `svc-${i}` } });
-      out.push(normaliseRollout(rolloutFactBody.parse(body), 'prod', 1_790_000_000_000 + rv));
+      out.push(normaliseRollout(rolloutFactBody.parse(body), 'prod', base + rv));
     }
   }
   return out;
@@ -48,6 +50,8 @@ async function reduceAll(client: Glidepath, workers: Glidepath[], all: Fact[]): 
     return n;
   };
   await waitFor(async () => (await reduced()) >= all.length || undefined, 'every fact reduced', 60_000);
+  // The metric counts a fact as it is reduced; its record is saved with the rest of its batch.
+  await waitFor(async () => Object.values(await client.facts.counts('waiting', 'active', 'delayed', 'prioritized')).every((n) => n === 0) || undefined, 'the facts queues drained', 60_000);
   const records = new Map<string, ReleaseRecord>();
   for (let i = 0; i < PIPELINES; i++) {
     const record = await client.store.get(`svc-${i}`, 'rel-1');
