@@ -4,9 +4,10 @@
  * each condition is announced once.
  */
 import type { TargetRef } from '../facts/fact.js';
-import { MAX_NOTICES, type ReduceContext } from './context.js';
+import type { ReduceContext } from './context.js';
+import { noticeReply } from './notices.js';
+import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
-import { REPLIES_NEEDING_A_PERSON } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
   return Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
@@ -41,18 +42,7 @@ function releaseStatus(record: ReleaseRecord): ReleaseStatus {
   return 'InProgress';
 }
 
-export type ReplyEffect = Extract<Effect, { type: 'thread.reply' }>;
-
-/**
- * The one way a reply is announced: the notice key is recorded with the record (bounded), and
- * the reply comes back only the first time, whatever order or how often facts arrive.
- */
-export function noticeReply(record: ReleaseRecord, key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): ReplyEffect | undefined {
-  if (record.notices.includes(key)) return undefined;
-  record.notices.push(key);
-  if (record.notices.length > MAX_NOTICES) record.notices.splice(0, record.notices.length - MAX_NOTICES);
-  return { id: key, type: 'thread.reply', kind, stage, target, needsPerson: REPLIES_NEEDING_A_PERSON.includes(kind), detail };
-}
+export { awaitsPerson, noticeReply, type ReplyEffect } from './notices.js';
 
 export class Notices {
   readonly effects: Effect[] = [];
@@ -64,16 +54,6 @@ export class Notices {
   }
 }
 
-/**
- * A canary pause step with a duration resumes on its own: the stage shows Paused, but nobody is
- * asked to approve. Every other pause (an indefinite step, an inconclusive analysis, a manual
- * pause) waits for a person.
- */
-export function awaitsPerson(t: TargetState): boolean {
-  if (!t.pause) return false;
-  return !(t.pause.reason === 'CanaryPauseStep' && t.step?.label?.startsWith('pause: '));
-}
-
 function refKey(ref: TargetRef): string {
   return `${ref.cluster}/${ref.namespace}/${ref.name}`;
 }
@@ -83,15 +63,10 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
   if (t.supersededBy !== undefined) return;
   if (t.aborted) {
-    notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', base, stage.name, t.ref);
-  } else if (t.phase === 'Paused' && awaitsPerson(t)) {
-    notices.reply(
-      `paused:${where}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`,
-      'paused',
-      { ...base, message: t.pause?.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
-      stage.name,
-      t.ref,
-    );
+    notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', { ...base, ...abortedBy(t, ctx) }, stage.name, t.ref);
+  } else if (waitsForApproval(t)) {
+    const paused = pausedReply(stage.name, t);
+    notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
   } else if (t.phase === 'Degraded' || t.phase === 'Unknown') {
     // Before the stage was healthy a failure needs a person at once; afterwards a short blip
     // (a pod restarting under autoscaling) is only reported if it lasts.

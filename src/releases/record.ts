@@ -90,6 +90,7 @@ export type ReplyKind =
   | 'sync-failed'
   | 'sync-retrying'
   | 'aborted'
+  | 'resumed'
   | 'drift'
   | 'stall'
   | 'heard-again'
@@ -126,6 +127,22 @@ export interface ReplyDetail {
   retryCount?: number;
   retryLimit?: number;
   finishedAt?: string;
+  /** Who ended a pause or aborted: a person outside Glidepath (kubectl, the Argo CD UI), through Glidepath, or the controller. */
+  by?: 'outside' | 'glidepath' | 'controller';
+  /** The Slack user who acted through Glidepath. */
+  user?: string;
+  /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
+  promotedFully?: boolean;
+}
+
+/** How the pause a reply asked about ended. */
+export interface PauseEnd {
+  how: 'resumed' | 'promoted' | 'aborted' | 'new-version' | 'superseded';
+  /** Who (resumed, promoted, aborted): through Glidepath, outside it, or the controller itself (an abort after a failed analysis). */
+  by?: 'outside' | 'glidepath' | 'controller';
+  user?: string;
+  /** The release the target moved on to (superseded). */
+  releaseId?: string;
 }
 
 /** Effects are data: the worker turns them into queue jobs after the record is saved. */
@@ -140,6 +157,8 @@ export type Effect =
       needsPerson: boolean;
       detail: ReplyDetail;
     }
+  /** The pause a reply asked about is over: the reply (as it was emitted) loses its buttons and says how it ended. */
+  | { id: string; type: 'thread.settle'; reply: Extract<Effect, { type: 'thread.reply' }>; ended: PauseEnd }
   | { id: string; type: 'watchdog.arm'; dueAt: number }
   | {
       id: string;

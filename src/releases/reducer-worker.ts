@@ -17,6 +17,7 @@ import type { ThreadEffect, ThreadEffectSink } from './ports.js';
 import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
+import type { OwnAction, OwnActions } from './own-actions.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
 import { ReleaseLanes } from './release-lanes.js';
 import type { TargetIndex } from './target-index.js';
@@ -31,6 +32,8 @@ export interface FactReducerDeps {
   threads: ThreadEffectSink;
   metrics: Metrics;
   logger: Logger;
+  /** Glidepath's own actions (optional: without it no change is called "outside Glidepath"). */
+  ownActions?: OwnActions;
 }
 
 /** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
@@ -102,7 +105,7 @@ export interface BatchStep {
 export function reduceReleaseBatch(
   current: ReleaseRecord | undefined,
   items: readonly RoutedFact[],
-  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string> },
+  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]> },
 ): BatchStep {
   const { config } = input;
   const { settings } = config;
@@ -129,6 +132,7 @@ export function reduceReleaseBatch(
       idSource: item.route.idSource,
       previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
       knownTargets: input.knownTargets,
+      ...(input.ownActions ? { ownActions: input.ownActions } : {}),
     };
     const reduction = reduceDraft(record, item.fact, ctx);
     outcomes.push(reduction.outcome);
@@ -206,15 +210,18 @@ export class FactReducer {
     const releaseId = first.route.releaseId;
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
     const owned = [...new Set(items.map(ownedTarget).filter((t): t is string => t !== undefined))];
-    const [knownTargets, previousOfTarget] = await Promise.all([
+    const rolloutTargets = [...new Set(items.flatMap((i) => (i.fact.kind === 'rollout' ? [targetKey(i.fact.target)] : [])))];
+    const [knownTargets, previousOfTarget, ownActions] = await Promise.all([
       this.deps.targets.knownTargets(pipeline.name, now),
       this.deps.targets.releasesOf(pipeline.name, owned),
+      // What Glidepath itself did to these Rollouts: the thread tells it from changes made outside.
+      this.deps.ownActions ? this.deps.ownActions.of(rolloutTargets) : Promise.resolve(undefined),
     ]);
 
     let leftover: StoredRelease | undefined;
     const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
       leftover = current;
-      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget });
+      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, ...(ownActions ? { ownActions } : {}) });
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
       return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };
     });
@@ -236,6 +243,7 @@ export class FactReducer {
       switch (effect.type) {
         case 'thread.render':
         case 'thread.reply':
+        case 'thread.settle':
           thread.push(effect);
           if (effect.type === 'thread.reply' && effect.kind === 'stall') this.deps.metrics.stallAlerts.inc({ pipeline: record.pipeline });
           break;

@@ -37,6 +37,7 @@ describe('renderReply', () => {
     'sync-failed': 'the Argo CD sync failed at revision `abc123` after 3 retries.\n>ProgressDeadlineExceeded',
     'sync-retrying': 'Argo CD sync attempt 3 failed at revision `abc123`; Argo CD retries it and reports Failed only after the last attempt.\n>ProgressDeadlineExceeded',
     aborted: 'was aborted; traffic went back to the stable version.',
+    resumed: ':arrow_forward: *prod* — `prod/shop/checkout` was resumed (step 2/4): the pause this thread asked about is over.',
     drift: 'runs `registry.example/checkout:hotfix`, not this release\'s `registry.example/checkout:1.4.2`',
     stall: ':warning: No fact from *prod* — `prod/shop/checkout` for 20 min (silent since <!date^',
     'heard-again': ':ear: Heard from *prod* — `prod/shop/checkout` again after silence since',
