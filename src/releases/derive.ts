@@ -77,7 +77,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
     notices.reply(
       `analysis-failed:${where}:${t.analysis.name}`,
       'analysis-failed',
-      { ...base, message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}` },
+      { ...base, message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}`, ...(t.analysis.metrics ? { metrics: t.analysis.metrics } : {}) },
       stage.name,
       t.ref,
     );

@@ -30,6 +30,8 @@ export function pausedReply(stage: string, t: TargetState): ReplyEffect {
     stepIndex: t.step?.index,
     stepCount: t.step?.count,
     weight: t.weight,
+    // An inconclusive analysis pauses for a person: what it measured is what they judge.
+    ...(t.analysis?.status === 'Inconclusive' && t.analysis.metrics ? { metrics: t.analysis.metrics } : {}),
   };
   const id = `paused:${refKey(t)}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`;
   return { id, type: 'thread.reply', kind: 'paused', stage, target: t.ref, needsPerson: REPLIES_NEEDING_A_PERSON.includes('paused'), detail };

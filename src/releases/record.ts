@@ -3,6 +3,7 @@
  * only state the reducer reads and writes; the Slack renderer draws from it alone.
  */
 import type { ApplicationObservation, RolloutPhase, TargetRef } from '../facts/fact.js';
+import type { FailingMetric } from '../model/analysis-run.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -37,7 +38,7 @@ export interface TargetState {
   weight?: number;
   replicas?: { desired?: number; updated?: number; ready?: number; available?: number };
   restartedAt?: string;
-  analysis?: { name: string; status: string; message?: string };
+  analysis?: { name: string; status: string; message?: string; metrics?: FailingMetric[] };
   /** Argo CD Application managing this target (Rollout targets) or the Application itself. */
   application?: string;
   sync?: SyncOperationState;
@@ -131,6 +132,8 @@ export interface ReplyDetail {
   by?: 'outside' | 'glidepath' | 'controller';
   /** The Slack user who acted through Glidepath. */
   user?: string;
+  /** The metrics that failed an analysis (or left it inconclusive), with their values and conditions. */
+  metrics?: FailingMetric[];
   /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
   promotedFully?: boolean;
 }

@@ -18,6 +18,7 @@ import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
+import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
 import { ReleaseLanes } from './release-lanes.js';
 import type { TargetIndex } from './target-index.js';
@@ -34,6 +35,8 @@ export interface FactReducerDeps {
   logger: Logger;
   /** Glidepath's own actions (optional: without it no change is called "outside Glidepath"). */
   ownActions?: OwnActions;
+  /** Reads the failing metrics of a failed analysis into its fact (optional). */
+  analysisRuns?: Pick<AnalysisRunReader, 'enrich'>;
 }
 
 /** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
@@ -184,8 +187,9 @@ export class FactReducer {
     return resolveRoutes(this.deps.config, fact, managed);
   }
 
-  async process(fact: Fact): Promise<FactResult> {
+  async process(queued: Fact): Promise<FactResult> {
     const started = performance.now();
+    const fact = this.deps.analysisRuns ? await this.deps.analysisRuns.enrich(queued) : queued;
     const routes = await this.routes(fact);
     if (routes.length === 0) {
       this.deps.metrics.factsUnmatched.inc({ source: fact.source });

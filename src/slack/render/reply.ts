@@ -42,6 +42,18 @@ function minutesBetween(from: number | undefined, to: number | undefined): strin
   return `${Math.round((to - from) / 60_000)} min`;
 }
 
+/** Each failing metric: its phase, the values it measured, and the condition they were judged by. Bounded and escaped. */
+function metricLines(metrics: ThreadReplyEffect['detail']['metrics']): string {
+  if (!metrics || metrics.length === 0) return '';
+  const lines = metrics.slice(0, 10).map((m) => {
+    const values = m.values.length > 0 ? `measured ${m.values.slice(-5).map((v) => code(v, 120)).join(', ')}` : 'no value measured';
+    const condition = m.condition ? `; ${m.conditionKind === 'failure' ? 'failure condition' : 'success condition'} ${code(m.condition, 300)}` : '';
+    const why = m.message ? ` (${untrusted(m.message, 300, { oneLine: true })})` : '';
+    return `• ${code(m.name, 120)} ${untrusted(m.phase, 20, { oneLine: true })}: ${values}${condition}${why}`;
+  });
+  return `\n${lines.join('\n')}`;
+}
+
 function byWhom(by: ThreadReplyEffect['detail']['by']): string {
   switch (by) {
     case 'outside':
@@ -81,11 +93,11 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
   const at = where(effect, record);
   switch (effect.kind) {
     case 'paused':
-      return `:double_vertical_bar: ${at} is paused${step(effect)} and waits for approval.${quoted(d.message)}`;
+      return `:double_vertical_bar: ${at} is paused${step(effect)} and waits for approval.${quoted(d.message)}${metricLines(d.metrics)}`;
     case 'degraded':
       return `:x: ${at} is Degraded.${quoted(d.message)}`;
     case 'analysis-failed':
-      return `:x: ${at}: the analysis failed${step(effect)}.${quoted(d.message)}`;
+      return `:x: ${at}: the analysis failed${step(effect)}.${quoted(d.message)}${metricLines(d.metrics)}`;
     case 'sync-failed': {
       const rev = d.revision ? ` at revision ${code(d.revision.slice(0, 40))}` : '';
       const retries = d.retryCount ? ` after ${d.retryCount} retries` : '';
