@@ -38,6 +38,7 @@ import { ReleaseStore } from './releases/store.js';
 import { TargetIndex } from './releases/target-index.js';
 import { OwnActions } from './releases/own-actions.js';
 import { AnalysisRunReader } from './kube/analysis-runs.js';
+import { PromoteFreightResolver } from './kube/promote-freight.js';
 import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
 import type { RetryPolicy } from './slack/writer/retry.js';
 import type { WriterBudgets } from './slack/writer/writer.js';
@@ -161,7 +162,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   let reducer: FactReducer | undefined;
   if (roles.has('worker')) {
     const targets = new TargetIndex(work, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000, retainMs: longestReleaseTtlMs(config), ...(options.tuning?.targetCacheMs !== undefined ? { cacheMs: options.tuning.targetCacheMs } : {}) });
-    reducer = new FactReducer({ config, store, targets, facts: workFacts, watchdog, threads, metrics, logger, ownActions: new OwnActions(work, keys), analysisRuns: new AnalysisRunReader(clusters, logger) });
+    reducer = new FactReducer({ config, store, targets, facts: workFacts, watchdog, threads, metrics, logger, ownActions: new OwnActions(work, keys), analysisRuns: new AnalysisRunReader(clusters, logger), promoteFreight: new PromoteFreightResolver(config, clusters, logger) });
     workers.push(startReducerWorker(reducer, { connection: work, prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY, logger, lockDurationMs: env.JOB_LOCK_MS }));
     workers.push(
       startWatchdogWorker({

@@ -127,7 +127,10 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     stage.status = stageStatus(stage);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
-      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', {}, stage.name);
+      // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
+      const at = ctx.pipeline.stages.findIndex((s) => s.name === stage.name);
+      const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
+      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name } : {}, stage.name);
     }
     for (const t of Object.values(stage.targets)) targetNotices(notices, stage, t, now, ctx);
   }

@@ -107,6 +107,8 @@ export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
   'sync-failed',
   'sync-retrying',
   'aborted',
+  // Someone may be about to answer the pause it ends: it goes out before routine news.
+  'resumed',
   'drift',
   'stall',
   'hook-pinned',
@@ -134,6 +136,10 @@ export interface ReplyDetail {
   user?: string;
   /** The metrics that failed an analysis (or left it inconclusive), with their values and conditions. */
   metrics?: FailingMetric[];
+  /** stage-healthy: the next stage, a Kargo Stage, that a click promotes to. */
+  promoteTo?: string;
+  /** …and the Freight (name) the click promotes: what proved healthy upstream when the reply was sent. */
+  freight?: string;
   /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
   promotedFully?: boolean;
 }

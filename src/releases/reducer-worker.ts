@@ -19,6 +19,7 @@ import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
+import type { PromoteFreightResolver } from '../kube/promote-freight.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
 import { ReleaseLanes } from './release-lanes.js';
 import type { TargetIndex } from './target-index.js';
@@ -37,6 +38,8 @@ export interface FactReducerDeps {
   ownActions?: OwnActions;
   /** Reads the failing metrics of a failed analysis into its fact (optional). */
   analysisRuns?: Pick<AnalysisRunReader, 'enrich'>;
+  /** Puts the Freight a Promote button is shown for on stage-healthy replies (optional). */
+  promoteFreight?: Pick<PromoteFreightResolver, 'enrich'>;
 }
 
 /** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
@@ -268,7 +271,7 @@ export class FactReducer {
           break;
       }
     }
-    if (thread.length > 0) await this.deps.threads.send(record, thread);
+    if (thread.length > 0) await this.deps.threads.send(record, this.deps.promoteFreight ? await this.deps.promoteFreight.enrich(record, thread) : thread);
     await this.deps.store.clearOutbox(record.pipeline, record.releaseId, outbox);
   }
 }

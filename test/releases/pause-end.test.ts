@@ -85,3 +85,24 @@ describe('the end of a pause', () => {
     expect(h.effects.filter((e) => e.effect.type === 'thread.settle').map((e) => [e.releaseId, (e.effect as { ended: unknown }).ended])).toEqual([['rel-4', { how: 'superseded', releaseId: 'rel-5' }]]);
   });
 });
+
+describe('the Promote offer of a healthy stage', () => {
+  it('is made only where the next stage is a Kargo Stage', () => {
+    const rollouts = new Harness(testConfig());
+    rollouts.apply(rolloutFact(rolloutBody({ generation: 1, rv: 100, releaseId: 'rel-1', podHash: 'aaa', stableRS: 'aaa', phase: 'Healthy', labels: { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' } }), T0));
+    expect(rollouts.replies('stage-healthy').map((r) => [r.effect.stage, r.effect.detail])).toEqual([['staging', {}]]);
+
+    const kargo = new Harness(
+      testConfig(`
+  - name: shop
+    channel: C0123SHOP
+    releaseIdAnnotation: hangar.io/release-id
+    stages:
+      - { name: canary, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop" } }
+      - { name: prod, cluster: prod, kargo: { project: kargo-demo, stage: prod } }
+`),
+    );
+    kargo.apply(rolloutFact(rolloutBody({ generation: 1, rv: 100, releaseId: 'rel-1', podHash: 'aaa', stableRS: 'aaa', phase: 'Healthy', labels: { 'app.kubernetes.io/part-of': 'shop' } }), T0));
+    expect(kargo.replies('stage-healthy').map((r) => [r.effect.stage, r.effect.detail])).toEqual([['canary', { promoteTo: 'prod' }]]);
+  });
+});

@@ -182,13 +182,15 @@ export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): R
       ),
     });
   }
-  if (effect.kind === 'stage-healthy' && effect.stage !== undefined) {
-    // The next stage of the pipeline, if any: one click promotes what just proved healthy.
-    const at = record.stages.findIndex((s) => s.name === effect.stage);
-    const next = at >= 0 ? record.stages[at + 1] : undefined;
-    if (next) {
-      blocks.push({ type: 'actions', block_id: 'glidepath.promote', elements: [promoteButton({ v: 1, p: record.pipeline, r: record.releaseId, st: next.name, from: effect.stage })] });
-    }
+  const promoteTo = effect.detail.promoteTo;
+  if (effect.kind === 'stage-healthy' && effect.stage !== undefined && promoteTo !== undefined) {
+    // The next stage is a Kargo Stage: one click promotes the Freight that just proved healthy.
+    const freight = effect.detail.freight;
+    blocks.push({
+      type: 'actions',
+      block_id: 'glidepath.promote',
+      elements: [promoteButton({ v: 1, p: record.pipeline, r: record.releaseId, st: promoteTo, from: effect.stage, ...(freight ? { fr: freight } : {}) })],
+    });
   }
   const fallback = text.split('\n')[0] ?? '';
   return {
