@@ -6,6 +6,7 @@
  */
 import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { authorize } from '../src/policy/permissions.js';
+import { abortActionKey } from '../src/releases/own-actions.js';
 import { act, type Outcome } from './act.js';
 import { outcomeMessage, type RolloutRef } from './approve.js';
 import { ABORT_DIALOG_CALLBACK_ID, encodeAbortDialog, type AbortDialogMetadata } from '../src/slack/buttons.js';
@@ -38,8 +39,14 @@ export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialog
     ...(known ? { releaseId: known.record.releaseId } : {}),
     describe: `abort ${target}`,
     run: async () => {
+      // Recorded before the patch: the fact showing the abort must find it (else "aborted outside Glidepath").
+      const mark = abortActionKey(meta.h);
+      await ctx.ownActions?.record(target, mark, ctx.user.id);
       const result = await ctx.kube.abortRollout(meta.c, meta.ns, meta.n, meta.h ? { podHash: meta.h } : undefined);
-      if (result.kind === 'refused') return { ...result, before: result.details.before };
+      if (result.kind === 'refused') {
+        await ctx.ownActions?.forget(target, mark, ctx.user.id);
+        return { ...result, before: result.details.before };
+      }
       return { kind: 'done', summary: `aborted ${target}: traffic goes back to the stable version`, before: result.before, after: result.after };
     },
   });

@@ -10,6 +10,7 @@ import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sy
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
 import { act, type ClickAnswer, type Outcome } from './act.js';
 import { authorize } from '../src/policy/permissions.js';
+import { resumeActionKey } from '../src/releases/own-actions.js';
 import { encodeRefreshApprove, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
 import { actions, button, section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
@@ -42,8 +43,14 @@ export async function approveRollout(ctx: CommandContext, where: StageRef, ref: 
     approvalKey: `${target}@g${expected.generation}#${expected.podHash}#s${expected.stepIndex}`,
     describe: `approve step ${expected.stepIndex + 1} of ${target}`,
     run: async () => {
+      // Recorded before the patch: the fact showing the pause ended must find it (else "resumed outside Glidepath").
+      const mark = resumeActionKey(expected.podHash, expected.stepIndex);
+      await ctx.ownActions?.record(target, mark, ctx.user.id);
       const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected);
-      if (result.kind === 'refused') return { ...result, before: result.details.before };
+      if (result.kind === 'refused') {
+        await ctx.ownActions?.forget(target, mark, ctx.user.id);
+        return { ...result, before: result.details.before };
+      }
       return {
         kind: 'done',
         summary: `approved step ${expected.stepIndex + 1} of ${target}: the canary moves on`,

@@ -8,6 +8,7 @@ import { KubeActionError } from '../src/kube/errors.js';
 import { freightLabel } from '../src/kube/kargo-availability.js';
 import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
 import { getStage } from '../src/kube/reads.js';
+import { currentFreight, upstreamKargoStage } from '../src/kube/promote-freight.js';
 import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
 import { act } from './act.js';
@@ -196,12 +197,14 @@ export async function promoteClicked(ctx: CommandContext, value: PromoteButtonVa
     return undefined;
   }
   // What proved healthy upstream is what moves on, when the upstream stage is one Kargo Stage of the same project.
-  const from = pipeline.stages.find((s) => s.name === value.from);
-  let freight: string | undefined;
-  if (from?.kargo?.stage && from.cluster === scope.cluster && from.kargo.project === scope.project) {
-    const upstream = await getStage(ctx.clusters.api(from.cluster), from.kargo.project, from.kargo.stage);
-    freight = Object.values(upstream.status?.freightHistory?.[0]?.items ?? {})[0]?.name ?? undefined;
+  const upstream = upstreamKargoStage(pipeline.stages.find((s) => s.name === value.from), target);
+  const runsNow = upstream ? currentFreight(await getStage(ctx.clusters.api(upstream.cluster), upstream.project, upstream.stage)) : undefined;
+  const stale = value.fr !== undefined ? await staleFreight(ctx, value, value.fr, scope, runsNow, upstream !== undefined) : undefined;
+  if (stale) {
+    await ctx.slack.reply({ text: `:x: ${stale}; nothing was changed. To promote anyway: \`/glidepath promote ${value.p}@${value.st} --freight <name>\`.` });
+    return undefined;
   }
+  const freight = value.fr ?? runsNow;
   try {
     await promoteTo(ctx, { scope, ...(freight ? { freight } : {}) });
   } catch (err) {
@@ -210,6 +213,20 @@ export async function promoteClicked(ctx: CommandContext, value: PromoteButtonVa
     await ctx.slack.reply({ text: err instanceof KubeActionError ? `:x: ${err.message}` : `:x: /glidepath ${NAME} failed unexpectedly; nothing more is known here, the Glidepath log has the details` });
   }
   return `<@${ctx.user.id}> asked to promote ${freight ? `Freight ${freight} ` : ''}to ${value.st}`;
+}
+
+/**
+ * Why the Freight a Promote button was shown for is no longer the one to promote, or undefined
+ * when it still is: the healthy upstream Stage runs other Freight now, or the Stage to promote
+ * already runs it (someone promoted it since). Availability is Kargo's own check, at the promote.
+ */
+async function staleFreight(ctx: CommandContext, value: PromoteButtonValue, shown: string, scope: KargoScope, upstreamRuns: string | undefined, upstreamKnown: boolean): Promise<string | undefined> {
+  if (upstreamKnown && upstreamRuns !== shown) return `Freight \`${shown}\` is no longer what ${value.p}@${value.from} runs (it runs ${upstreamRuns ? `\`${upstreamRuns}\`` : 'no Freight'} now), so it is not what proved healthy`;
+  if (scope.stage) {
+    const downstream = currentFreight(await getStage(ctx.clusters.api(scope.cluster), scope.project, scope.stage));
+    if (downstream === shown) return `${value.p}@${value.st} already runs Freight \`${shown}\``;
+  }
+  return undefined;
 }
 
 export const promote: Subcommand = {

@@ -10,6 +10,7 @@ import type { KubeActions } from '../src/kube/actions.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
 import type { GroupDirectory } from '../src/policy/permissions.js';
 import type { ReleaseReader } from '../src/releases/ports.js';
+import type { OwnActions } from '../src/releases/own-actions.js';
 import type { ApprovalStore } from './approvals.js';
 
 export interface SlackText {
@@ -31,6 +32,8 @@ export interface CommandServices {
   clusters: ClusterClients;
   audit: AuditLog;
   approvals: ApprovalStore;
+  /** Where actions are recorded before they are sent, so the thread tells them from changes made outside Glidepath. */
+  ownActions?: OwnActions;
   groups: GroupDirectory;
   threads: ThreadLocator;
   logger: Logger;

@@ -37,6 +37,9 @@ import { registerReadRoutes } from './releases/read-api.js';
 import { FactReducer } from './releases/reducer-worker.js';
 import { ReleaseStore } from './releases/store.js';
 import { TargetIndex } from './releases/target-index.js';
+import { OwnActions } from './releases/own-actions.js';
+import { AnalysisRunReader } from './kube/analysis-runs.js';
+import { PromoteFreightResolver } from './kube/promote-freight.js';
 import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
 import { PartitionWorkers } from './releases/partition-workers.js';
 import { ensureKeyLayout } from './store/layout.js';
@@ -183,7 +186,20 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   let partitions: PartitionWorkers | undefined;
   if (roles.has('worker')) {
     const targets = new TargetIndex(work, keys, { forgetAfterMs: config.settings.forgetTargetAfterMinutes * 60_000, retainMs: longestReleaseTtlMs(config), ...(options.tuning?.targetCacheMs !== undefined ? { cacheMs: options.tuning.targetCacheMs } : {}) });
-    reducer = new FactReducer({ config, store, targets, facts: workFacts, watchdog, threads, metrics, logger, partitions: keys.partitions });
+    reducer = new FactReducer({
+      config,
+      store,
+      targets,
+      facts: workFacts,
+      watchdog,
+      threads,
+      metrics,
+      logger,
+      partitions: keys.partitions,
+      ownActions: new OwnActions(work, keys),
+      analysisRuns: new AnalysisRunReader(clusters, logger),
+      promoteFreight: new PromoteFreightResolver(config, clusters, logger),
+    });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({
       connection: work,

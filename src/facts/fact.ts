@@ -3,6 +3,7 @@
  * (a notification webhook today, a Kubernetes watch later). Everything downstream of the
  * ingest boundary works on these types only.
  */
+import type { FailingMetric } from '../model/analysis-run.js';
 import type { RolloutPhase } from '../model/rollout.js';
 
 export type FactSource = 'rollouts-webhook' | 'argocd-webhook' | 'ci' | 'watch' | 'watchdog' | 'internal';
@@ -48,8 +49,8 @@ export interface RolloutObservation {
   weight?: number;
   replicas: { desired?: number; current?: number; updated?: number; ready?: number; available?: number };
   restartedAt?: string;
-  /** Step analysis run, when one is current. */
-  analysis?: { name: string; status: string; message?: string };
+  /** Step analysis run, when one is current; `metrics` (read from the AnalysisRun) when it failed or was inconclusive. */
+  analysis?: { name: string; status: string; message?: string; metrics?: FailingMetric[] };
   /** Name of the Argo CD Application that manages this Rollout (from the tracking id), when known. */
   managedBy?: string;
 }

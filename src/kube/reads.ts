@@ -1,12 +1,13 @@
 /** Typed reads: one GET or paginated LIST, parsed at the boundary. */
 import type { KubeApi, ListOptions } from './api.js';
-import { APPLICATIONS, APPLICATION_SETS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
+import { ANALYSIS_RUNS, APPLICATIONS, APPLICATION_SETS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
 import { applicationCoreSchema, applicationSchema, type Application, type ApplicationCore } from '../model/application.js';
 import { applicationSetSchema, type ApplicationSet } from '../model/application-set.js';
 import { freightSchema, type Freight } from '../model/kargo-freight.js';
 import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
 import { stageSchema, type Stage } from '../model/kargo-stage.js';
 import { rolloutSchema, type Rollout } from '../model/rollout.js';
+import { analysisRunSchema, type AnalysisRun } from '../model/analysis-run.js';
 import { parseItems, parseObject } from './parse-object.js';
 import type { z } from 'zod';
 
@@ -39,3 +40,4 @@ export const listStages = (api: KubeApi, ns: string, options?: ListOptions): Pro
 export const getFreight = (api: KubeApi, ns: string, name: string): Promise<Freight> => getTyped(api, FREIGHT, freightSchema, ns, name);
 export const listFreight = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Freight>> => listTyped(api, FREIGHT, freightSchema, ns, options);
 export const getPromotion = (api: KubeApi, ns: string, name: string): Promise<Promotion> => getTyped(api, PROMOTIONS, promotionSchema, ns, name);
+export const getAnalysisRun = (api: KubeApi, ns: string, name: string): Promise<AnalysisRun> => getTyped(api, ANALYSIS_RUNS, analysisRunSchema, ns, name);

@@ -13,3 +13,4 @@ export const APPLICATION_SETS = { group: 'argoproj.io', version: 'v1alpha1', plu
 export const STAGES = { group: 'kargo.akuity.io', version: 'v1alpha1', plural: 'stages', kind: 'Stage' } as const satisfies ResourceRef;
 export const PROMOTIONS = { group: 'kargo.akuity.io', version: 'v1alpha1', plural: 'promotions', kind: 'Promotion' } as const satisfies ResourceRef;
 export const FREIGHT = { group: 'kargo.akuity.io', version: 'v1alpha1', plural: 'freights', kind: 'Freight' } as const satisfies ResourceRef;
+export const ANALYSIS_RUNS = { group: 'argoproj.io', version: 'v1alpha1', plural: 'analysisruns', kind: 'AnalysisRun' } as const satisfies ResourceRef;

@@ -1,12 +1,13 @@
 /**
- * AnalysisRuns, as Glidepath reads them: through the Rollout that owns them. A Rollout's status
- * names its current step's run (`status.canary.currentStepAnalysisRunStatus`) and, for blue-green,
- * its pre- and post-promotion runs, each as `{name, status, message}` (RolloutAnalysisRunStatus).
- * Glidepath never reads AnalysisRun objects themselves.
+ * AnalysisRuns, as Glidepath reads them. A Rollout's status names its current step's run
+ * (`status.canary.currentStepAnalysisRunStatus`) and, for blue-green, its pre- and post-promotion
+ * runs, each as `{name, status, message}` (RolloutAnalysisRunStatus). When that run failed or was
+ * inconclusive, the AnalysisRun object itself (CRD argoproj.io/v1alpha1 AnalysisRun) says which
+ * metric failed, on which measured values, against which condition.
  */
 import { z } from 'zod';
-import { record, str } from './json.js';
-import { text } from './meta.js';
+import { list, record, str } from './json.js';
+import { clusterObjectMetaSchema, integer, longText, opt, text } from './meta.js';
 
 /** `RolloutAnalysisRunStatus`: the summary of one AnalysisRun kept in the Rollout's status. */
 export const analysisRunStatusSchema = z.looseObject({
@@ -36,4 +37,90 @@ export function stepAnalysisOf(statusCanary: unknown): StepAnalysis | undefined 
   if (!run || (!name && !status)) return undefined;
   const message = str(run.message);
   return { name: name ?? '', status: status ?? '', ...(message ? { message } : {}) };
+}
+
+/** One measurement of a metric (`status.metricResults[].measurements[]`): `value` is the provider's result as text, e.g. `[0.82]`. */
+export const measurementSchema = z.looseObject({
+  phase: text(64),
+  value: opt(longText),
+  message: opt(longText),
+  startedAt: opt(text(64)),
+  finishedAt: opt(text(64)),
+});
+
+export const metricResultSchema = z.looseObject({
+  name: text(253),
+  phase: text(64),
+  message: opt(longText),
+  count: opt(integer),
+  successful: opt(integer),
+  failed: opt(integer),
+  inconclusive: opt(integer),
+  error: opt(integer),
+  measurements: opt(z.array(measurementSchema).max(1_000)),
+});
+
+/** An AnalysisRun: the metrics it runs (with their conditions) and what each measured. */
+export const analysisRunSchema = z.looseObject({
+  metadata: clusterObjectMetaSchema,
+  spec: z.looseObject({
+    metrics: opt(
+      z
+        .array(z.looseObject({ name: text(253), successCondition: opt(longText), failureCondition: opt(longText), failureLimit: opt(z.union([integer, text(64)])), inconclusiveLimit: opt(z.union([integer, text(64)])) }))
+        .max(1_000),
+    ),
+  }),
+  status: opt(z.looseObject({ phase: opt(text(64)), message: opt(longText), metricResults: opt(z.array(metricResultSchema).max(1_000)) })),
+});
+export type AnalysisRun = z.infer<typeof analysisRunSchema>;
+
+/** A metric that made a run fail or end inconclusive: its last measured values, and the condition they were judged by. */
+export interface FailingMetric {
+  name: string;
+  /** Failed, Inconclusive or Error. */
+  phase: string;
+  /** The last few measured values, oldest first (empty when the provider returned none, e.g. on errors). */
+  values: string[];
+  /** `failureCondition` when the metric has one, else the `successCondition` the values did not meet. */
+  condition?: string;
+  conditionKind?: 'failure' | 'success';
+  /** The metric's or its last measurement's message (an error's reason). */
+  message?: string;
+}
+
+/** The phases of a run that a person must hear the reasons of. */
+export const FAILING_ANALYSIS_PHASES: ReadonlySet<string> = new Set(['Failed', 'Error', 'Inconclusive']);
+
+const MAX_METRICS = 10;
+const MAX_VALUES = 5;
+
+/**
+ * The metrics of a run that failed, errored or were inconclusive, with what they measured and the
+ * condition, bounded (10 metrics, the last 5 values each). Any shape in: never throws.
+ */
+export function failingMetrics(run: unknown): FailingMetric[] {
+  const spec = list(record(record(run)?.spec)?.metrics).map(record);
+  const results = list(record(record(run)?.status)?.metricResults).map(record);
+  const out: FailingMetric[] = [];
+  for (const result of results) {
+    const name = str(result?.name);
+    const phase = str(result?.phase);
+    if (!result || !name || !phase || !FAILING_ANALYSIS_PHASES.has(phase)) continue;
+    const measurements = list(result.measurements).map(record).filter((m) => m !== undefined);
+    const values = measurements.map((m) => str(m.value)).filter((v): v is string => v !== undefined && v !== '').slice(-MAX_VALUES);
+    const metric = spec.find((m) => str(m?.name) === name);
+    const failure = str(metric?.failureCondition);
+    const success = str(metric?.successCondition);
+    const lastMessage = [...measurements].reverse().map((m) => str(m.message)).find((m) => m);
+    const message = str(result.message) || lastMessage;
+    out.push({
+      name,
+      phase,
+      values,
+      ...(failure ? { condition: failure, conditionKind: 'failure' as const } : success ? { condition: success, conditionKind: 'success' as const } : {}),
+      ...(message ? { message } : {}),
+    });
+    if (out.length === MAX_METRICS) break;
+  }
+  return out;
 }

@@ -204,6 +204,11 @@ function judgeWeight(
   if (reported !== undefined) return reported;
   if (aborted) return 0;
   if (steps && steps.length > 0 && step) return stepWeight(steps, step.index);
+  // A canary without steps sends everything to the new version at once: `kubectl argo rollouts get`
+  // shows weight 100 (GetCurrentSetWeight: no current step ⇒ 100). Only a full object can say it
+  // has no steps; a webhook body without spec.strategy cannot. Before any pod hash there is no version to weigh.
+  const rolling = str(parts.status?.currentPodHash) !== undefined;
+  if (parts.canary && rolling && (steps === undefined || steps.length === 0) && parts.strategy !== undefined) return 100;
   return undefined;
 }
 

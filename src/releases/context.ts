@@ -1,4 +1,5 @@
 import type { PipelineConfig } from '../config/file.js';
+import type { OwnAction } from './own-actions.js';
 
 /** What the pure reducer needs to know beyond the record and the fact. */
 export interface ReduceContext {
@@ -13,6 +14,8 @@ export interface ReduceContext {
   previousReleaseOfTarget?: string;
   /** Targets known to belong to each stage (recently heard), from the target index. */
   knownTargets?: Record<string, string[]>;
+  /** Actions Glidepath itself sent, per target key (from the own-actions ledger), to tell them from changes made outside it. */
+  ownActions?: Record<string, readonly OwnAction[]>;
   stallAfterMs: number;
   /** Degraded or Unknown after the stage was healthy is reported only when it lasts this long. */
   unhealthyGraceMs: number;

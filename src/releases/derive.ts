@@ -4,9 +4,10 @@
  * each condition is announced once.
  */
 import type { TargetRef } from '../facts/fact.js';
-import { MAX_NOTICES, type ReduceContext } from './context.js';
+import type { ReduceContext } from './context.js';
+import { noticeReply } from './notices.js';
+import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
-import { REPLIES_NEEDING_A_PERSON } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
   return Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
@@ -50,18 +51,7 @@ function releaseStatus(record: ReleaseRecord): ReleaseStatus {
   return 'InProgress';
 }
 
-export type ReplyEffect = Extract<Effect, { type: 'thread.reply' }>;
-
-/**
- * The one way a reply is announced: the notice key is recorded with the record (bounded), and
- * the reply comes back only the first time, whatever order or how often facts arrive.
- */
-export function noticeReply(record: ReleaseRecord, key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): ReplyEffect | undefined {
-  if (record.notices.includes(key)) return undefined;
-  record.notices.push(key);
-  if (record.notices.length > MAX_NOTICES) record.notices.splice(0, record.notices.length - MAX_NOTICES);
-  return { id: key, type: 'thread.reply', kind, stage, target, needsPerson: REPLIES_NEEDING_A_PERSON.includes(kind), detail };
-}
+export { awaitsPerson, noticeReply, type ReplyEffect } from './notices.js';
 
 export class Notices {
   readonly effects: Effect[] = [];
@@ -73,16 +63,6 @@ export class Notices {
   }
 }
 
-/**
- * A canary pause step with a duration resumes on its own: the stage shows Paused, but nobody is
- * asked to approve. Every other pause (an indefinite step, an inconclusive analysis, a manual
- * pause) waits for a person.
- */
-export function awaitsPerson(t: TargetState): boolean {
-  if (!t.pause) return false;
-  return !(t.pause.reason === 'CanaryPauseStep' && t.step?.label?.startsWith('pause: '));
-}
-
 function refKey(ref: TargetRef): string {
   return `${ref.cluster}/${ref.namespace}/${ref.name}`;
 }
@@ -92,15 +72,10 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
   if (t.supersededBy !== undefined) return;
   if (t.aborted) {
-    notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', base, stage.name, t.ref);
-  } else if (t.phase === 'Paused' && awaitsPerson(t)) {
-    notices.reply(
-      `paused:${where}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`,
-      'paused',
-      { ...base, message: t.pause?.reason, stepIndex: t.step?.index, stepCount: t.step?.count, weight: t.weight },
-      stage.name,
-      t.ref,
-    );
+    notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', { ...base, ...abortedBy(t, ctx) }, stage.name, t.ref);
+  } else if (waitsForApproval(t)) {
+    const paused = pausedReply(stage.name, t);
+    notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
   } else if (t.phase === 'Degraded' || t.phase === 'Unknown') {
     // Before the stage was healthy a failure needs a person at once; afterwards a short blip
     // (a pod restarting under autoscaling) is only reported if it lasts.
@@ -111,7 +86,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
     notices.reply(
       `analysis-failed:${where}:${t.analysis.name}`,
       'analysis-failed',
-      { ...base, message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}` },
+      { ...base, message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}`, ...(t.analysis.metrics ? { metrics: t.analysis.metrics } : {}) },
       stage.name,
       t.ref,
     );
@@ -161,7 +136,10 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     stage.status = stageStatus(stage);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
-      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', {}, stage.name);
+      // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
+      const at = ctx.pipeline.stages.findIndex((s) => s.name === stage.name);
+      const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
+      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name } : {}, stage.name);
     }
     for (const t of Object.values(stage.targets)) targetNotices(notices, stage, t, now, ctx);
   }

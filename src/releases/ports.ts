@@ -4,7 +4,7 @@
  */
 import type { Effect, ReleaseRecord } from './record.js';
 
-export type ThreadEffect = Extract<Effect, { type: 'thread.render' | 'thread.reply' }>;
+export type ThreadEffect = Extract<Effect, { type: 'thread.render' | 'thread.reply' | 'thread.settle' }>;
 
 /** Receives the Slack-facing effects of a saved record (implemented by the Slack outbox). */
 export interface ThreadEffectSink {

@@ -3,6 +3,7 @@
  * only state the reducer reads and writes; the Slack renderer draws from it alone.
  */
 import type { ApplicationObservation, RolloutPhase, TargetRef } from '../facts/fact.js';
+import type { FailingMetric } from '../model/analysis-run.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -37,7 +38,7 @@ export interface TargetState {
   weight?: number;
   replicas?: { desired?: number; updated?: number; ready?: number; available?: number };
   restartedAt?: string;
-  analysis?: { name: string; status: string; message?: string };
+  analysis?: { name: string; status: string; message?: string; metrics?: FailingMetric[] };
   /** Argo CD Application managing this target (Rollout targets) or the Application itself. */
   application?: string;
   sync?: SyncOperationState;
@@ -90,6 +91,7 @@ export type ReplyKind =
   | 'sync-failed'
   | 'sync-retrying'
   | 'aborted'
+  | 'resumed'
   | 'drift'
   | 'stall'
   | 'heard-again'
@@ -105,6 +107,8 @@ export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
   'sync-failed',
   'sync-retrying',
   'aborted',
+  // Someone may be about to answer the pause it ends: it goes out before routine news.
+  'resumed',
   'drift',
   'stall',
   'hook-pinned',
@@ -126,6 +130,28 @@ export interface ReplyDetail {
   retryCount?: number;
   retryLimit?: number;
   finishedAt?: string;
+  /** Who ended a pause or aborted: a person outside Glidepath (kubectl, the Argo CD UI), through Glidepath, or the controller. */
+  by?: 'outside' | 'glidepath' | 'controller';
+  /** The Slack user who acted through Glidepath. */
+  user?: string;
+  /** The metrics that failed an analysis (or left it inconclusive), with their values and conditions. */
+  metrics?: FailingMetric[];
+  /** stage-healthy: the next stage, a Kargo Stage, that a click promotes to. */
+  promoteTo?: string;
+  /** …and the Freight (name) the click promotes: what proved healthy upstream when the reply was sent. */
+  freight?: string;
+  /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
+  promotedFully?: boolean;
+}
+
+/** How the pause a reply asked about ended. */
+export interface PauseEnd {
+  how: 'resumed' | 'promoted' | 'aborted' | 'new-version' | 'superseded';
+  /** Who (resumed, promoted, aborted): through Glidepath, outside it, or the controller itself (an abort after a failed analysis). */
+  by?: 'outside' | 'glidepath' | 'controller';
+  user?: string;
+  /** The release the target moved on to (superseded). */
+  releaseId?: string;
 }
 
 /** Effects are data: the worker turns them into queue jobs after the record is saved. */
@@ -140,6 +166,8 @@ export type Effect =
       needsPerson: boolean;
       detail: ReplyDetail;
     }
+  /** The pause a reply asked about is over: the reply (as it was emitted) loses its buttons and says how it ended. */
+  | { id: string; type: 'thread.settle'; reply: Extract<Effect, { type: 'thread.reply' }>; ended: PauseEnd }
   | { id: string; type: 'watchdog.arm'; dueAt: number }
   | {
       id: string;

@@ -19,6 +19,7 @@ import { imageDrift, withNewRepositories } from './images.js';
 import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState } from './record.js';
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations } from './versions.js';
+import { pauseEnded, pauseSuperseded } from './pause-end.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
 
@@ -208,6 +209,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
   record.images = withNewRepositories(record.images, obs.images);
 
   stage.targets[key] = next;
+  effects.push(...pauseEnded(record, stage.name, prev && sameObject ? prev : undefined, next, ctx));
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   hear(record, now, effects);
   supersedePrevious(ctx, record, fact.target, obs, effects);
@@ -371,8 +373,10 @@ function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFa
   if (existing.uid !== undefined && compareObservations(existing, fact.at) > 0) return unchanged('out-of-order', 'target is newer here');
   const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
   const target = findStage(record, stage.name)?.targets[key] as TargetState;
+  // Judged before the change below (a batch updates the record in place).
+  const settled = pauseSuperseded(record, stage.name, target, fact.byReleaseId);
   target.supersededBy = fact.byReleaseId;
   target.supersededAt = fact.at;
   addEvent(record, fact.receivedAt, 'superseded', `moved on to release ${fact.byReleaseId}`, key);
-  return finish(record, fact.receivedAt, ctx, 'applied');
+  return finish(record, fact.receivedAt, ctx, 'applied', settled);
 }

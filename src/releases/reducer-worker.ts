@@ -18,6 +18,9 @@ import type { ThreadEffect, ThreadEffectSink } from './ports.js';
 import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
+import type { OwnAction, OwnActions } from './own-actions.js';
+import type { AnalysisRunReader } from '../kube/analysis-runs.js';
+import type { PromoteFreightResolver } from '../kube/promote-freight.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
 import { ReleaseLanes } from './release-lanes.js';
 import type { TargetIndex } from './target-index.js';
@@ -34,6 +37,12 @@ export interface FactReducerDeps {
   logger: Logger;
   /** Fact partitions (FACT_PARTITIONS); a route of a pipeline in another partition is forwarded there. */
   partitions?: number;
+  /** Glidepath's own actions (optional: without it no change is called "outside Glidepath"). */
+  ownActions?: OwnActions;
+  /** Reads the failing metrics of a failed analysis into its fact (optional). */
+  analysisRuns?: Pick<AnalysisRunReader, 'enrich'>;
+  /** Puts the Freight a Promote button is shown for on stage-healthy replies (optional). */
+  promoteFreight?: Pick<PromoteFreightResolver, 'enrich'>;
 }
 
 /** Where a fact job came from: its partition, and for a forwarded fact the one pipeline it is for. */
@@ -111,7 +120,7 @@ export interface BatchStep {
 export function reduceReleaseBatch(
   current: ReleaseRecord | undefined,
   items: readonly RoutedFact[],
-  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string> },
+  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]> },
 ): BatchStep {
   const { config } = input;
   const { settings } = config;
@@ -138,6 +147,7 @@ export function reduceReleaseBatch(
       idSource: item.route.idSource,
       previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
       knownTargets: input.knownTargets,
+      ...(input.ownActions ? { ownActions: input.ownActions } : {}),
     };
     const reduction = reduceDraft(record, item.fact, ctx);
     outcomes.push(reduction.outcome);
@@ -189,8 +199,9 @@ export class FactReducer {
     return resolveRoutes(this.deps.config, fact, managed);
   }
 
-  async process(fact: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {
+  async process(queued: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {
     const started = performance.now();
+    const fact = this.deps.analysisRuns ? await this.deps.analysisRuns.enrich(queued) : queued;
     let routes = await this.routes(fact);
     if (origin.pipeline !== undefined) routes = routes.filter((r) => r.pipeline.name === origin.pipeline);
     if (routes.length === 0) {
@@ -234,15 +245,18 @@ export class FactReducer {
     const releaseId = first.route.releaseId;
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
     const owned = [...new Set(items.map(ownedTarget).filter((t): t is string => t !== undefined))];
-    const [knownTargets, previousOfTarget] = await Promise.all([
+    const rolloutTargets = [...new Set(items.flatMap((i) => (i.fact.kind === 'rollout' ? [targetKey(i.fact.target)] : [])))];
+    const [knownTargets, previousOfTarget, ownActions] = await Promise.all([
       this.deps.targets.knownTargets(pipeline.name, now),
       this.deps.targets.releasesOf(pipeline.name, owned),
+      // What Glidepath itself did to these Rollouts: the thread tells it from changes made outside.
+      this.deps.ownActions ? this.deps.ownActions.of(rolloutTargets) : Promise.resolve(undefined),
     ]);
 
     let leftover: StoredRelease | undefined;
     const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
       leftover = current;
-      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget });
+      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, ...(ownActions ? { ownActions } : {}) });
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
       return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };
     });
@@ -264,6 +278,7 @@ export class FactReducer {
       switch (effect.type) {
         case 'thread.render':
         case 'thread.reply':
+        case 'thread.settle':
           thread.push(effect);
           if (effect.type === 'thread.reply' && effect.kind === 'stall') this.deps.metrics.stallAlerts.inc({ pipeline: record.pipeline });
           break;
@@ -284,7 +299,7 @@ export class FactReducer {
           break;
       }
     }
-    if (thread.length > 0) await this.deps.threads.send(record, thread);
+    if (thread.length > 0) await this.deps.threads.send(record, this.deps.promoteFreight ? await this.deps.promoteFreight.enrich(record, thread) : thread);
     await this.deps.store.clearOutbox(record.pipeline, record.releaseId, outbox);
   }
 }

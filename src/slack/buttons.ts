@@ -42,8 +42,11 @@ export const buttonValueSchema = z.object({
 });
 export type ButtonValue = z.infer<typeof buttonValueSchema>;
 
-/** The Promote button of a healthy stage: the downstream stage to promote to (st), and the stage that was healthy (from). */
-export const promoteButtonSchema = z.object({ v: z.literal(1), p: z.string(), r: z.string(), st: z.string(), from: z.string() });
+/**
+ * The Promote button of a healthy stage: the downstream Kargo stage to promote to (st), the stage
+ * that was healthy (from), and the Freight it was shown for (fr, a Kubernetes name), when known.
+ */
+export const promoteButtonSchema = z.object({ v: z.literal(1), p: z.string(), r: z.string(), st: z.string(), from: z.string(), fr: z.string().max(253).optional() });
 export type PromoteButtonValue = z.infer<typeof promoteButtonSchema>;
 
 /** Refresh-and-approve on a freshness refusal: the ApplicationSet, its step and the revision it was refused at. */

@@ -97,6 +97,14 @@ export interface Keys {
   announcement(pipeline: string, releaseId: string): string;
   /** Counter (expires with its minute): denied attempts of one Slack user audited in the current minute. */
   auditDeniedCount(slackUserId: string): string;
+  /**
+   * Sorted set per cluster object (`cluster/namespace/name`), scored by time: the actions Glidepath
+   * itself sent to it (`resume:<podHash>:<step>` or `abort:<podHash>`, then a newline and the Slack
+   * user), written before the patch, so the reducer can tell them from changes made outside Glidepath.
+   */
+  ownActions(target: string): string;
+  /** Hash per release: effect id → Slack ts of a reply with buttons, and `settled:<effect id>` → why its buttons went. */
+  slackReplyMessages(pipeline: string, releaseId: string): string;
 }
 
 /** A namespace in braces is itself a hash tag: the one-slot layout. */
@@ -157,5 +165,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
     announcement: (pipeline, releaseId) => `${prefix}:announcement:${pl(pipeline)}:${part(releaseId)}`,
     auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${sharded ? '{audit}:' : ''}${part(slackUserId)}`,
+    ownActions: (target) => `${prefix}:own-actions:${sharded ? '{own-actions}:' : ''}${part(target)}`,
+    slackReplyMessages: (pipeline, releaseId) => `${prefix}:slack-reply-messages:${pl(pipeline)}:${part(releaseId)}`,
   };
 }

@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { ApprovalStore } from '../../commands/approvals.js';
+import { OwnActions } from '../releases/own-actions.js';
 import type { CommandServices } from '../../commands/types.js';
 import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import type { Env, Role } from '../config/env.js';
@@ -172,6 +173,7 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
     },
     audit: new AuditLog(o.requests, o.keys.audit(), undefined, auditLimits(o.config, o.keys, o.registry)),
     approvals: new ApprovalStore(o.requests, o.keys),
+    ownActions: new OwnActions(o.requests, o.keys),
     groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
     threads: new ThreadStore(o.requests, o.keys, o.finishedTtlMs, o.config.settings.unfinishedReleaseTtlDays * 86_400_000),
     logger: o.logger.child({ component: 'commands' }),

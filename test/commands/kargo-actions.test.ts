@@ -177,7 +177,8 @@ describe('the Promote button of a healthy stage', () => {
     world.store.patch(rt('Stage'), NS, 'staging', 'merge', { status: { freightHistory: [{ id: 'c0', items: { 'Warehouse/shop': { name: OLD } } }] } }, { subresource: 'status' });
     const release = record({ pipeline: 'shop', releaseId: 'rel-k', stages: [recordStage('staging', 'Healthy', [], { healthyAt: T0 }), recordStage('prod', 'Waiting')] });
     await rig.store.update('shop', 'rel-k', () => ({ next: release, result: null }));
-    const rendered = renderReply(reply('stage-healthy', {}, { stage: 'staging', target: undefined }), release);
+    // As the reducer worker hands it over: the next stage is a Kargo Stage, and staging runs OLD.
+    const rendered = renderReply(reply('stage-healthy', { promoteTo: 'prod', freight: OLD }, { stage: 'staging', target: undefined }), release);
     const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
     const posted = await client.chat.postMessage({ channel: CHANNEL, text: rendered.text, blocks: rendered.blocks as never });
     const value = (rendered.blocks.find((b) => b.type === 'actions') as { elements: { value: string }[] }).elements[0]!.value;
@@ -188,6 +189,12 @@ describe('the Promote button of a healthy stage', () => {
     await eventually(() => message.edits.length > 0 || undefined, 'the clicked message to be updated');
     expect(message.blocks.some((b) => (b as { type: string }).type === 'actions')).toBe(false);
     expect(JSON.stringify(message.blocks)).toContain(`<@${ALICE}> asked to promote Freight ${OLD} to prod`);
+    expect(promotions()).toEqual([]);
+
+    // Staging moved on to NEW since: the button's Freight is not what proved healthy any more.
+    world.store.patch(rt('Stage'), NS, 'staging', 'merge', { status: { freightHistory: [{ id: 'c1', items: { 'Warehouse/shop': { name: NEW } } }] } }, { subresource: 'status' });
+    const stale = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value })).first();
+    expect(said(stale)).toBe(`:x: Freight \`${OLD}\` is no longer what shop@staging runs (it runs \`${NEW}\` now), so it is not what proved healthy; nothing was changed. To promote anyway: \`/glidepath promote shop@prod --freight <name>\`.`);
     expect(promotions()).toEqual([]);
 
     await rig.store.update('shop', 'rel-k', (current) => ({ next: { ...current!.record, status: 'Superseded' }, result: null }));

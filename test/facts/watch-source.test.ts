@@ -129,7 +129,8 @@ describe('watch source', () => {
     await waitFor(async () => app.watchSource?.held().includes('prod') || undefined, 'lease held');
     await releaseThrough(w, app, sink);
     const rel2 = sink.replies.filter((r) => r.releaseId === 'rel-2').map((r) => r.kind);
-    expect(rel2).toEqual(['paused', 'stage-healthy', 'release-complete']);
+    // The test resumes the pause as kubectl would, not through Glidepath: the thread says so.
+    expect(rel2).toEqual(['paused', 'resumed', 'stage-healthy', 'release-complete']);
     const record = (await app.store.get('checkout', 'rel-2'))!;
     expect(record.status).toBe('Complete');
     expect(record.images).toEqual(['registry.example.com/shop/checkout:2.0.0']);
@@ -143,7 +144,7 @@ describe('watch source', () => {
     await releaseThrough(w, app, sink);
     const kinds = sink.replies.map((r) => `${r.releaseId} ${r.kind}`);
     expect(new Set(kinds).size).toBe(kinds.length);
-    expect(kinds.filter((k) => k.startsWith('rel-2'))).toEqual(['rel-2 paused', 'rel-2 stage-healthy', 'rel-2 release-complete']);
+    expect(kinds.filter((k) => k.startsWith('rel-2'))).toEqual(['rel-2 paused', 'rel-2 resumed', 'rel-2 stage-healthy', 'rel-2 release-complete']);
     // Every version of the Rollout that both sources saw became one job, not two.
     await waitFor(async () => (await app.facts.queue.getJobCounts('waiting', 'active', 'delayed')).waiting === 0 || undefined, 'drained');
     const jobs = await app.facts.queue.getJobs(['completed']);

@@ -7,6 +7,7 @@ import type { ConfigFile } from '../../src/config/file.js';
 import type { Fact, RolloutFact } from '../../src/facts/fact.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
+import type { OwnAction } from '../../src/releases/own-actions.js';
 import type { ReduceOutcome } from '../../src/releases/reduce.js';
 import type { Effect, ReleaseRecord } from '../../src/releases/record.js';
 import { ownedTarget, reduceReleaseBatch, resolveRoutes, targetIndexUpdates } from '../../src/releases/reducer-worker.js';
@@ -30,6 +31,8 @@ export class Harness {
   readonly applications = new Map<string, Map<string, string>>();
   readonly effects: { releaseId: string; effect: Effect }[] = [];
   readonly outcomes: ReduceOutcome[] = [];
+  /** Glidepath's own actions per target, as the worker reads them from Redis (undefined: not known). */
+  ownActions: Record<string, OwnAction[]> | undefined;
 
   constructor(readonly config: ConfigFile) {}
 
@@ -71,7 +74,7 @@ export class Harness {
       const owned = ownedTarget(item);
       const previous = owned !== undefined && index.has(owned) ? new Map([[owned, index.get(owned)!.releaseId]]) : new Map<string, string>();
       const current = this.records.get(key);
-      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous });
+      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous, ...(this.ownActions ? { ownActions: this.ownActions } : {}) });
       out.push(...step.outcomes);
       this.outcomes.push(...step.outcomes);
       if (!step.changed || !step.record) continue;

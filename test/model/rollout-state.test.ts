@@ -472,3 +472,24 @@ describe('robustness', () => {
     );
   });
 });
+
+describe('a canary without steps', () => {
+  const noSteps = (file: string) => readYaml(path.join(CUSTOMIZATIONS, 'testdata/canary', file)) as Json & Rollout;
+
+  it('is at weight 100, as `kubectl argo rollouts get` says, while it rolls out and once done', () => {
+    // New pods are coming up (the old ReplicaSet is being killed): no step holds traffic back.
+    const rolling = deriveRolloutState(noSteps('progressing_killingOldReplicas.yaml'));
+    expect(rolling.fullyPromoted).toBe(false);
+    expect(rolling.step).toBeUndefined();
+    expect(rolling.weight).toBe(100);
+    expect(deriveRolloutState(noSteps('healthy_emptyStepsList.yaml')).weight).toBe(100);
+    expect(deriveRolloutState(noSteps('healthy_noSteps.yaml')).weight).toBe(100);
+  });
+
+  it('is at weight 0 once aborted, and unknown from a body that carries no spec.strategy', () => {
+    const rollout = noSteps('progressing_killingOldReplicas.yaml');
+    expect(deriveRolloutState({ ...rollout, status: { ...rollout.status, abort: true } } as Rollout).weight).toBe(0);
+    const { strategy: _strategy, ...specWithoutStrategy } = rollout.spec as Json;
+    expect(deriveRolloutState({ ...rollout, spec: specWithoutStrategy } as Rollout).weight).toBeUndefined();
+  });
+});

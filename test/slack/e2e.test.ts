@@ -23,6 +23,8 @@ async function idle(r: PipelineRig, what: string): Promise<void> {
 const EXPECTED_REPLIES = [
   ':white_check_mark: *staging* is Healthy for this release.',
   ':double_vertical_bar: *prod* — `prod/shop/checkout` is paused (step 2/7, weight 20%) and waits for approval.',
+  // The scenario's notifications show the pause end with no Glidepath action: someone resumed it elsewhere.
+  ':arrow_forward: *prod* — `prod/shop/checkout` was resumed outside Glidepath (step 2/7): the pause this thread asked about is over.',
   ':white_check_mark: *prod* is Healthy for this release.',
   ':tada: Release `rel-5` is complete: every stage was healthy.',
 ];
@@ -50,7 +52,11 @@ describe('release thread, end to end (facts → reducer → writer → Slack sta
     const parent = expectFinalThread(rig);
 
     const paused = parent.replies.find((m) => m.text.includes('waits for approval'))!;
-    const actions = (paused.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find((b) => b.type === 'actions');
+    // The pause is over, so the reply lost its buttons; the click below is one from a Slack client still showing them.
+    expect(paused.blocks.some((b) => (b as { type: string }).type === 'actions')).toBe(false);
+    expect(blocks(paused)).toContain('Resumed outside Glidepath; these buttons are gone.');
+    const shown = paused.edits[0]!;
+    const actions = (shown.blocks as { type: string; elements?: { action_id: string; value: string }[] }[]).find((b) => b.type === 'actions');
     const approve = actions?.elements?.find((e) => e.action_id === 'glidepath.approve');
     const value = JSON.parse(approve!.value) as ButtonValue;
     expect(value).toMatchObject({ p: 'checkout', r: 'rel-5', st: 'prod', k: 'Rollout', c: 'prod', ns: 'shop', n: 'checkout', g: 5, h: '7c9d6b5f48', s: 1 });

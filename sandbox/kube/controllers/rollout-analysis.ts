@@ -9,7 +9,12 @@ import type { ResourceType } from '../resources.js';
 import type { ObjectStore } from '../store.js';
 import type { StepAnalysisResult } from './rollout-reconcile.js';
 
-export type AnalysisOutcome = (rollout: KubeObject, templates: string[]) => { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string };
+/** `value`: what the provider measured (Prometheus: a vector as text, e.g. `[0.82]`); by default one that fits the phase. */
+export type AnalysisOutcome = (rollout: KubeObject, templates: string[]) => { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string; value?: string };
+
+/** Against `result[0] >= 0.95` / `result[0] < 0.9`: a value that is judged the given phase. */
+const VALUE_OF: Record<string, string | undefined> = { Successful: '[0.99]', Failed: '[0.82]', Inconclusive: '[0.93]', Error: undefined };
+const ERROR_MESSAGE = 'Post "http://prometheus.monitoring:9090/api/v1/query": dial tcp 10.96.0.12:9090: connect: connection refused';
 
 export interface StepAnalysisRun {
   store: ObjectStore;
@@ -39,7 +44,7 @@ export function runStepAnalysis(a: StepAnalysisRun): StepAnalysisResult {
         labels: { 'rollout-type': 'Step', 'step-index': String(a.stepIndex), 'rollouts-pod-template-hash': a.podHash },
         ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout', name: rollout.metadata.name, uid: rollout.metadata.uid!, controller: true, blockOwnerDeletion: true }],
       },
-      spec: { metrics: templates.map((t) => ({ name: t, provider: { prometheus: { address: 'http://prometheus.monitoring:9090', query: `${t}{rollout="${rollout.metadata.name}"}` } }, successCondition: 'result[0] >= 0.95' })) },
+      spec: { metrics: templates.map((t) => ({ name: t, provider: { prometheus: { address: 'http://prometheus.monitoring:9090', query: `${t}{rollout="${rollout.metadata.name}"}` } }, successCondition: 'result[0] >= 0.95', failureCondition: 'result[0] < 0.9' })) },
       status: { phase: 'Running', startedAt: isoSeconds(now) },
     });
   }
@@ -58,7 +63,19 @@ export function runStepAnalysis(a: StepAnalysisRun): StepAnalysisResult {
         startedAt: runStatus.startedAt,
         completedAt: isoSeconds(now),
         ...(message ? { message } : {}),
-        metricResults: templates.map((t) => ({ name: t, phase: outcome.phase, count: 1, ...(outcome.phase === 'Successful' ? { successful: 1 } : outcome.phase === 'Failed' ? { failed: 1 } : {}) })),
+        // One measurement per metric, as the controller keeps them (value as text, phase, times).
+        metricResults: templates.map((t) => {
+          const value = outcome.value ?? VALUE_OF[outcome.phase];
+          const measurement = {
+            phase: outcome.phase,
+            startedAt: runStatus.startedAt,
+            finishedAt: isoSeconds(now),
+            ...(value !== undefined ? { value } : {}),
+            ...(outcome.phase === 'Error' ? { message: ERROR_MESSAGE } : {}),
+          };
+          const counter = { Successful: 'successful', Failed: 'failed', Inconclusive: 'inconclusive', Error: 'error' }[outcome.phase];
+          return { name: t, phase: outcome.phase, count: 1, [counter]: 1, measurements: [measurement], ...(outcome.phase === 'Error' ? { message: ERROR_MESSAGE } : {}) };
+        }),
       };
     });
   }

@@ -2,6 +2,7 @@
  * Thread replies: what a person needs to know or do. Pure, like the parent: the text comes from
  * the effect's detail and the record, never from the clock.
  */
+import type { PauseEnd } from '../../releases/record.js';
 import type { ReleaseRecord, ThreadReplyEffect } from './types.js';
 import {
   FALLBACK_TEXT_LIMIT,
@@ -41,16 +42,62 @@ function minutesBetween(from: number | undefined, to: number | undefined): strin
   return `${Math.round((to - from) / 60_000)} min`;
 }
 
+/** Each failing metric: its phase, the values it measured, and the condition they were judged by. Bounded and escaped. */
+function metricLines(metrics: ThreadReplyEffect['detail']['metrics']): string {
+  if (!metrics || metrics.length === 0) return '';
+  const lines = metrics.slice(0, 10).map((m) => {
+    const values = m.values.length > 0 ? `measured ${m.values.slice(-5).map((v) => code(v, 120)).join(', ')}` : 'no value measured';
+    const condition = m.condition ? `; ${m.conditionKind === 'failure' ? 'failure condition' : 'success condition'} ${code(m.condition, 300)}` : '';
+    const why = m.message ? ` (${untrusted(m.message, 300, { oneLine: true })})` : '';
+    return `• ${code(m.name, 120)} ${untrusted(m.phase, 20, { oneLine: true })}: ${values}${condition}${why}`;
+  });
+  return `\n${lines.join('\n')}`;
+}
+
+function byWhom(by: ThreadReplyEffect['detail']['by']): string {
+  switch (by) {
+    case 'outside':
+      return ' outside Glidepath';
+    case 'glidepath':
+      return ' through Glidepath';
+    case 'controller':
+      return ' by the Rollouts controller';
+    case undefined:
+      return '';
+  }
+}
+
+/** A Slack user id from Glidepath's own ledger, shown as a mention only when it is one. */
+function byUser(ended: PauseEnd): string {
+  return ended.by === 'glidepath' && ended.user && /^[UW][A-Z0-9]{2,20}$/.test(ended.user) ? ` by <@${ended.user}>` : '';
+}
+
+/** The line a settled reply ends with: how the pause it asked about ended. */
+function settledLine(ended: PauseEnd): string {
+  switch (ended.how) {
+    case 'resumed':
+      return `:arrow_forward: Resumed${byWhom(ended.by)}${byUser(ended)}; these buttons are gone.`;
+    case 'promoted':
+      return `:arrow_forward: Promoted fully${byWhom(ended.by)}${byUser(ended)}; these buttons are gone.`;
+    case 'aborted':
+      return `:no_entry: Aborted${byWhom(ended.by)}${byUser(ended)}; these buttons are gone.`;
+    case 'new-version':
+      return ':arrows_counterclockwise: The Rollout moved to another pod template; these buttons are gone.';
+    case 'superseded':
+      return `:fast_forward: The Rollout moved on to release ${code(ended.releaseId ?? '?', 200)}; these buttons are gone.`;
+  }
+}
+
 function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
   const d = effect.detail;
   const at = where(effect, record);
   switch (effect.kind) {
     case 'paused':
-      return `:double_vertical_bar: ${at} is paused${step(effect)} and waits for approval.${quoted(d.message)}`;
+      return `:double_vertical_bar: ${at} is paused${step(effect)} and waits for approval.${quoted(d.message)}${metricLines(d.metrics)}`;
     case 'degraded':
       return `:x: ${at} is Degraded.${quoted(d.message)}`;
     case 'analysis-failed':
-      return `:x: ${at}: the analysis failed${step(effect)}.${quoted(d.message)}`;
+      return `:x: ${at}: the analysis failed${step(effect)}.${quoted(d.message)}${metricLines(d.metrics)}`;
     case 'sync-failed': {
       const rev = d.revision ? ` at revision ${code(d.revision.slice(0, 40))}` : '';
       const retries = d.retryCount ? ` after ${d.retryCount} retries` : '';
@@ -64,9 +111,13 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
     }
     case 'aborted':
       return (
-        `:no_entry: ${at} was aborted; traffic went back to the stable version.${quoted(d.message)}\n` +
+        `:no_entry: ${at} was aborted${byWhom(d.by)}; traffic went back to the stable version.${quoted(d.message)}\n` +
         'Undo is not offered: Argo CD selfHeal would revert it. Revert the change in git to roll back.'
       );
+    case 'resumed': {
+      const what = d.promotedFully ? 'promoted fully (every remaining step skipped)' : 'resumed';
+      return `:arrow_forward: ${at} was ${what}${byWhom(d.by)}${step(effect)}: the pause this thread asked about is over.`;
+    }
     case 'drift': {
       const seen = (d.images ?? []).slice(0, 5).map((i) => code(i, 300)).join(', ') || 'unknown';
       const expected = (d.expectedImages ?? record.images).slice(0, 5).map((i) => code(i, 300)).join(', ') || 'unknown';
@@ -95,6 +146,16 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
   }
 }
 
+/**
+ * A reply whose pause is over: the same text without its buttons, and a line saying how the
+ * pause ended (Slack keeps the message; only its buttons go).
+ */
+export function renderSettledReply(effect: ThreadReplyEffect, record: ReleaseRecord, ended: PauseEnd): RenderedMessage {
+  const message = renderReply(effect, record);
+  const blocks: Block[] = [...message.blocks.filter((b) => b.type !== 'actions'), { type: 'context', elements: [{ type: 'mrkdwn', text: settledLine(ended) }] }];
+  return { text: message.text, blocks: fitBlocks(blocks, { maxBlocks: MESSAGE_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET }) };
+}
+
 export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): RenderedMessage {
   const text = body(effect, record);
   const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
@@ -121,13 +182,15 @@ export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): R
       ),
     });
   }
-  if (effect.kind === 'stage-healthy' && effect.stage !== undefined) {
-    // The next stage of the pipeline, if any: one click promotes what just proved healthy.
-    const at = record.stages.findIndex((s) => s.name === effect.stage);
-    const next = at >= 0 ? record.stages[at + 1] : undefined;
-    if (next) {
-      blocks.push({ type: 'actions', block_id: 'glidepath.promote', elements: [promoteButton({ v: 1, p: record.pipeline, r: record.releaseId, st: next.name, from: effect.stage })] });
-    }
+  const promoteTo = effect.detail.promoteTo;
+  if (effect.kind === 'stage-healthy' && effect.stage !== undefined && promoteTo !== undefined) {
+    // The next stage is a Kargo Stage: one click promotes the Freight that just proved healthy.
+    const freight = effect.detail.freight;
+    blocks.push({
+      type: 'actions',
+      block_id: 'glidepath.promote',
+      elements: [promoteButton({ v: 1, p: record.pipeline, r: record.releaseId, st: promoteTo, from: effect.stage, ...(freight ? { fr: freight } : {}) })],
+    });
   }
   const fallback = text.split('\n')[0] ?? '';
   return {

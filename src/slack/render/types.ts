@@ -3,3 +3,4 @@ import type { ThreadEffect } from '../../releases/ports.js';
 
 export type { ReleaseRecord } from '../../releases/record.js';
 export type ThreadReplyEffect = Extract<ThreadEffect, { type: 'thread.reply' }>;
+export type ThreadSettleEffect = Extract<ThreadEffect, { type: 'thread.settle' }>;

@@ -71,6 +71,22 @@ type RedisWithTake = Redis & {
   glidepathSlackBlock(key: string, untilMs: string): Promise<number>;
 };
 
+/** The writer's budgets. */
+export interface WriterBudgets {
+  /** chat.postMessage per channel (Slack: about 1/s, short bursts allowed). */
+  postPerChannel: BudgetSpec;
+  /** chat.update across the workspace (Slack Tier 3: 50+/min). */
+  update: BudgetSpec;
+  /** conversations.history / .replies reads that settle an ambiguous post (Tier 3 for internal apps). */
+  history?: BudgetSpec;
+}
+
+export const DEFAULT_BUDGETS: WriterBudgets = {
+  postPerChannel: { burst: 3, perMinute: 60 },
+  update: { burst: 10, perMinute: 50 },
+  history: { burst: 5, perMinute: 40 },
+};
+
 export class SlackBudgets {
   private readonly redis: RedisWithTake;
 

@@ -1,7 +1,7 @@
 /** The "slack" queue's jobs: what they carry, how they are named, in which order they run. */
 import { createHash } from 'node:crypto';
 import { REPLIES_NEEDING_A_PERSON } from '../../releases/record.js';
-import type { ThreadReplyEffect } from '../render/types.js';
+import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import type { RetryState } from './retry.js';
 
 export const SLACK_QUEUE = 'slack';
@@ -37,7 +37,17 @@ export interface ReplyJob {
   retry?: RetryState;
 }
 
-export type SlackJob = ParentJob | ReplyJob;
+/** Settle replies whose pause is over: each loses its buttons and says how the pause ended. */
+export interface SettleJob {
+  type: 'settle';
+  pipeline: string;
+  releaseId: string;
+  effects: ThreadSettleEffect[];
+  slot?: BookedSlot;
+  retry?: RetryState;
+}
+
+export type SlackJob = ParentJob | ReplyJob | SettleJob;
 
 /** BullMQ priorities: lower runs first. */
 export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3 } as const;
@@ -53,6 +63,10 @@ function digest(...parts: string[]): string {
 
 export function replyJobId(pipeline: string, releaseId: string, effectIds: readonly string[]): string {
   return `reply-${digest(pipeline, releaseId, ...effectIds)}`;
+}
+
+export function settleJobId(pipeline: string, releaseId: string, effectId: string): string {
+  return `settle-${digest(pipeline, releaseId, effectId)}`;
 }
 
 export function parentDeduplicationId(pipeline: string, releaseId: string): string {

@@ -6,8 +6,8 @@
 import type { Queue } from 'bullmq';
 import type { ThreadEffect, ThreadEffectSink } from '../../releases/ports.js';
 import type { ReleaseRecord } from '../../releases/record.js';
-import type { ThreadReplyEffect } from '../render/types.js';
-import { PRIORITY, needsPerson, parentDeduplicationId, replyJobId, type SlackJob } from './jobs.js';
+import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
+import { PRIORITY, needsPerson, parentDeduplicationId, replyJobId, settleJobId, type SlackJob } from './jobs.js';
 
 export class SlackOutbox implements ThreadEffectSink {
   constructor(private readonly queue: Queue<SlackJob>) {}
@@ -19,6 +19,9 @@ export class SlackOutbox implements ThreadEffectSink {
     const routine = replies.filter((e) => !needsPerson(e));
     const adds: Promise<unknown>[] = urgent.map((effect) => this.addReplies(pipeline, releaseId, [effect], PRIORITY.replyNeedingPerson));
     if (routine.length > 0) adds.push(this.addReplies(pipeline, releaseId, routine, PRIORITY.reply));
+    for (const settle of effects.filter((e): e is ThreadSettleEffect => e.type === 'thread.settle')) {
+      adds.push(this.queue.add('settle', { type: 'settle', pipeline, releaseId, effects: [settle] }, { jobId: settleJobId(pipeline, releaseId, settle.id), priority: PRIORITY.reply }));
+    }
     if (effects.some((e) => e.type === 'thread.render')) adds.push(this.requestRender(pipeline, releaseId));
     await Promise.all(adds);
   }

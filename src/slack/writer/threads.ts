@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
 import type { Keys } from '../../store/keys.js';
+import type { PauseEnd } from '../../releases/record.js';
 
 export interface ThreadRef {
   channel: string;
@@ -84,7 +85,7 @@ export class ThreadStore {
 
   /** Finished releases: thread state expires a while after the record does. */
   async expireWhenFinished(pipeline: string, releaseId: string, finished: boolean): Promise<void> {
-    const keys = [this.keys.slackThread(pipeline, releaseId), this.keys.slackReplies(pipeline, releaseId)];
+    const keys = [this.keys.slackThread(pipeline, releaseId), this.keys.slackReplies(pipeline, releaseId), this.keys.slackReplyMessages(pipeline, releaseId)];
     const pipe = this.redis.pipeline();
     for (const k of keys) {
       pipe.pexpire(k, finished ? this.finishedTtlMs : this.unfinishedTtlMs);
@@ -128,5 +129,26 @@ export class ThreadStore {
 
   async releaseReply(pipeline: string, releaseId: string, effectId: string): Promise<void> {
     await this.redis.del(this.keys.slackReplyClaim(pipeline, releaseId, effectId));
+  }
+
+  /** The ts of a posted reply with buttons (to take them away later), and how its pause ended once it did. */
+  async replyMessage(pipeline: string, releaseId: string, effectId: string): Promise<{ ts?: string; settled?: PauseEnd }> {
+    const [ts, settled] = await this.redis.hmget(this.keys.slackReplyMessages(pipeline, releaseId), effectId, `settled:${effectId}`);
+    return { ...(ts ? { ts } : {}), ...(settled ? { settled: JSON.parse(settled) as PauseEnd } : {}) };
+  }
+
+  async saveReplyTs(pipeline: string, releaseId: string, effectId: string, ts: string): Promise<void> {
+    await this.writeReplyMessage(pipeline, releaseId, effectId, ts);
+  }
+
+  /** The reply's buttons are gone (or it is to be posted without them): how its pause ended. */
+  async markSettled(pipeline: string, releaseId: string, effectId: string, ended: PauseEnd): Promise<void> {
+    await this.writeReplyMessage(pipeline, releaseId, `settled:${effectId}`, JSON.stringify(ended));
+  }
+
+  private async writeReplyMessage(pipeline: string, releaseId: string, field: string, value: string): Promise<void> {
+    const key = this.keys.slackReplyMessages(pipeline, releaseId);
+    // Bounded from its first write, like the replies set; expireWhenFinished sets the release's own TTL.
+    await this.redis.multi().hset(key, field, value).pexpire(key, this.unfinishedTtlMs, 'NX').exec();
   }
 }

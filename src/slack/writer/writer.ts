@@ -16,10 +16,10 @@ import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/re
 import type { Keys } from '../../store/keys.js';
 import type { RenderedMessage } from '../render/blocks.js';
 import { renderParent } from '../render/parent.js';
-import { renderReply } from '../render/reply.js';
-import type { ThreadReplyEffect } from '../render/types.js';
+import { renderReply, renderSettledReply } from '../render/reply.js';
+import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { withoutRetries } from '../client.js';
-import { SlackBudgets, type BudgetSpec } from './budget.js';
+import { DEFAULT_BUDGETS, SlackBudgets, type BudgetSpec, type WriterBudgets } from './budget.js';
 import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
 import { watchQueue, type SlackWriterMetrics } from './metrics.js';
 import { PARENT_EFFECT, PostLedger, findPosted, postMetadata, type PostKey } from './post-ledger.js';
@@ -27,20 +27,7 @@ import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
 import { classifySlackError, mayHaveLanded } from './slack-errors.js';
 import { ThreadStore, type ThreadRef } from './threads.js';
 
-export interface WriterBudgets {
-  /** chat.postMessage per channel (Slack: about 1/s, short bursts allowed). */
-  postPerChannel: BudgetSpec;
-  /** chat.update across the workspace (Slack Tier 3: 50+/min). */
-  update: BudgetSpec;
-  /** conversations.history / .replies reads that settle an ambiguous post (Tier 3 for internal apps). */
-  history?: BudgetSpec;
-}
-
-export const DEFAULT_BUDGETS: WriterBudgets = {
-  postPerChannel: { burst: 3, perMinute: 60 },
-  update: { burst: 10, perMinute: 50 },
-  history: { burst: 5, perMinute: 40 },
-};
+export { DEFAULT_BUDGETS, type WriterBudgets } from './budget.js';
 
 export interface SlackWriterOptions {
   /** BullMQ worker connection (maxRetriesPerRequest: null). */
@@ -153,6 +140,7 @@ export class SlackWriter {
     }
     const ctx: JobContext = { job, token, record };
     if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
+    else if (job.data.type === 'settle') for (const effect of job.data.effects) await this.settleReply(ctx, effect);
     else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect);
     if (job.data.retry) await this.options.redis.zrem(this.options.keys.slackRetrying(), String(job.id));
   }
@@ -209,15 +197,45 @@ export class SlackWriter {
     try {
       if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
       const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
-      const message = renderReply(effect, record);
+      // A pause that ended before its reply went out: the reply goes out without buttons.
+      const { settled } = await this.threads.replyMessage(record.pipeline, record.releaseId, effect.id);
+      const message = settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record);
       const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
         this.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
+      // Buttons are taken away later (settleReply): keep where they are.
+      if (message.blocks.some((b) => b.type === 'actions')) await this.threads.saveReplyTs(record.pipeline, record.releaseId, effect.id, posted.ts);
       await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
       await this.ledger.done(key);
       if (!posted.adopted) this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
     } finally {
       await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
+    }
+  }
+
+  /**
+   * The pause a reply asked about is over: the posted reply is edited to its text without buttons
+   * and how the pause ended; one not posted yet is posted that way. Under the reply's claim, so a
+   * reply being posted right now is settled after it lands. A deleted reply has no buttons left.
+   */
+  private async settleReply(ctx: JobContext, effect: ThreadSettleEffect): Promise<void> {
+    const { pipeline, releaseId } = ctx.record;
+    const id = effect.reply.id;
+    if (!(await this.threads.claimReply(pipeline, releaseId, id, PARENT_LOCK_MS))) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    try {
+      const [posted, replied, thread] = await Promise.all([this.threads.replyMessage(pipeline, releaseId, id), this.threads.replied(pipeline, releaseId, id), this.threads.get(pipeline, releaseId)]);
+      if (posted.settled) return;
+      if (replied && posted.ts && thread) {
+        const message = renderSettledReply(effect.reply, ctx.record, effect.ended);
+        await this.spend(ctx, 'update', this.spec.update, { book: true });
+        const update = () => this.client.chat.update({ channel: thread.channel, ts: posted.ts!, text: message.text, blocks: message.blocks as never, metadata: postMetadata({ pipeline, releaseId, effectId: id }) });
+        await this.call(ctx, 'chat.update', 'update', update).catch((err: unknown) => {
+          if (!(err instanceof ParentGoneError)) throw err;
+        });
+      }
+      await this.threads.markSettled(pipeline, releaseId, id, effect.ended);
+    } finally {
+      await this.threads.releaseReply(pipeline, releaseId, id);
     }
   }
 

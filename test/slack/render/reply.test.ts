@@ -37,6 +37,7 @@ describe('renderReply', () => {
     'sync-failed': 'the Argo CD sync failed at revision `abc123` after 3 retries.\n>ProgressDeadlineExceeded',
     'sync-retrying': 'Argo CD sync attempt 3 failed at revision `abc123`; Argo CD retries it and reports Failed only after the last attempt.\n>ProgressDeadlineExceeded',
     aborted: 'was aborted; traffic went back to the stable version.',
+    resumed: ':arrow_forward: *prod* — `prod/shop/checkout` was resumed (step 2/4): the pause this thread asked about is over.',
     drift: 'runs `registry.example/checkout:hotfix`, not this release\'s `registry.example/checkout:1.4.2`',
     stall: ':warning: No fact from *prod* — `prod/shop/checkout` for 20 min (silent since <!date^',
     'heard-again': ':ear: Heard from *prod* — `prod/shop/checkout` again after silence since',
@@ -63,11 +64,13 @@ describe('renderReply', () => {
     });
   }
 
-  it('offers Promote on a healthy stage that has a downstream stage, naming both; not on the last stage', () => {
-    const msg = renderReply(reply('stage-healthy', {}, { stage: 'staging' }), record());
+  it('offers Promote on a healthy stage whose next stage is a Kargo Stage (the reducer says which), naming both and the Freight; nowhere else', () => {
+    const msg = renderReply(reply('stage-healthy', { promoteTo: 'prod', freight: 'f0e1d2c3' }, { stage: 'staging' }), record());
     const actions = msg.blocks.find((b) => b.type === 'actions') as { elements: { action_id: string; value: string; text: { text: string } }[] } | undefined;
     expect(actions?.elements.map((e) => [e.action_id, e.text.text])).toEqual([[PROMOTE_ACTION_ID, 'Promote to prod']]);
-    expect(JSON.parse(actions!.elements[0]!.value)).toEqual({ v: 1, p: 'checkout', r: 'rel-5', st: 'prod', from: 'staging' });
+    expect(JSON.parse(actions!.elements[0]!.value)).toEqual({ v: 1, p: 'checkout', r: 'rel-5', st: 'prod', from: 'staging', fr: 'f0e1d2c3' });
+    // A next stage that is not Kargo (the reducer sets no promoteTo), and the last stage: no button.
+    expect(renderReply(reply('stage-healthy', {}, { stage: 'staging' }), record()).blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(renderReply(reply('stage-healthy', {}, { stage: 'prod' }), record()).blocks.some((b) => b.type === 'actions')).toBe(false);
   });
 
