@@ -107,7 +107,8 @@ export class Story {
   fault). Approving the gated step now would act on an old view: Glidepath refuses and lists why.`);
     this.d.world.appSet.faults.staleCache = ['checkout-prod-us'];
     const answers = await this.d.actor.command(id, this.d.channels.checkoutAppSet, 'approve checkout-appset@prod-us');
-    const refused = answers.some((a) => /stale/i.test(a));
+    // Refused either way the gate sees it: children not fresh since the last transition, or a step judged on a stale cache.
+    const refused = answers.some((a) => /stale|not fresh/i.test(a));
     if (refused) say(`✓ ${id} · the freshness gate refused to approve on stale state`);
     this.d.world.appSet.faults.staleCache = false;
     const refresh = [...this.d.slack.transcript.responses].reverse().find((r) => JSON.stringify(r.body.blocks ?? []).includes(REFRESH_APPROVE_ACTION_ID));

@@ -172,12 +172,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
     expect(await pausedReply.locator('code').first().innerText()).toBe('dev/shop/checkout-dev');
     expect(await page.locator('body').innerText()).not.toMatch(/:double_vertical_bar:|<@U0SANDBOX>|<!date\^/);
 
-    // Approve: the click reaches Glidepath signed, the cluster moves, the reply says who did what.
+    // Approve: the click reaches Glidepath signed, the cluster moves, the reply says who did what
+    // (first the click's own line, then, once the pause has ended, how it ended).
     await pausedReply.getByRole('button', { name: 'Approve' }).click();
-    const audit = thread.locator('.message', { hasText: /approved step 2 of dev\/shop\/checkout-dev: the canary moves on \(by @you\)/ });
+    const audit = thread.locator('.message', { hasText: /approved step 2 of dev\/shop\/checkout-dev: the canary moves on \(by @you\)|Resumed through Glidepath by @you/ });
     await audit.waitFor({ timeout: WAIT });
     expect(await audit.getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    expect(await audit.locator('.edited').count()).toBe(1);
+    expect(await audit.first().locator('.edited').count()).toBe(1);
     const rootMessage = thread.locator('.message').first();
     const moved = rootMessage.filter({ hasText: /dev — \w+ · step [3-6]\/6/ });
     await until(async () => (await moved.count()) > 0, 'the dev stage past step 2 on the page');
