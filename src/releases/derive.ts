@@ -5,6 +5,7 @@
  */
 import type { TargetRef } from '../facts/fact.js';
 import { MAX_NOTICES, type ReduceContext } from './context.js';
+import { pendingTargets } from './pending.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 import { REPLIES_NEEDING_A_PERSON } from './record.js';
 
@@ -146,9 +147,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
 export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext): Effect[] {
   const notices = new Notices(record);
   for (const stage of record.stages) {
-    const known = ctx.knownTargets?.[stage.name];
-    const present = new Set(Object.keys(stage.targets));
-    stage.pending = (known ?? stage.pending).filter((k) => !present.has(k)).sort();
+    stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
     stage.status = stageStatus(stage);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
