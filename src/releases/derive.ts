@@ -7,6 +7,7 @@ import type { TargetRef } from '../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
+import { pendingTargets } from './pending.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
@@ -130,9 +131,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
 export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext): Effect[] {
   const notices = new Notices(record);
   for (const stage of record.stages) {
-    const known = ctx.knownTargets?.[stage.name];
-    const present = new Set(Object.keys(stage.targets));
-    stage.pending = (known ?? stage.pending).filter((k) => !present.has(k)).sort();
+    stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
     stage.status = stageStatus(stage);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;

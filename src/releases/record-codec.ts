@@ -1,7 +1,8 @@
 /**
  * A release record as Redis hash fields: one field for the release and its stage rows, one per
- * target. A fact usually changes one target, so a save sends that target and the small head
- * instead of the whole record (a stage of a hundred Rollouts is tens of kilobytes).
+ * target, one per stage for its pending targets. A fact usually changes one target, so a save
+ * sends that target and the small head instead of the whole record (a stage of a hundred
+ * Rollouts is tens of kilobytes; a stage's pending list can name thousands of targets).
  */
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
 
@@ -10,10 +11,29 @@ export const HEAD_FIELD = 'head';
 const NOTICES_FIELD = 'notices';
 const EVENTS_FIELD = 'events';
 const TARGET_PREFIX = 't\u0000';
+const PENDING_PREFIX = 'p\u0000';
 
-interface HeadStage extends Omit<StageState, 'targets'> {
+/**
+ * Encodings of pending lists, by list: the reducer replaces a stage's pending array when it
+ * changes and keeps it otherwise (never changes one in place), so an unchanged list is neither
+ * encoded again nor sent again.
+ */
+const pendingJson = new WeakMap<readonly string[], string>();
+
+function encodePending(pending: readonly string[]): string {
+  let json = pendingJson.get(pending);
+  if (json === undefined) {
+    json = JSON.stringify(pending);
+    pendingJson.set(pending, json);
+  }
+  return json;
+}
+
+interface HeadStage extends Omit<StageState, 'targets' | 'pending'> {
   /** Target keys in their order, so a record reads back exactly as it was saved. */
   targetKeys: string[];
+  /** Records saved before pending had a field of its own carry it here. */
+  pending?: string[];
 }
 
 type Head = Omit<ReleaseRecord, 'stages' | 'version' | 'notices' | 'events'> & { stages: HeadStage[] };
@@ -27,12 +47,13 @@ export function encodeRecord(record: ReleaseRecord): Map<string, string> {
   const { version: _version, stages, notices, events, ...rest } = record;
   const head: Head = {
     ...rest,
-    stages: stages.map(({ targets, ...stage }) => ({ ...stage, targetKeys: Object.keys(targets) })),
+    stages: stages.map(({ targets, pending: _pending, ...stage }) => ({ ...stage, targetKeys: Object.keys(targets) })),
   };
   fields.set(HEAD_FIELD, JSON.stringify(head));
   fields.set(NOTICES_FIELD, JSON.stringify(notices));
   fields.set(EVENTS_FIELD, JSON.stringify(events));
   for (const stage of stages) {
+    fields.set(`${PENDING_PREFIX}${stage.name}`, encodePending(stage.pending));
     for (const [key, target] of Object.entries(stage.targets)) fields.set(targetField(stage.name, key), JSON.stringify(target));
   }
   return fields;
@@ -42,13 +63,16 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
   const headJson = fields.get(HEAD_FIELD);
   if (headJson === undefined) return undefined;
   const head = JSON.parse(headJson) as Head;
-  const stages: StageState[] = head.stages.map(({ targetKeys, ...stage }) => {
+  const stages: StageState[] = head.stages.map(({ targetKeys, pending: inHead, ...stage }) => {
     const targets: Record<string, TargetState> = {};
     for (const key of targetKeys) {
       const json = fields.get(targetField(stage.name, key));
       if (json !== undefined) targets[key] = JSON.parse(json) as TargetState;
     }
-    return { ...stage, targets };
+    const pendingField = fields.get(`${PENDING_PREFIX}${stage.name}`);
+    const pending = pendingField === undefined ? (inHead ?? []) : (JSON.parse(pendingField) as string[]);
+    if (pendingField !== undefined) pendingJson.set(pending, pendingField);
+    return { ...stage, targets, pending };
   });
   const notices = JSON.parse(fields.get(NOTICES_FIELD) ?? '[]') as string[];
   const events = JSON.parse(fields.get(EVENTS_FIELD) ?? '[]') as ReleaseRecord['events'];

@@ -26,8 +26,23 @@ export interface TargetIndexOptions {
 
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
 
+/**
+ * Known targets per stage, built from one read of the hash: the same lists (read-only) serve
+ * every batch until a target joins, changes stage or is forgotten, so the reducer sorts a
+ * stage's thousands of targets once instead of on every fact.
+ */
+interface KnownByStage {
+  entries: Map<string, Entry>;
+  byStage: Record<string, string[]>;
+  /** Built for this time; an earlier time may count targets forgotten by then. */
+  builtAt: number;
+  /** After this time the first counted target is forgotten. */
+  validUntil: number;
+}
+
 export class TargetIndex {
   private readonly cache = new Map<string, { at: number; entries: Map<string, Entry> }>();
+  private readonly known = new Map<string, KnownByStage>();
 
   constructor(
     private readonly redis: Redis,
@@ -57,14 +72,28 @@ export class TargetIndex {
     return entries;
   }
 
-  /** Targets per stage heard within the forget window. */
-  async knownTargets(pipeline: string, now: number): Promise<Record<string, string[]>> {
+  /** Targets per stage heard within the forget window. The lists are shared: never change them. */
+  async knownTargets(pipeline: string, now: number): Promise<Readonly<Record<string, string[]>>> {
+    const entries = await this.entries(pipeline, now);
+    const cached = this.known.get(pipeline);
+    if (cached && cached.entries === entries && now >= cached.builtAt && now <= cached.validUntil) return cached.byStage;
     const byStage: Record<string, string[]> = {};
-    for (const [target, entry] of await this.entries(pipeline, now)) {
+    let validUntil = Infinity;
+    for (const [target, entry] of entries) {
       if (now - entry.heardAt > this.options.forgetAfterMs) continue;
       (byStage[entry.stage] ??= []).push(target);
+      validUntil = Math.min(validUntil, entry.heardAt + this.options.forgetAfterMs);
     }
+    this.known.set(pipeline, { entries, byStage, builtAt: now, validUntil });
     return byStage;
+  }
+
+  /** Whether recording `entry` for `target` changes what knownTargets would return from `known`. */
+  private changesKnown(known: KnownByStage, target: string, entry: Entry): boolean {
+    const before = known.entries.get(target);
+    if (!before || before.stage !== entry.stage || entry.heardAt < before.heardAt) return true;
+    // Heard again after it was forgotten at build time: it counts again.
+    return known.builtAt - before.heardAt > this.options.forgetAfterMs;
   }
 
   /** Current releases of several targets in one round trip. */
@@ -95,6 +124,8 @@ export class TargetIndex {
       .pexpire(key, Math.round(this.retainMs))
       .exec();
     const cached = this.cache.get(pipeline);
+    const known = this.known.get(pipeline);
+    if (known && entries.some(([t, e]) => this.changesKnown(known, t, e))) this.known.delete(pipeline);
     if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
   }
 

@@ -1,0 +1,93 @@
+/**
+ * The known targets of a stage (what a release's "not started" counts come from) are reused
+ * across facts; whatever is reused, they must say what the target index holds: a target that
+ * joins, moves to another stage, is forgotten or is heard again after it was forgotten.
+ * And a release's pending targets, stored in a field of their own, read back as saved, from
+ * records saved either way.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TargetIndex } from '../../src/releases/target-index.js';
+import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
+import { newRecord } from '../../src/releases/record-factory.js';
+import { pendingTargets } from '../../src/releases/pending.js';
+import { createKeys } from '../../src/store/keys.js';
+import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';
+import { testConfig } from '../helpers/pipeline.js';
+
+const MINUTE = 60_000;
+const T0 = Date.parse('2026-09-01T00:00:00Z');
+const prefix = uniquePrefix();
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis('redis://127.0.0.1:6379');
+});
+afterAll(async () => {
+  redis.disconnect();
+  await dropPrefix(prefix);
+});
+
+const entry = (stage: string, heardAt: number) => ({ stage, releaseId: 'rel-1', heardAt });
+const sorted = (byStage: Readonly<Record<string, string[]>>) => Object.fromEntries(Object.entries(byStage).map(([s, ts]) => [s, [...ts].sort()]));
+
+describe('known targets', () => {
+  it('follow joins, stage moves, forgetting and hearing again, however often they are asked', async () => {
+    // A cache longer than the test: only the index's own bookkeeping can keep the lists right.
+    const index = new TargetIndex(redis, createKeys(prefix), { forgetAfterMs: 10 * MINUTE, cacheMs: 1e12 });
+    await index.recordMany('shop', [['a', entry('prod', T0)], ['b', entry('prod', T0 + MINUTE)]]);
+    expect(sorted(await index.knownTargets('shop', T0 + MINUTE))).toEqual({ prod: ['a', 'b'] });
+
+    await index.recordMany('shop', [['c', entry('prod', T0 + 2 * MINUTE)]]);
+    expect(sorted(await index.knownTargets('shop', T0 + 2 * MINUTE))).toEqual({ prod: ['a', 'b', 'c'] });
+
+    await index.recordMany('shop', [['b', entry('staging', T0 + 3 * MINUTE)]]);
+    expect(sorted(await index.knownTargets('shop', T0 + 3 * MINUTE))).toEqual({ prod: ['a', 'c'], staging: ['b'] });
+
+    // a was last heard at T0: forgotten after ten minutes, and counted again once heard again.
+    expect(sorted(await index.knownTargets('shop', T0 + 10 * MINUTE + 1))).toEqual({ prod: ['c'], staging: ['b'] });
+    await index.recordMany('shop', [['a', entry('prod', T0 + 11 * MINUTE)]]);
+    expect(sorted(await index.knownTargets('shop', T0 + 11 * MINUTE))).toEqual({ prod: ['a', 'c'], staging: ['b'] });
+
+    // A batch of older facts asks about an earlier time: the targets heard by then, not later ones.
+    expect(sorted(await index.knownTargets('shop', T0 + 12 * MINUTE + 1))).toEqual({ prod: ['a'], staging: ['b'] });
+    expect(sorted(await index.knownTargets('shop', T0 + 12 * MINUTE))).toEqual({ prod: ['a', 'c'], staging: ['b'] });
+  });
+});
+
+describe('pending targets', () => {
+  const pipeline = testConfig().pipelines[0]!;
+
+  it('are the known targets not started yet, sorted, whatever order the index lists them in', () => {
+    const record = newRecord(pipeline, 'rel-1', 'annotation', [], T0);
+    const stage = record.stages[0]!;
+    stage.targets['prod/shop/b'] = { ref: { cluster: 'prod', namespace: 'shop', name: 'b', kind: 'Rollout' }, images: [], phase: 'Healthy', message: '', aborted: false, phaseSince: T0, lastHeardAt: T0 };
+    const known = ['prod/shop/d', 'prod/shop/b', 'prod/shop/a', 'prod/shop/c'];
+    stage.pending = pendingTargets(stage, known);
+    expect(stage.pending).toEqual(['prod/shop/a', 'prod/shop/c', 'prod/shop/d']);
+    delete stage.targets['prod/shop/b'];
+    expect(pendingTargets(stage, known)).toEqual(['prod/shop/a', 'prod/shop/b', 'prod/shop/c', 'prod/shop/d']);
+    // Without known targets the stage keeps what it had, less the targets that started.
+    expect(pendingTargets(stage, undefined)).toEqual(['prod/shop/a', 'prod/shop/c', 'prod/shop/d']);
+  });
+
+  it('read back as saved, are not sent again while unchanged, and records saved with them in the head still read', () => {
+    const record = newRecord(pipeline, 'rel-1', 'annotation', [], T0);
+    record.stages[0]!.pending = ['prod/shop/a', 'prod/shop/b'];
+    const fields = encodeRecord(record);
+    expect(decodeRecord(fields, 3)).toEqual({ ...record, version: 3 });
+
+    // The head, sent on every save, does not carry them.
+    expect(fields.get(HEAD_FIELD)).not.toContain('prod/shop/a');
+    const again = decodeRecord(fields, 3)!;
+    again.lastHeardAt = T0 + MINUTE;
+    expect(diffFields(fields, encodeRecord(again)).set.map(([f]) => f)).toEqual([HEAD_FIELD]);
+
+    // The layout before pending had its own field: pending inside the head's stage rows.
+    const old = new Map([...fields].filter(([f]) => !f.startsWith('p\u0000')));
+    const head = JSON.parse(old.get(HEAD_FIELD)!) as { stages: { pending?: string[] }[] };
+    head.stages[0]!.pending = ['prod/shop/a', 'prod/shop/b'];
+    old.set(HEAD_FIELD, JSON.stringify(head));
+    expect(decodeRecord(old, 3)).toEqual({ ...record, version: 3 });
+  });
+});
