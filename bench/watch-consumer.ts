@@ -52,7 +52,7 @@ async function runInformers(): Promise<void> {
 }
 
 async function runGlidepath(): Promise<void> {
-  const env = parseEnv({ PORT: '0', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: process.env.REDIS_PREFIX!, LOG_LEVEL: 'error' });
+  const env = parseEnv({ PORT: '0', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: process.env.REDIS_PREFIX!, LOG_LEVEL: 'error', FACT_JOBS_KEEP_COMPLETED: '200000' }); // the bench reads every completed job for its lag
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
   const config = benchConfig(kubeconfigPath);
   const glidepath: Glidepath = await startGlidepath({

@@ -132,10 +132,10 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
-  const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config);
+  const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
   const readStore = new ReleaseStore(requests, keys, { finishedTtlMs });
   // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
-  const workFacts = new FactQueue(work, keys, releaseIdAnnotations, config);
+  const workFacts = new FactQueue(work, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
   const store = new ReleaseStore(work, keys, { finishedTtlMs, unfinishedTtlMs, cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
   // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
   const seams = options.commands === false ? undefined : options.commands;

@@ -39,6 +39,8 @@ export class FactQueue {
     private readonly releaseIdAnnotations: readonly string[],
     /** Routes cluster facts to their pipeline's partition; needed only with more than one partition. */
     private readonly config?: ConfigFile,
+    /** Completed jobs kept to look at (FACT_JOBS_KEEP_COMPLETED; benchmarks read them for lag). */
+    keepCompleted = 1_000,
   ) {
     this.queues = Array.from({ length: keys.partitions }, (_, p) => {
       const queue = new Queue<FactJobData>(FACTS_QUEUE, {
@@ -48,7 +50,7 @@ export class FactQueue {
           attempts: 10,
           backoff: { type: 'exponential', delay: 500 },
           // A few completed jobs to look at; the identity that deduplicates lives in the deduplication key.
-          removeOnComplete: { count: 1_000 },
+          removeOnComplete: { count: keepCompleted },
           // Failed jobs are kept for a week to look into, but never more than this many.
           removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
         },
