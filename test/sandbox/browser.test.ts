@@ -155,7 +155,8 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox page in Chromium${HAS_CHROMIUM ? '' 
     expect(shown).toContain('<javascript:window.owned=3|bad link>');
     expect(await message.locator('img').count()).toBe(0);
     mkdirSync(ARTIFACTS, { recursive: true });
-    await message.screenshot({ path: join(ARTIFACTS, 'markup.png') });
+    // The page is redrawn on every update, so a message element can be replaced mid-capture: shoot the page.
+    await page.screenshot({ path: join(ARTIFACTS, 'markup.png') });
     expect(await page.evaluate(() => (globalThis as { owned?: number }).owned)).toBeUndefined();
   }, 60_000);
 

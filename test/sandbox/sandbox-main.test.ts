@@ -23,10 +23,15 @@ function sandbox(args: string[], env: Record<string, string>, stopAt?: RegExp): 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  let interrupted = false;
   const read = (d: Buffer) => {
     out += d.toString();
-    // Ctrl-C once the story is told: the sandbox stops cleanly.
-    if (stopAt?.test(out) && child.exitCode === null) child.kill('SIGINT');
+    // Ctrl-C once the story is told: the sandbox stops cleanly. Once: a second Ctrl-C during the
+    // clean-up would stop it hard, as it does for a person.
+    if (!interrupted && stopAt?.test(out) && child.exitCode === null) {
+      interrupted = true;
+      child.kill('SIGINT');
+    }
   };
   child.stdout.on('data', read);
   child.stderr.on('data', read);
