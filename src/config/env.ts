@@ -2,60 +2,61 @@
 import { z } from 'zod';
 import { ConfigError, formatIssues } from './errors.js';
 
-const ingestTokens = z
-  .string()
-  .default('')
-  .transform((value, ctx) => {
-    const byToken = new Map<string, string>();
-    for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const eq = pair.indexOf('=');
-      const cluster = pair.slice(0, eq);
-      const token = pair.slice(eq + 1);
-      if (eq <= 0 || token.length === 0) {
-        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 20)}…" is not cluster=token` });
-        continue;
+/**
+ * `name=token,name=token` pairs, each token 16+ characters; every well-formed pair is passed to
+ * `add`, which may refuse it with a message. One parser for the clusters' and CI's tokens.
+ */
+function tokenPairs<T>(what: 'cluster' | 'pipeline', collect: (into: T, name: string, token: string) => string | undefined, empty: () => T) {
+  return z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const out = empty();
+      for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+        const eq = pair.indexOf('=');
+        const name = pair.slice(0, eq);
+        const token = pair.slice(eq + 1);
+        if (eq <= 0 || token.length === 0) {
+          ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 20)}…" is not ${what}=token` });
+          continue;
+        }
+        if (token.length < 16) {
+          ctx.addIssue({ code: 'custom', message: `the token for ${what} "${name}" is shorter than 16 characters` });
+          continue;
+        }
+        const refused = collect(out, name, token);
+        if (refused) ctx.addIssue({ code: 'custom', message: refused });
       }
-      if (token.length < 16) {
-        ctx.addIssue({ code: 'custom', message: `the token for cluster "${cluster}" is shorter than 16 characters` });
-        continue;
-      }
-      const other = byToken.get(token);
-      if (other !== undefined) {
-        // The token is what names the sending cluster; one token for two clusters would silently make them one.
-        ctx.addIssue({ code: 'custom', message: `clusters "${other}" and "${cluster}" have the same token; give each cluster its own` });
-        continue;
-      }
-      byToken.set(token, cluster);
-    }
-    return byToken;
-  });
+      return out;
+    });
+}
+
+/** Ingest tokens: the token names the cluster a fact comes from. */
+const ingestTokens = tokenPairs<Map<string, string>>(
+  'cluster',
+  (byToken, cluster, token) => {
+    const other = byToken.get(token);
+    // One token for two clusters would silently make them one.
+    if (other !== undefined) return `clusters "${other}" and "${cluster}" have the same token; give each cluster its own`;
+    byToken.set(token, cluster);
+    return undefined;
+  },
+  () => new Map(),
+);
 
 /**
  * CI tokens, each bound to the pipelines it may announce: `pipeline=token,pipeline=token`. One
  * token may be listed for several pipelines. Kept apart from the clusters' ingest tokens, so a
  * cluster (or whoever holds its token) can never rewrite what CI announced.
  */
-const ciTokens = z
-  .string()
-  .default('')
-  .transform((value, ctx) => {
-    const pipelinesByToken = new Map<string, string[]>();
-    for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-      const eq = pair.indexOf('=');
-      const pipeline = pair.slice(0, eq);
-      const token = pair.slice(eq + 1);
-      if (eq <= 0 || token.length === 0) {
-        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 20)}…" is not pipeline=token` });
-        continue;
-      }
-      if (token.length < 16) {
-        ctx.addIssue({ code: 'custom', message: `the token for pipeline "${pipeline}" is shorter than 16 characters` });
-        continue;
-      }
-      pipelinesByToken.set(token, [...(pipelinesByToken.get(token) ?? []), pipeline]);
-    }
-    return pipelinesByToken;
-  });
+const ciTokens = tokenPairs<Map<string, string[]>>(
+  'pipeline',
+  (pipelinesByToken, pipeline, token) => {
+    pipelinesByToken.set(token, [...(pipelinesByToken.get(token) ?? []), pipeline]);
+    return undefined;
+  },
+  () => new Map(),
+);
 
 /** What this process runs: `ingest` (HTTP ingest, read API, Slack requests), `worker` (reducer and watchdog), `writer` (Slack writer). */
 export const ROLES = ['ingest', 'worker', 'writer'] as const;
