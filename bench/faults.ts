@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { parseEnv } from '../src/config/env.js';
-import { configFileSchema, type ConfigFile } from '../src/config/file.js';
 import { startGlidepath } from '../src/glidepath.js';
 import type { RolloutFact } from '../src/facts/fact.js';
 import { normaliseRollout } from '../src/facts/normalise.js';
@@ -23,7 +22,7 @@ import { rolloutFactBody } from '../src/facts/schemas.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { freePort } from '../sandbox/ensure-redis.js';
 import { startSlackStandIn } from '../sandbox/slack/server.js';
-import { stormRolloutBody } from './storm-facts.js';
+import { stormConfig, stormRolloutBody } from './storm-facts.js';
 
 const RELEASES = Number(process.env.FAULTS_RELEASES ?? 12);
 const STAGES = 4;
@@ -35,20 +34,6 @@ const AMBIGUOUS_EACH = Number(process.env.FAULTS_AMBIGUOUS ?? 8);
 const CONVERGE_TIMEOUT_MS = 300_000;
 const log = (line: string) => console.log(line);
 
-function config(): ConfigFile {
-  return configFileSchema.parse({
-    clusters: [{ name: 'prod', kubeconfigContext: 'prod' }],
-    pipelines: Array.from({ length: RELEASES }, (_, r) => ({
-      name: `svc-${r}`,
-      channel: `C0SVC${r}`,
-      stages: Array.from({ length: STAGES }, (_, k) => ({
-        name: `s${k}`,
-        cluster: 'prod',
-        rollouts: { namespace: `svc-${r}`, selector: `app.kubernetes.io/part-of=svc-${r},env=s${k}` },
-      })),
-    })),
-  });
-}
 
 /** Stage by stage, every release's Rollouts interleaved, in the order each Rollout reports. */
 function facts(): RolloutFact[] {
@@ -113,7 +98,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs: num
 }
 
 async function main(): Promise<void> {
-  const cfg = config();
+  const cfg = stormConfig(RELEASES, STAGES);
   const redisServer = new BenchRedis(await freePort());
   await redisServer.start();
   const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });

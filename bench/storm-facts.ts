@@ -3,6 +3,7 @@
  * notification webhook body: progress, one pause that waits for approval, the remaining steps,
  * healthy, a scale, and heartbeats (the same state sent again) in between.
  */
+import { configFileSchema, type ConfigFile } from '../src/config/file.js';
 const STEPS = [
   { setWeight: 20 },
   { pause: {} },
@@ -39,6 +40,22 @@ const TIMELINE: ['Progressing' | 'Paused' | 'Healthy', number, number, number][]
   ['Healthy', 7, 1, 8],
   ['Healthy', 7, 1, 8],
 ];
+
+/** The storm's pipelines: `svc-<r>` with stages `s0`…, each selecting its Rollouts by label (shared by bench:storm and bench:faults). */
+export function stormConfig(releases: number, stages: number): ConfigFile {
+  return configFileSchema.parse({
+    clusters: [{ name: 'prod', kubeconfigContext: 'prod' }],
+    pipelines: Array.from({ length: releases }, (_, r) => ({
+      name: `svc-${r}`,
+      channel: `C0SVC${r}`,
+      stages: Array.from({ length: stages }, (_, k) => ({
+        name: `s${k}`,
+        cluster: 'prod',
+        rollouts: { namespace: `svc-${r}`, selector: `app.kubernetes.io/part-of=svc-${r},env=s${k}` },
+      })),
+    })),
+  });
+}
 
 export function stormRolloutBody(at: { release: number; stage: number; rollout: number; index: number }): { body: unknown; approval: boolean } {
   const [phase, step, genOffset, rvOffset] = TIMELINE[at.index]!;

@@ -13,7 +13,6 @@ import { loadavg } from 'node:os';
 import { pino } from 'pino';
 import type { Histogram } from 'prom-client';
 import { parseEnv } from '../src/config/env.js';
-import { configFileSchema, type ConfigFile } from '../src/config/file.js';
 import type { RolloutFact } from '../src/facts/fact.js';
 import { normaliseRollout } from '../src/facts/normalise.js';
 import { rolloutFactBody } from '../src/facts/schemas.js';
@@ -23,7 +22,7 @@ import { startSlackStandIn } from '../sandbox/slack/server.js';
 import type { ButtonValue } from '../src/slack/buttons.js';
 import { renderParent } from '../src/slack/render/parent.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
-import { stormRolloutBody } from './storm-facts.js';
+import { stormConfig, stormRolloutBody } from './storm-facts.js';
 
 const RELEASES = Number(process.env.STORM_RELEASES ?? 50);
 const STAGES = 4;
@@ -33,20 +32,6 @@ const DURATION_MS = Number(process.env.STORM_SECONDS ?? 30) * 1000;
 const CONVERGE_TIMEOUT_MS = 240_000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-function stormConfig(): ConfigFile {
-  return configFileSchema.parse({
-    clusters: [{ name: 'prod', kubeconfigContext: 'prod' }],
-    pipelines: Array.from({ length: RELEASES }, (_, r) => ({
-      name: `svc-${r}`,
-      channel: `C0SVC${r}`,
-      stages: Array.from({ length: STAGES }, (_, k) => ({
-        name: `s${k}`,
-        cluster: 'prod',
-        rollouts: { namespace: `svc-${r}`, selector: `app.kubernetes.io/part-of=svc-${r},env=s${k}` },
-      })),
-    })),
-  });
-}
 
 interface Scheduled {
   at: number;
@@ -84,7 +69,7 @@ function percentile(sorted: number[], p: number): number {
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 async function main(): Promise<void> {
-  const config = stormConfig();
+  const config = stormConfig(RELEASES, STAGES);
   const prefix = `{bench-storm-${randomUUID().slice(0, 8)}}`;
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
   const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
