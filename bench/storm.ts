@@ -120,8 +120,10 @@ async function main(): Promise<void> {
   let convergedAt: number | undefined;
   let notConverged = RELEASES;
   while (Date.now() - lastFactAt < CONVERGE_TIMEOUT_MS) {
-    const [a, b] = await Promise.all([facts.queue.getJobCounts(...states), slackQueue.getJobCounts(...states)]);
-    const pending = [...Object.values(a), ...Object.values(b)].reduce((n, c) => n + c, 0);
+    // Parents and replies still to send; settling old replies (removing buttons of pauses that are
+    // over) comes after them and is not what this waits for.
+    const [a, slackJobs] = await Promise.all([facts.queue.getJobCounts(...states), slackQueue.getJobs([...states])]);
+    const pending = Object.values(a).reduce((n, c) => n + c, 0) + slackJobs.filter((j) => j.name !== 'settle').length;
     if (pending === 0) {
       notConverged = 0;
       for (const pipeline of config.pipelines) {
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
         break;
       }
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 500));
   }
 
   const latencies: number[] = [];

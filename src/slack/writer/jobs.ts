@@ -50,7 +50,12 @@ export interface SettleJob {
 export type SlackJob = ParentJob | ReplyJob | SettleJob;
 
 /** BullMQ priorities: lower runs first. */
-export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3 } as const;
+/**
+ * Lower runs first. Settling an old reply (its buttons go once its pause is over) comes last: a
+ * click on a stale button is refused with what changed anyway, and in a storm those edits would
+ * otherwise take the chat.update budget the parents need.
+ */
+export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3, settle: 4 } as const;
 
 export function needsPerson(effect: ThreadReplyEffect): boolean {
   return effect.needsPerson || REPLIES_NEEDING_A_PERSON.includes(effect.kind);

@@ -20,7 +20,7 @@ export class SlackOutbox implements ThreadEffectSink {
     const adds: Promise<unknown>[] = urgent.map((effect) => this.addReplies(pipeline, releaseId, [effect], PRIORITY.replyNeedingPerson));
     if (routine.length > 0) adds.push(this.addReplies(pipeline, releaseId, routine, PRIORITY.reply));
     for (const settle of effects.filter((e): e is ThreadSettleEffect => e.type === 'thread.settle')) {
-      adds.push(this.queue.add('settle', { type: 'settle', pipeline, releaseId, effects: [settle] }, { jobId: settleJobId(pipeline, releaseId, settle.id), priority: PRIORITY.reply }));
+      adds.push(this.queue.add('settle', { type: 'settle', pipeline, releaseId, effects: [settle] }, { jobId: settleJobId(pipeline, releaseId, settle.id), priority: PRIORITY.settle }));
     }
     if (effects.some((e) => e.type === 'thread.render')) adds.push(this.requestRender(pipeline, releaseId));
     await Promise.all(adds);

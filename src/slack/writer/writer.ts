@@ -227,7 +227,9 @@ export class SlackWriter {
       if (posted.settled) return;
       if (replied && posted.ts && thread) {
         const message = renderSettledReply(effect.reply, ctx.record, effect.ended);
-        await this.spend(ctx, 'update', this.spec.update, { book: true });
+        // Only from a full bucket, never booked: parents (booked) keep the workspace's chat.update
+        // budget, and a storm of ended pauses cannot push their final state back by minutes.
+        await this.spend(ctx, 'update', this.spec.update, { book: false, reserve: Math.max(0, this.spec.update.burst - 1) });
         const update = () => this.client.chat.update({ channel: thread.channel, ts: posted.ts!, text: message.text, blocks: message.blocks as never, metadata: postMetadata({ pipeline, releaseId, effectId: id }) });
         await this.call(ctx, 'chat.update', 'update', update).catch((err: unknown) => {
           if (!(err instanceof ParentGoneError)) throw err;
