@@ -1,0 +1,88 @@
+/**
+ * A stand-in cluster (startStandInCluster, the Rollouts simulator, Glidepath's shipped RBAC)
+ * watched by a real Glidepath (`facts: watch`, one `shop` pipeline with a prod stage) that writes
+ * its threads to the Slack stand-in: the world of the tests that check what a thread says about
+ * the cluster. `deploy` rolls two-step canaries; `runFor` advances the cluster's clock.
+ */
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { parseConfigFile } from '../../src/config/file.js';
+import type { Glidepath } from '../../src/glidepath.js';
+import { rolloutManifest, type CanaryStep } from '../../sandbox/kube/builders.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import type { RolloutsControllerOptions } from '../../sandbox/kube/controllers/rollouts.js';
+import { startStandInCluster, type StandInCluster } from '../../sandbox/kube/stand-in.js';
+import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
+import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
+import { dropPrefix, startTestGlidepath, testEnv } from './glidepath.js';
+import { waitFor } from './wait.js';
+import { USERS } from '../kube/support.js';
+
+const LABELS = { 'app.kubernetes.io/part-of': 'shop', env: 'prod' };
+const BOT_TOKEN = 'xoxb-watched-world';
+
+export interface WatchedWorld {
+  cluster: StandInCluster;
+  slack: SlackStandIn;
+  app: Glidepath;
+  /** Creates the Rollout, or rolls it to another version and release id. */
+  deploy(name: string, version: string, releaseId: string): void;
+  runFor(ms: number): Promise<void>;
+  /** `kubectl argo rollouts promote|abort`: a merge patch of the status subresource, as an admin. */
+  kubectlStatusPatch(name: string, status: Record<string, unknown>): Promise<void>;
+  replies(): TranscriptMessage[];
+  close(): Promise<void>;
+}
+
+export async function startWatchedWorld(o: { channel: string; steps: CanaryStep[]; rollouts?: Omit<RolloutsControllerOptions, 'store' | 'clock'> }): Promise<WatchedWorld> {
+  const clock = new FakeClock('2026-08-20T09:00:00Z');
+  const cluster = await startStandInCluster({ name: 'prod', users: USERS, clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts } } });
+  const slack = await startSlackStandIn({ botToken: BOT_TOKEN });
+  const env = testEnv({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'watched-world-signing-secret', SLACK_API_URL: slack.apiUrl });
+  const config = parseConfigFile(`
+settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10 }
+clusters:
+  - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch }
+pipelines:
+  - name: shop
+    channel: ${o.channel}
+    stages:
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }
+`);
+  const app = await startTestGlidepath(config, env);
+  await waitFor(async () => app.watchSource?.held().includes('prod') || undefined, 'lease held');
+  const { store } = cluster;
+  const rt = () => store.registry.byKind('Rollout');
+  return {
+    cluster,
+    slack,
+    app,
+    deploy(name, version, releaseId) {
+      const image = `registry.example.com/shop/${name}:${version}`;
+      if (!store.tryGet(rt(), 'shop', name)) {
+        store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name, image, replicas: 2, steps: o.steps, labels: LABELS, annotations: { 'hangar.io/release-id': releaseId } }));
+        return;
+      }
+      store.mutate(rt(), 'shop', name, (r) => {
+        r.spec.template.spec.containers[0].image = image;
+        r.metadata.annotations = { ...r.metadata.annotations, 'hangar.io/release-id': releaseId };
+      });
+    },
+    async runFor(ms) {
+      for (let t = 0; t < ms; t += 500) await clock.advance(500);
+    },
+    async kubectlStatusPatch(name, status) {
+      const api = cluster.kubeConfig('admin@prod').makeApiClient(CustomObjectsApi);
+      await api.patchNamespacedCustomObjectStatus(
+        { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: 'shop', name, body: { status } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    },
+    replies: () => slack.transcript.messages(o.channel).flatMap((m) => m.replies),
+    async close() {
+      await app.close();
+      await cluster.stop();
+      await slack.close();
+      await dropPrefix(env.REDIS_PREFIX);
+    },
+  };
+}
