@@ -5,24 +5,21 @@
  * that changed between read and write is skipped, not overwritten.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { applyPrune, NOTIFIED_ANNOTATION, planPrune, pruneScopes, pruneSummary } from '../../src/kube/prune-notified.js';
 import { declaredTriples } from '../../src/kube/verbs.js';
-import { namespaceManifest, rolloutManifest } from '../../sandbox/kube/builders.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { NotificationsEngine } from '../../sandbox/kube/controllers/notifications.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { startKubeServer, type KubeServer } from '../../sandbox/kube/server.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import type { NotificationsEngine } from '../../sandbox/kube/controllers/notifications.js';
+import { startStandInCluster, type StandInCluster } from '../../sandbox/kube/stand-in.js';
+import type { ObjectStore } from '../../sandbox/kube/store.js';
 import { Receiver } from '../sandbox/receiver.js';
 
 interface Rule {
@@ -34,11 +31,10 @@ const PRUNE_RULES = (parse(readFileSync(new URL('../../deploy/prune-notified/rba
 const ENGINE_TRACKED = { 'hangar.io/release-tracked': 'true', env: 'prod' };
 
 let clock: FakeClock;
+let cluster: StandInCluster;
 let store: ObjectStore;
-let rollouts: RolloutsController;
 let engine: NotificationsEngine;
 let receiver: Receiver;
-let server: KubeServer;
 let clusters: ClusterClients;
 let dir: string;
 
@@ -73,26 +69,27 @@ async function flush(ms = 0): Promise<void> {
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  store = new ObjectStore(new ResourceRegistry(), { clock });
-  store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest('shop'));
-  rollouts = new RolloutsController({ store, clock, podReadyMs: 10_000 }).start();
   receiver = new Receiver();
-  engine = new NotificationsEngine({ kind: 'rollout', store, clock, rollouts, webhook: { url: await receiver.start(), token: 'cluster-prod-token' }, resyncEveryMs: 10 * 60_000 }).start();
-  server = await startKubeServer({ store, users: [{ name: 'prune-notified', token: 'prune-token', rules: PRUNE_RULES }] });
-  dir = mkdtempSync(join(tmpdir(), 'glidepath-prune-'));
-  server.writeKubeconfig(join(dir, 'kubeconfig'), 'prod', 'prune-notified');
-  clusters = new ClusterClients([{ name: 'prod', kubeconfigPath: join(dir, 'kubeconfig'), kubeconfigContext: 'prod' }], { requestTimeoutMs: 5_000 });
+  // The job runs as its own user, with only the rules its ClusterRole ships.
+  cluster = await startStandInCluster({
+    name: 'prod',
+    clock,
+    namespaces: ['shop'],
+    users: [{ name: 'prune-notified', token: 'prune-token', rules: PRUNE_RULES }],
+    controllers: { rollouts: { podReadyMs: 10_000 }, notifications: { rollouts: { webhook: { url: await receiver.start(), token: 'cluster-prod-token' }, resyncEveryMs: 10 * 60_000 } } },
+  });
+  store = cluster.store;
+  engine = cluster.notifications[0]!;
+  dir = dirname(cluster.kubeconfigPath!);
+  clusters = new ClusterClients([{ name: 'prod', kubeconfigPath: cluster.kubeconfigPath!, kubeconfigContext: 'prod' }], { requestTimeoutMs: 5_000 });
   createRollout('checkout', 'checkout');
   createRollout('ledger', 'ledger'); // subscribed by the engine, tracked by no pipeline
   await flush(60_000);
 });
 
 afterEach(async () => {
-  engine.stop();
-  rollouts.stop();
+  await cluster.stop(); // its kubeconfig folder (and the CLI test's config in it) goes with it
   await receiver.close();
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('prune-notified', () => {
