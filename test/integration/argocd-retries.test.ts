@@ -7,18 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/glidepath.js';
 import { renderReply } from '../../src/slack/render/reply.js';
-import { namespaceManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { ArgoCdController } from '../../sandbox/kube/controllers/argocd.js';
 import { SimulatedGit, type DesiredManifests } from '../../sandbox/kube/controllers/git.js';
-import { NotificationsEngine } from '../../sandbox/kube/controllers/notifications.js';
-import { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
-import { ResourceRegistry } from '../../sandbox/kube/resources.js';
-import { ObjectStore } from '../../sandbox/kube/store.js';
+import { startStandInCluster, type StandInCluster } from '../../sandbox/kube/stand-in.js';
 import { dropPrefix, INGEST_TOKEN, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { RecordingSink } from '../helpers/recording-sink.js';
 import { waitFor } from '../helpers/wait.js';
+import { USERS } from '../kube/support.js';
 
 const REPO = 'https://git.example.com/shop/deploy.git';
 const TRACKED = { 'hangar.io/release-tracked': 'true' };
@@ -37,30 +33,36 @@ describe('Argo CD sync retries in the thread', () => {
   const env = testEnv();
   const sink = new RecordingSink();
   const clock = new FakeClock('2026-08-20T09:00:00Z');
-  const store = new ObjectStore(new ResourceRegistry(), { clock });
   const git = new SimulatedGit();
   let app: Glidepath;
-  let argocd: ArgoCdController;
-  let rollouts: RolloutsController;
-  let engines: NotificationsEngine[];
-  const appRt = () => store.registry.byKind('Application');
-  const sync = (extra: object = {}) => store.mutate(appRt(), 'argocd', 'shop-checkout', (o) => void (o.operation = { initiatedBy: { username: 'ci' }, sync: { revision: 'main' }, ...extra }));
+  let cluster: StandInCluster;
+  const appRt = () => cluster.store.registry.byKind('Application');
+  const sync = (extra: object = {}) => cluster.store.mutate(appRt(), 'argocd', 'shop-checkout', (o) => void (o.operation = { initiatedBy: { username: 'ci' }, sync: { revision: 'main' }, ...extra }));
   const settle = async (ms: number) => {
     await clock.advance(ms);
-    await Promise.all(engines.map((e) => e.idle()));
+    await Promise.all(cluster.notifications.map((e) => e.idle()));
   };
 
   beforeAll(async () => {
     app = await startTestGlidepath(testConfig(), env, { threads: sink });
-    for (const ns of ['argocd', 'shop']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
     git.commit(REPO, 'main', manifests('1.29.0', 'rel-9'));
-    argocd = new ArgoCdController({ store, clock, git, refreshDelayMs: 3000, reconcileEveryMs: 600_000, jitterMs: 0, syncDurationMs: 2000, retryBackoffMs: 5000 }).start();
-    rollouts = new RolloutsController({ store, clock, podReadyMs: 1_000 }).start();
-    engines = [
-      new NotificationsEngine({ kind: 'rollout', store, clock, rollouts, webhook: { url: `${app.url}/v1/facts/rollouts`, token: INGEST_TOKEN } }).start(),
-      new NotificationsEngine({ kind: 'application', store, clock, namespaces: ['argocd'], webhook: { url: `${app.url}/v1/facts/argocd`, token: INGEST_TOKEN } }).start(),
-    ];
-    store.create(appRt(), 'argocd', {
+    // No API server client here: the engines POST their facts to Glidepath, as on a real cluster.
+    cluster = await startStandInCluster({
+      name: 'prod',
+      clock,
+      users: USERS,
+      namespaces: ['argocd', 'shop'],
+      kubeconfigPath: false,
+      controllers: {
+        rollouts: { podReadyMs: 1_000 },
+        argocd: [{ git, refreshDelayMs: 3000, reconcileEveryMs: 600_000, jitterMs: 0, syncDurationMs: 2000, retryBackoffMs: 5000 }],
+        notifications: {
+          rollouts: { webhook: { url: `${app.url}/v1/facts/rollouts`, token: INGEST_TOKEN } },
+          applications: [{ namespaces: ['argocd'], webhook: { url: `${app.url}/v1/facts/argocd`, token: INGEST_TOKEN } }],
+        },
+      },
+    });
+    cluster.store.create(appRt(), 'argocd', {
       apiVersion: 'argoproj.io/v1alpha1',
       kind: 'Application',
       metadata: { name: 'shop-checkout', labels: TRACKED },
@@ -71,9 +73,7 @@ describe('Argo CD sync retries in the thread', () => {
     await waitFor(async () => (await app.store.get('checkout', 'rel-9'))?.stages.find((s) => s.name === 'prod')?.healthyAt ?? undefined, 'rel-9 healthy in prod');
   });
   afterAll(async () => {
-    for (const e of engines ?? []) e.stop();
-    argocd?.stop();
-    rollouts?.stop();
+    await cluster?.stop();
     await app?.close();
     await dropPrefix(env.REDIS_PREFIX);
   });
