@@ -108,7 +108,11 @@ export class Story {
     this.d.world.appSet.faults.staleCache = ['checkout-prod-us'];
     const answers = await this.d.actor.command(id, this.d.channels.checkoutAppSet, 'approve checkout-appset@prod-us');
     // Refused either way the gate sees it: children not fresh since the last transition, or a step judged on a stale cache.
-    const refused = answers.some((a) => /stale|not fresh/i.test(a));
+    // The answer may come after the command returns (the machine is busy): wait for it in what Slack received.
+    const refusal = (text: string) => /stale|not fresh/i.test(text);
+    const refused =
+      answers.some(refusal) ||
+      (await this.until(id, 'the refusal', async () => this.d.slack.transcript.responses.some((r) => refusal(JSON.stringify(r.body))), 60_000));
     if (refused) say(`✓ ${id} · the freshness gate refused to approve on stale state`);
     this.d.world.appSet.faults.staleCache = false;
     const refresh = [...this.d.slack.transcript.responses].reverse().find((r) => JSON.stringify(r.body.blocks ?? []).includes(REFRESH_APPROVE_ACTION_ID));
