@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { compileLabelSelector, LabelSelectorError, type CompiledLabelSelector } from '../model/label-selector.js';
+import { compileStageName, StageSelectorError, type KargoStageSelection } from '../model/kargo-stage-selector.js';
 import { ConfigError, formatIssues } from './errors.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -49,15 +50,31 @@ const applicationsTarget = z
 const applicationSetTarget = z
   .object({ namespace: name('namespace').default('argocd'), name: name('ApplicationSet name'), step: z.number().int().min(1).optional() })
   .strict();
+/** A Kargo Stage name in Kargo's stageSelector grammar (exact, `glob:…`, `regex:…`), checked at load. */
+const kargoStageName = z.string().min(1).max(512).superRefine((text, ctx) => {
+  try {
+    compileStageName(text);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof StageSelectorError ? err.message : String(err) });
+  }
+});
 const kargoTarget = z
   .object({
     project: name('Kargo project'),
-    stage: name('Kargo stage').optional(),
+    /** Exact name, `glob:<pattern>` or `regex:<pattern>`, as Kargo's own stageSelector; ANDed with `selector`. */
+    stage: kargoStageName.optional(),
     selector: labelSelector.optional(),
+    /** Present when a config that was parsed already is parsed again: computed anew below. */
+    selection: z.unknown().optional(),
   })
   .strict()
-  .refine((k) => (k.stage === undefined) !== (k.selector === undefined), {
-    message: 'set exactly one of kargo.stage or kargo.selector',
+  .refine((k) => k.stage !== undefined || k.selector !== undefined, {
+    message: 'set kargo.stage (a name, glob:… or regex:…), kargo.selector (labels), or both',
+  })
+  .transform(({ selection: _previous, ...k }) => {
+    // Compiled once: routing, the watch and commands all match with this.
+    const selection: KargoStageSelection = { project: k.project, ...(k.stage ? { name: compileStageName(k.stage) } : {}), ...(k.selector ? { labels: k.selector } : {}) };
+    return { ...k, selection };
   });
 
 const stage = z

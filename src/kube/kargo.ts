@@ -16,15 +16,10 @@ import type { Freight } from '../model/kargo-freight.js';
 import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
 import type { Stage } from '../model/kargo-stage.js';
 import { parseObject } from './parse-object.js';
+import { globToRegExp } from '../model/kargo-stage-selector.js';
 
 export const TERMINAL_PROMOTION_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed', 'Errored', 'Aborted']);
 const ALIAS_LABEL = 'kargo.akuity.io/alias';
-
-/** `prod-*`, `*-eu-?`: `*` any run of characters, `?` one character, everything else literal. */
-export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
-}
 
 export async function selectStages(api: KubeApi, project: string, choose: { selector?: string; glob?: string }): Promise<Stage[]> {
   const { items } = await listStages(api, project, { labelSelector: choose.selector });

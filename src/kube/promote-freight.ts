@@ -20,8 +20,10 @@ export function currentFreight(stage: Stage): string | undefined {
 
 /** The upstream Kargo Stage whose Freight moves on to `to`, when both are in one project of one cluster. */
 export function upstreamKargoStage(from: StageConfig | undefined, to: StageConfig | undefined): { cluster: string; project: string; stage: string } | undefined {
-  if (!from?.kargo?.stage || !to?.kargo || from.cluster !== to.cluster || from.kargo.project !== to.kargo.project) return undefined;
-  return { cluster: from.cluster, project: from.kargo.project, stage: from.kargo.stage };
+  // Only a stage that names one Kargo Stage exactly has one Freight to hand on.
+  const stage = from?.kargo?.selection.name?.exactName;
+  if (!from?.kargo || !stage || from.kargo.selector || !to?.kargo || from.cluster !== to.cluster || from.kargo.project !== to.kargo.project) return undefined;
+  return { cluster: from.cluster, project: from.kargo.project, stage };
 }
 
 export class PromoteFreightResolver {
