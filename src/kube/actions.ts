@@ -2,6 +2,7 @@
  * The Kubernetes layer as the Slack commands see it: every read and action by cluster name, over
  * the configured ClusterClients. Each method is one of the guarded operations in this folder.
  */
+import type { KargoStageSelection } from '../model/kargo-stage-selector.js';
 import type { ClusterClients } from './clusters.js';
 import { checkFreshness, refreshAndWait, waitFresh, type FreshnessSnapshot, type WaitFreshOptions } from './freshness-reader.js';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from './kargo.js';
@@ -40,8 +41,8 @@ export class KubeActions {
     return syncRollingSyncStep(this.clusters.api(cluster), namespace, appSet, step, expectedRevision, options);
   }
 
-  selectStages(cluster: string, project: string, choose: { selector?: string; glob?: string }) {
-    return selectStages(this.clusters.api(cluster), project, choose);
+  selectStages(cluster: string, selection: KargoStageSelection) {
+    return selectStages(this.clusters.api(cluster), selection);
   }
 
   availableFreight(cluster: string, project: string, stage: string) {

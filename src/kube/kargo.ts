@@ -16,15 +16,20 @@ import type { Freight } from '../model/kargo-freight.js';
 import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
 import type { Stage } from '../model/kargo-stage.js';
 import { parseObject } from './parse-object.js';
-import { globToRegExp } from '../model/kargo-stage-selector.js';
+import { selectsKargoStage, type KargoStageSelection } from '../model/kargo-stage-selector.js';
 
 export const TERMINAL_PROMOTION_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed', 'Errored', 'Aborted']);
 const ALIAS_LABEL = 'kargo.akuity.io/alias';
 
-export async function selectStages(api: KubeApi, project: string, choose: { selector?: string; glob?: string }): Promise<Stage[]> {
-  const { items } = await listStages(api, project, { labelSelector: choose.selector });
-  const pattern = choose.glob ? globToRegExp(choose.glob) : undefined;
-  return items.filter((s) => !pattern || pattern.test(s.metadata.name)).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+/**
+ * The Stages a selection means, sorted by name: the label part goes to the API server as a
+ * labelSelector, the name part (exact, glob:, regex:) is matched here, as Kargo matches it.
+ */
+export async function selectStages(api: KubeApi, selection: KargoStageSelection): Promise<Stage[]> {
+  const { items } = await listStages(api, selection.project, selection.labels ? { labelSelector: selection.labels.text } : {});
+  return items
+    .filter((s) => selectsKargoStage(selection, { namespace: s.metadata.namespace ?? selection.project, name: s.metadata.name, labels: s.metadata.labels ?? {} }))
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
 function newestFirst(a: Freight, b: Freight): number {
