@@ -58,7 +58,7 @@ function resolve(ctx: CommandContext, raw: string): KargoScope {
  */
 async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
   const target = `${scope.cluster}/${scope.project}/${stage}`;
-  let promotion: string | undefined;
+  let followed: Followed | undefined;
   const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
   const outcome = await act(ctx, {
     action: 'promote',
@@ -73,42 +73,61 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
         if (!available.newest) throw new KubeActionError('not-found', `no Freight is available to ${stage} yet (none is verified in all its upstream Stages); nothing was changed`);
         freight = available.newest.metadata.name;
       }
-      const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
+      const client = ctx.clusters.get(scope.cluster);
+      const result = await createPromotion(client.api, scope.project, stage, freight, { ...(ctx.now ? { now: ctx.now } : {}), ...(client.kargoApi ? { kargoApi: client.kargoApi } : {}) });
       if (result.kind === 'refused') return result;
-      promotion = result.name;
-      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
+      const freightName = result.freight.metadata.name;
+      if (result.via === 'promotion-request') {
+        followed = { kind: 'PromotionRequest', name: result.name };
+        const targets = result.request.spec.targets?.length;
+        const fanOut = targets === undefined ? 'to its Targets' : `to its ${targets} Target${targets === 1 ? '' : 's'}`;
+        return { kind: 'done', summary: `created PromotionRequest ${result.name} of Freight ${freightLabel(result.freight)} to ${target} through Kargo's API (the Stage selects Targets; Kargo promotes ${fanOut})`, after: { promotionRequest: result.name, freight: freightName } };
+      }
+      followed = { kind: 'Promotion', name: result.name };
+      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
     },
   });
-  if (outcome.kind === 'done' && promotion) follow(ctx, scope, stage, promotion);
+  if (outcome.kind === 'done' && followed) follow(ctx, scope, stage, followed);
   return `\`${stage}\`: ${outcomeMessage(outcome).text}`;
 }
 
+/** What a promote created: a Promotion, or for a target-aware Stage the PromotionRequest Kargo's API created. */
+interface Followed {
+  kind: 'Promotion' | 'PromotionRequest';
+  name: string;
+}
+
 /**
- * The Promotion's phases until it ends, in the release thread of the stage when there is one,
- * else in a thread under a message of its own.
+ * The phases of what was created until it ends, in the release thread of the stage when there is
+ * one, else in a thread under a message of its own. A PromotionRequest is followed in its Stage's
+ * status (currentPromotionRequest, then lastPromotionRequest), where Kargo records it.
  */
-function follow(ctx: CommandContext, scope: PromoteScope, stage: string, name: string): void {
+function follow(ctx: CommandContext, scope: PromoteScope, stage: string, followed: Followed): void {
+  const { name, kind } = followed;
   void (async () => {
-    const header = { text: `:arrow_forward: Promotion \`${name}\` to \`${stage}\` (${scope.project}): following its phase` };
+    const header = { text: `:arrow_forward: ${kind} \`${name}\` to \`${stage}\` (${scope.project}${kind === 'PromotionRequest' ? ", through Kargo's API" : ''}): following its phase` };
     const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
     const thread = release ? await ctx.threads.get(scope.where.pipeline.name, release.releaseId) : undefined;
     const parent = thread ? { channel: thread.channel, ts: thread.ts } : await ctx.slack.post(header);
     if (thread) await ctx.slack.post(header, { channel: thread.channel, threadTs: thread.ts });
     let chain = Promise.resolve();
-    const result = await ctx.kube.followPromotion(scope.cluster, scope.project, name, {
-      timeoutMs: ctx.followTimeoutMs ?? 30 * 60_000,
-      onPhase: (phase, p) => {
-        const message = p.status?.message ? `: ${p.status.message.slice(0, 300)}` : '';
-        const icon = phase === 'Succeeded' ? ':white_check_mark:' : TERMINAL_PROMOTION_PHASES.has(phase) ? ':x:' : ':hourglass_flowing_sand:';
-        // One lost line must not end the following.
-        chain = chain
-          .then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${message}` }, { channel: parent.channel, threadTs: parent.ts })))
-          .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name, phase }, 'could not post a Promotion phase'));
-      },
-    });
+    const onPhase = (phase: string, message: string | undefined): void => {
+      const icon = phase === 'Succeeded' ? ':white_check_mark:' : TERMINAL_PROMOTION_PHASES.has(phase) ? ':x:' : ':hourglass_flowing_sand:';
+      const said = message ? `: ${message.slice(0, 300)}` : '';
+      // One lost line must not end the following.
+      chain = chain
+        .then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${said}` }, { channel: parent.channel, threadTs: parent.ts })))
+        .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name, phase }, `could not post a ${kind} phase`));
+    };
+    const timeoutMs = ctx.followTimeoutMs ?? 30 * 60_000;
+    const result =
+      kind === 'Promotion'
+        ? await ctx.kube.followPromotion(scope.cluster, scope.project, name, { timeoutMs, onPhase: (phase, p) => onPhase(phase, p.status?.message ?? undefined) })
+        : await ctx.kube.followPromotionRequest(scope.cluster, scope.project, stage, name, { timeoutMs, onPhase: (phase) => onPhase(phase, undefined) });
     await chain;
-    if (result.timedOut) await ctx.slack.post({ text: `:warning: stopped following \`${name}\` (still ${result.phase ?? 'without a phase'}); see \`kargo get promotion ${name} -p ${scope.project}\`` }, { channel: parent.channel, threadTs: parent.ts });
-  })().catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name }, 'following a Promotion failed'));
+    const look = kind === 'Promotion' ? `kargo get promotion ${name} -p ${scope.project}` : `kargo get stage ${stage} -p ${scope.project}`;
+    if (result.timedOut) await ctx.slack.post({ text: `:warning: stopped following \`${name}\` (still ${result.phase ?? 'without a phase'}); see \`${look}\`` }, { channel: parent.channel, threadTs: parent.ts });
+  })().catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name }, `following a ${kind} failed`));
 }
 
 export async function promoteStages(ctx: CommandContext, scope: PromoteScope, stages: readonly string[], freight: string | undefined): Promise<SlackText> {

@@ -6,6 +6,7 @@ import type { KargoStageSelection } from '../model/kargo-stage-selector.js';
 import type { ClusterClients } from './clusters.js';
 import { checkFreshness, refreshAndWait, waitFresh, type FreshnessSnapshot, type WaitFreshOptions } from './freshness-reader.js';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from './kargo.js';
+import { followPromotionRequest } from './kargo-requests.js';
 import { syncRollingSyncStep, type RollingSyncOptions } from './rolling-sync.js';
 import { abortRollout, approveCanaryStep, retryRollout, type ExpectedCanaryStep } from './rollout-operations.js';
 
@@ -50,11 +51,17 @@ export class KubeActions {
   }
 
   promote(cluster: string, project: string, stage: string, freight: string) {
-    return promote(this.clusters.api(cluster), project, stage, freight);
+    const client = this.clusters.get(cluster);
+    return promote(client.api, project, stage, freight, client.kargoApi ? { kargoApi: client.kargoApi } : {});
   }
 
   followPromotion(cluster: string, project: string, name: string, options: Parameters<typeof followPromotion>[3]) {
     return followPromotion(this.clusters.api(cluster), project, name, options);
+  }
+
+  /** A target-aware Stage's PromotionRequest, followed in the Stage's status. */
+  followPromotionRequest(cluster: string, project: string, stage: string, name: string, options: Parameters<typeof followPromotionRequest>[4]) {
+    return followPromotionRequest(this.clusters.api(cluster), project, stage, name, options);
   }
 
   stageHealth(cluster: string, project: string, stage: string, options?: { seenHealthy?: boolean }) {

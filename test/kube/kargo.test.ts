@@ -95,7 +95,7 @@ describe('Kargo', () => {
     const result = await completed(promote(api(), NS, 'prod-us', 'jolly-jaguar', { now }));
     expect(result.name).toMatch(new RegExp(`^prod-us\\.[0-9a-hjkmnp-tv-z]{26}\\.${NEW.slice(0, 7)}$`));
     expect(result.name).not.toContain('promo-');
-    expect(result.promotion.spec).toMatchObject({ stage: 'prod-us', freight: NEW });
+    expect(result).toMatchObject({ via: 'promotion', promotion: { spec: { stage: 'prod-us', freight: NEW } } });
     expect(result.availability.reason).toBe('verified in staging');
     expect(world.store.get(rt('Promotion'), NS, result.name).metadata.labels).toMatchObject({ 'kargo.akuity.io/stage': 'prod-us' });
   });
