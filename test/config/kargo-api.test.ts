@@ -4,6 +4,8 @@ import { parseEnv } from '../../src/config/env.js';
 import { ConfigError } from '../../src/config/errors.js';
 import { parseConfigFile } from '../../src/config/file.js';
 import { kargoApiEndpoints } from '../../src/config/kargo-api.js';
+import { startGlidepath } from '../../src/glidepath.js';
+import { testEnv } from '../helpers/glidepath.js';
 
 const TOKEN = 'kargo-api-token-0123456789';
 const config = (kargoApi: string) => `
@@ -51,5 +53,10 @@ describe('kargoApi', () => {
     ]);
     expect(problems(() => parseConfigFile(config(`    kargoApi: { url: "https://kargo.example.com", token: "${TOKEN}" }`)))[0]).toMatch(/token/);
     expect(problems(() => parseEnv({ KARGO_API_TOKENS: 'prod=short' }))[0]).toContain('the token for cluster "prod" is shorter than 16 characters');
+  });
+
+  it('an ingest Glidepath refuses to start with a Kargo API URL but no token, before it opens anything', async () => {
+    const file = parseConfigFile(config('    kargoApi: { url: "https://kargo.example.com" }'));
+    await expect(startGlidepath({ env: testEnv(), config: file, roles: ['ingest'] })).rejects.toThrow(/KARGO_API_TOKENS: cluster "prod" has kargoApi.url/);
   });
 });
