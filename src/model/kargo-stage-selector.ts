@@ -23,6 +23,8 @@ export interface CompiledStageName {
   /** The one Stage an exact name means. */
   readonly exactName?: string;
   matches(name: string): boolean;
+  /** Its text: a config written back out (the sandbox's config.yaml) says what was written in. */
+  toJSON(): string;
 }
 
 /**
@@ -65,12 +67,12 @@ export function compileStageName(text: string): CompiledStageName {
     } catch (err) {
       throw new StageSelectorError(`"${text}": ${err instanceof NamePatternError ? err.message : `not a valid ${kind} (${(err as Error).message})`}`);
     }
-    return { text, kind, matches: (name) => re.test(name) };
+    return { text, kind, matches: (name) => re.test(name), toJSON: () => text };
   }
   const colon = text.indexOf(':');
   if (colon > 0) throw new StageSelectorError(`"${text}": "${text.slice(0, colon)}:" is not a pattern Kargo knows; ${STAGE_GRAMMAR_HINT}`);
   if (!isDns1123Subdomain(text)) throw new StageSelectorError(`"${text}" is not a Stage name (lowercase letters, digits, "-" and ".", at most 253); ${STAGE_GRAMMAR_HINT}`);
-  return { text, kind: 'exact', exactName: text, matches: (name) => name === text };
+  return { text, kind: 'exact', exactName: text, matches: (name) => name === text, toJSON: () => text };
 }
 
 export interface KargoStageSelection {

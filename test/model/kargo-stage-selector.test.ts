@@ -5,6 +5,8 @@
  * the rows without `/`); the regex cases pin RE2 against JavaScript where the two differ.
  */
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { parseConfigFile } from '../../src/config/file.js';
 import { compileLabelSelector } from '../../src/model/label-selector.js';
 import { compileStageName, describeSelection, selectsKargoStage, StageSelectorError, type KargoStageSelection } from '../../src/model/kargo-stage-selector.js';
 
@@ -135,5 +137,16 @@ describe('a selection: name and labels ANDed, in one project', () => {
     expect(selectsKargoStage(selection, { namespace: 'kargo-demo', name: 'staging', labels: { tier: 'prod' } })).toBe(false);
     expect(selectsKargoStage(selection, { namespace: 'other', name: 'prod-eu', labels: { tier: 'prod' } })).toBe(false);
     expect(describeSelection(selection)).toBe('stage glob:prod-* with labels tier=prod in project kargo-demo');
+  });
+});
+
+describe('a config holding compiled selections', () => {
+  it('writes back out as what was written in, and parses again to the same selection (the sandbox writes its config.yaml)', () => {
+    const text = 'clusters: [{ name: prod }]\npipelines:\n  - name: shop\n    channel: C0SHOP\n    stages:\n      - { name: prod, cluster: prod, kargo: { project: kargo-demo, stage: "glob:prod-*", selector: "tier=prod" } }\n';
+    const parsed = parseConfigFile(text);
+    expect(JSON.parse(JSON.stringify(parsed.pipelines[0]!.stages[0]!.kargo!.selection))).toEqual({ project: 'kargo-demo', name: 'glob:prod-*', labels: 'tier=prod' });
+    const again = parseConfigFile(stringify(parsed)).pipelines[0]!.stages[0]!.kargo!.selection;
+    expect(again.name).toMatchObject({ kind: 'glob', text: 'glob:prod-*' });
+    expect(selectsKargoStage(again, { namespace: 'kargo-demo', name: 'prod-eu', labels: { tier: 'prod' } })).toBe(true);
   });
 });
