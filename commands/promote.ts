@@ -1,8 +1,9 @@
 /**
- * `promote <pipeline@stage | project/stage> [--freight name|alias] [--selector labels | --glob pattern]`:
+ * `promote <pipeline@stage | project/stage> [--freight name|alias] [--stage name|glob:…|regex:…] [--selector labels]`:
  * Kargo Promotions, each reported by the name Kargo gave it and followed to its end in a thread.
- * Stages chosen by selector or glob come and go, so they are listed and confirmed first, and
- * chosen again at the click (what disappeared is named, not promoted).
+ * Stages are chosen in Kargo's own stageSelector grammar (kargo-choice.ts); an exact name is
+ * promoted at once, anything else comes and goes, so the matched Stages are listed and confirmed
+ * first, and chosen again at the click (what disappeared is named, not promoted).
  */
 import { KubeActionError } from '../src/kube/errors.js';
 import { freightLabel } from '../src/kube/kargo-availability.js';
@@ -18,6 +19,8 @@ import { splitWords, UsageError } from './parse.js';
 import { releaseAtStage } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
 import { stageByName, type StageRef } from './where.js';
+import { choiceOfSelection, choiceSelection, exactStage, selectionOfConfirm, type StageChoice } from './kargo-choice.js';
+import { describeSelection, type KargoStageSelection } from '../src/model/kargo-stage-selector.js';
 
 const NAME = 'promote';
 const KUBE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -35,15 +38,17 @@ function resolve(ctx: CommandContext, raw: string): KargoScope {
     if (!scope) throw new UsageError(`${raw} is not a Kargo stage in the config (it has no kargo: section)`, NAME);
     return scope;
   }
-  const slash = /^([^@/\s]+)\/([^@/\s]+)$/.exec(raw);
-  if (slash && KUBE_NAME.test(slash[1]!) && KUBE_NAME.test(slash[2]!)) {
+  // project/stage, the stage part in Kargo's stageSelector grammar (kargo-demo/prod, kargo-demo/glob:prod-*).
+  const slash = /^([^@/\s]+)\/(\S+)$/.exec(raw);
+  if (slash && KUBE_NAME.test(slash[1]!)) {
+    const project = slash[1]!;
     for (const pipeline of ctx.config.pipelines) {
-      const stage = pipeline.stages.find((s) => s.kargo?.project === slash[1]);
-      if (stage) return { where: { pipeline, stage }, cluster: stage.cluster, project: slash[1]!, stage: slash[2]! };
+      const stage = pipeline.stages.find((s) => s.kargo?.project === project);
+      if (stage) return { where: { pipeline, stage }, cluster: stage.cluster, project, selection: choiceSelection(project, { stage: slash[2]! }, NAME) };
     }
-    throw new UsageError(`no configured stage uses the Kargo project "${slash[1]}"`, NAME);
+    throw new UsageError(`no configured stage uses the Kargo project "${project}"`, NAME);
   }
-  throw new UsageError(`"${raw}" is not a stage: write pipeline@stage (shop@prod) or project/stage (kargo-demo/prod)`, NAME);
+  throw new UsageError(`"${raw}" is not a stage: write pipeline@stage (shop@prod) or project/stage (kargo-demo/prod, kargo-demo/glob:prod-*)`, NAME);
 }
 
 /**
@@ -53,7 +58,7 @@ function resolve(ctx: CommandContext, raw: string): KargoScope {
  */
 async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
   const target = `${scope.cluster}/${scope.project}/${stage}`;
-  let promotion: string | undefined;
+  let followed: Followed | undefined;
   const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
   const outcome = await act(ctx, {
     action: 'promote',
@@ -68,42 +73,61 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
         if (!available.newest) throw new KubeActionError('not-found', `no Freight is available to ${stage} yet (none is verified in all its upstream Stages); nothing was changed`);
         freight = available.newest.metadata.name;
       }
-      const result = await createPromotion(ctx.clusters.api(scope.cluster), scope.project, stage, freight, ctx.now ? { now: ctx.now } : {});
+      const client = ctx.clusters.get(scope.cluster);
+      const result = await createPromotion(client.api, scope.project, stage, freight, { ...(ctx.now ? { now: ctx.now } : {}), ...(client.kargoApi ? { kargoApi: client.kargoApi } : {}) });
       if (result.kind === 'refused') return result;
-      promotion = result.name;
-      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: result.freight.metadata.name } };
+      const freightName = result.freight.metadata.name;
+      if (result.via === 'promotion-request') {
+        followed = { kind: 'PromotionRequest', name: result.name };
+        const targets = result.request.spec.targets?.length;
+        const fanOut = targets === undefined ? 'to its Targets' : `to its ${targets} Target${targets === 1 ? '' : 's'}`;
+        return { kind: 'done', summary: `created PromotionRequest ${result.name} of Freight ${freightLabel(result.freight)} to ${target} through Kargo's API (the Stage selects Targets; Kargo promotes ${fanOut})`, after: { promotionRequest: result.name, freight: freightName } };
+      }
+      followed = { kind: 'Promotion', name: result.name };
+      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
     },
   });
-  if (outcome.kind === 'done' && promotion) follow(ctx, scope, stage, promotion);
+  if (outcome.kind === 'done' && followed) follow(ctx, scope, stage, followed);
   return `\`${stage}\`: ${outcomeMessage(outcome).text}`;
 }
 
+/** What a promote created: a Promotion, or for a target-aware Stage the PromotionRequest Kargo's API created. */
+interface Followed {
+  kind: 'Promotion' | 'PromotionRequest';
+  name: string;
+}
+
 /**
- * The Promotion's phases until it ends, in the release thread of the stage when there is one,
- * else in a thread under a message of its own.
+ * The phases of what was created until it ends, in the release thread of the stage when there is
+ * one, else in a thread under a message of its own. A PromotionRequest is followed in its Stage's
+ * status (currentPromotionRequest, then lastPromotionRequest), where Kargo records it.
  */
-function follow(ctx: CommandContext, scope: PromoteScope, stage: string, name: string): void {
+function follow(ctx: CommandContext, scope: PromoteScope, stage: string, followed: Followed): void {
+  const { name, kind } = followed;
   void (async () => {
-    const header = { text: `:arrow_forward: Promotion \`${name}\` to \`${stage}\` (${scope.project}): following its phase` };
+    const header = { text: `:arrow_forward: ${kind} \`${name}\` to \`${stage}\` (${scope.project}${kind === 'PromotionRequest' ? ", through Kargo's API" : ''}): following its phase` };
     const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
     const thread = release ? await ctx.threads.get(scope.where.pipeline.name, release.releaseId) : undefined;
     const parent = thread ? { channel: thread.channel, ts: thread.ts } : await ctx.slack.post(header);
     if (thread) await ctx.slack.post(header, { channel: thread.channel, threadTs: thread.ts });
     let chain = Promise.resolve();
-    const result = await ctx.kube.followPromotion(scope.cluster, scope.project, name, {
-      timeoutMs: ctx.followTimeoutMs ?? 30 * 60_000,
-      onPhase: (phase, p) => {
-        const message = p.status?.message ? `: ${p.status.message.slice(0, 300)}` : '';
-        const icon = phase === 'Succeeded' ? ':white_check_mark:' : TERMINAL_PROMOTION_PHASES.has(phase) ? ':x:' : ':hourglass_flowing_sand:';
-        // One lost line must not end the following.
-        chain = chain
-          .then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${message}` }, { channel: parent.channel, threadTs: parent.ts })))
-          .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name, phase }, 'could not post a Promotion phase'));
-      },
-    });
+    const onPhase = (phase: string, message: string | undefined): void => {
+      const icon = phase === 'Succeeded' ? ':white_check_mark:' : TERMINAL_PROMOTION_PHASES.has(phase) ? ':x:' : ':hourglass_flowing_sand:';
+      const said = message ? `: ${message.slice(0, 300)}` : '';
+      // One lost line must not end the following.
+      chain = chain
+        .then(async () => void (await ctx.slack.post({ text: `${icon} \`${name}\` is ${phase}${said}` }, { channel: parent.channel, threadTs: parent.ts })))
+        .catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name, phase }, `could not post a ${kind} phase`));
+    };
+    const timeoutMs = ctx.followTimeoutMs ?? 30 * 60_000;
+    const result =
+      kind === 'Promotion'
+        ? await ctx.kube.followPromotion(scope.cluster, scope.project, name, { timeoutMs, onPhase: (phase, p) => onPhase(phase, p.status?.message ?? undefined) })
+        : await ctx.kube.followPromotionRequest(scope.cluster, scope.project, stage, name, { timeoutMs, onPhase: (phase) => onPhase(phase, undefined) });
     await chain;
-    if (result.timedOut) await ctx.slack.post({ text: `:warning: stopped following \`${name}\` (still ${result.phase ?? 'without a phase'}); see \`kargo get promotion ${name} -p ${scope.project}\`` }, { channel: parent.channel, threadTs: parent.ts });
-  })().catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name }, 'following a Promotion failed'));
+    const look = kind === 'Promotion' ? `kargo get promotion ${name} -p ${scope.project}` : `kargo get stage ${stage} -p ${scope.project}`;
+    if (result.timedOut) await ctx.slack.post({ text: `:warning: stopped following \`${name}\` (still ${result.phase ?? 'without a phase'}); see \`${look}\`` }, { channel: parent.channel, threadTs: parent.ts });
+  })().catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name }, `following a ${kind} failed`));
 }
 
 export async function promoteStages(ctx: CommandContext, scope: PromoteScope, stages: readonly string[], freight: string | undefined): Promise<SlackText> {
@@ -116,8 +140,9 @@ export async function promoteStages(ctx: CommandContext, scope: PromoteScope, st
 export async function confirmPromote(ctx: CommandContext, value: PromoteConfirmValue): Promise<SlackText> {
   const where = stageByName(ctx.config, value.p, value.st, NAME);
   const scope: PromoteScope = { where, cluster: value.c, project: value.project };
-  const choose = value.glob ? { glob: value.glob } : { selector: value.sel };
-  const present = new Set((await ctx.kube.selectStages(value.c, value.project, choose)).map((s) => s.metadata.name));
+  const selection = selectionOfConfirm(value);
+  if ('invalid' in selection) return { text: `:x: This button's Stage choice is not valid: ${selection.invalid}. Nothing was changed.` };
+  const present = new Set((await ctx.kube.selectStages(value.c, selection)).map((s) => s.metadata.name));
   const stillThere = value.stages.filter((s) => present.has(s));
   const gone = value.stages.filter((s) => !stillThere.includes(s));
   const unseen = [...present].filter((s) => !value.stages.includes(s)).sort();
@@ -133,41 +158,39 @@ export async function confirmPromote(ctx: CommandContext, value: PromoteConfirmV
 export interface PromoteRequest {
   scope: KargoScope;
   freight?: string;
-  /** The person's --selector or --glob, instead of the stage's configured Kargo Stage or selector. */
-  choose?: { selector: string } | { glob: string };
 }
 
-export type KargoScope = PromoteScope & { stage?: string; selector?: string };
+/** Where to promote: the configured stage (for permissions and the thread) and the Kargo Stages meant. */
+export type KargoScope = PromoteScope & { selection: KargoStageSelection };
 
 /** The Kargo side of a configured stage; undefined when it has no kargo: section. */
 export function kargoScope(where: StageRef): KargoScope | undefined {
   const kargo = where.stage.kargo;
   if (!kargo) return undefined;
-  return { where, cluster: where.stage.cluster, project: kargo.project, ...(kargo.stage ? { stage: kargo.stage } : {}), ...(kargo.selector ? { selector: kargo.selector.text } : {}) };
+  return { where, cluster: where.stage.cluster, project: kargo.project, selection: kargo.selection };
 }
 
 /**
- * Promotes one Kargo Stage at once, or asks to confirm the Stages a selector or glob matches
- * (they come and go, so the person sees the list first). Answers through ctx.slack.
+ * Promotes one exactly named Kargo Stage at once, or asks to confirm the Stages a pattern or
+ * selector matches (they come and go, so the person sees the list first). Answers through ctx.slack.
  */
 export async function promoteTo(ctx: CommandContext, request: PromoteRequest): Promise<void> {
-  const { scope, freight, choose: asked } = request;
-  const choose = asked ?? (scope.stage ? undefined : scope.selector !== undefined ? { selector: scope.selector } : undefined);
-  if (!choose) {
-    await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [scope.stage!], freight)), inChannel: true });
+  const { scope, freight } = request;
+  const { selection } = scope;
+  const exact = exactStage(selection);
+  if (exact) {
+    await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [exact], freight)), inChannel: true });
     return;
   }
-  const glob = 'glob' in choose ? choose.glob : undefined;
-  const chooser = 'glob' in choose ? choose.glob : choose.selector;
-  const matched = (await ctx.kube.selectStages(scope.cluster, scope.project, choose)).map((s) => s.metadata.name);
+  const matched = (await ctx.kube.selectStages(scope.cluster, selection)).map((s) => s.metadata.name);
   if (matched.length === 0) {
-    await ctx.slack.reply({ text: `:information_source: no Stage in ${scope.project} matches ${glob ? `--glob ${glob}` : `--selector ${chooser}`}; nothing to promote` });
+    await ctx.slack.reply({ text: `:information_source: no Stage matches ${describeSelection(selection)}; nothing to promote` });
     return;
   }
-  const value: PromoteConfirmValue = { v: 1, c: scope.cluster, project: scope.project, p: scope.where.pipeline.name, st: scope.where.stage.name, stages: matched, ...(freight ? { freight } : {}), ...(glob ? { glob } : { sel: chooser }) };
+  const value: PromoteConfirmValue = { v: 1, c: scope.cluster, project: scope.project, p: scope.where.pipeline.name, st: scope.where.stage.name, stages: matched, ...(freight ? { freight } : {}), ...choiceOfSelection(selection) };
   const encoded = encodePromoteConfirm(value);
   if (encoded === undefined) {
-    await ctx.slack.reply({ text: `:information_source: ${matched.length} Stages in ${scope.project} match ${glob ? `--glob ${glob}` : `--selector ${chooser}`}: too many to confirm with one button; narrow the ${glob ? 'glob' : 'selector'}, or promote them one by one with \`/glidepath promote ${scope.project}/<stage>\`. Nothing was promoted.` });
+    await ctx.slack.reply({ text: `:information_source: ${matched.length} Stages match ${describeSelection(selection)}: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with \`/glidepath promote ${scope.project}/<stage>\`. Nothing was promoted.` });
     return;
   }
   const head = `Promote ${freight ? `Freight ${freight}` : 'the newest available Freight'} to ${matched.length} Stage${matched.length === 1 ? '' : 's'} in ${scope.project}: ${matched.map((s) => `\`${s}\``).join(', ')}?`;
@@ -222,8 +245,9 @@ export async function promoteClicked(ctx: CommandContext, value: PromoteButtonVa
  */
 async function staleFreight(ctx: CommandContext, value: PromoteButtonValue, shown: string, scope: KargoScope, upstreamRuns: string | undefined, upstreamKnown: boolean): Promise<string | undefined> {
   if (upstreamKnown && upstreamRuns !== shown) return `Freight \`${shown}\` is no longer what ${value.p}@${value.from} runs (it runs ${upstreamRuns ? `\`${upstreamRuns}\`` : 'no Freight'} now), so it is not what proved healthy`;
-  if (scope.stage) {
-    const downstream = currentFreight(await getStage(ctx.clusters.api(scope.cluster), scope.project, scope.stage));
+  const exact = exactStage(scope.selection);
+  if (exact) {
+    const downstream = currentFreight(await getStage(ctx.clusters.api(scope.cluster), scope.project, exact));
     if (downstream === shown) return `${value.p}@${value.st} already runs Freight \`${shown}\``;
   }
   return undefined;
@@ -231,17 +255,26 @@ async function staleFreight(ctx: CommandContext, value: PromoteButtonValue, show
 
 export const promote: Subcommand = {
   name: NAME,
-  usage: 'promote <pipeline@stage | project/stage> [--freight <name|alias>] [--selector <labels> | --glob <pattern>]',
-  summary: 'Promote Freight to Kargo Stages (default: the newest Freight available to each); Stages chosen by selector or glob are confirmed first.',
-  examples: ['/glidepath promote shop@prod --freight jolly-jaguar', '/glidepath promote kargo-demo/staging', '/glidepath promote shop@prod --selector tier=prod'],
+  usage: 'promote <pipeline@stage | project/stage> [--freight <name|alias>] [--stage <name | glob:pattern | regex:pattern>] [--selector <labels>]',
+  summary: 'Promote Freight to Kargo Stages (default: the newest Freight available to each); Stages chosen by pattern or labels (Kargo\'s stageSelector grammar, ANDed) are confirmed first.',
+  examples: ['/glidepath promote shop@prod --freight jolly-jaguar', '/glidepath promote kargo-demo/staging', '/glidepath promote shop@prod --stage glob:prod-* --selector tier=prod'],
   async run(ctx, text) {
-    const words = splitWords(text, NAME, ['freight', 'selector', 'glob'], []);
+    const words = splitWords(text, NAME, ['freight', 'stage', 'selector', 'glob'], []);
     if (words.positional.length !== 1) throw new UsageError('name exactly one stage', NAME);
-    const selector = words.flags.get('selector') as string | undefined;
+    const stage = words.flags.get('stage') as string | undefined;
     const glob = words.flags.get('glob') as string | undefined;
-    if (selector && glob) throw new UsageError('use --selector or --glob, not both', NAME);
+    const selector = words.flags.get('selector') as string | undefined;
+    if (stage !== undefined && glob !== undefined) throw new UsageError('use --stage glob:<pattern> or --glob <pattern>, not both', NAME);
     const freight = words.flags.get('freight') as string | undefined;
-    const choose = glob ? { glob } : selector ? { selector } : undefined;
-    await promoteTo(ctx, { scope: resolve(ctx, words.positional[0]!), ...(freight ? { freight } : {}), ...(choose ? { choose } : {}) });
+    const where = words.positional[0]!;
+    let scope = resolve(ctx, where);
+    const named = where.includes('/') ? { stage: where.slice(where.indexOf('/') + 1) } : {};
+    if ('stage' in named && (stage !== undefined || glob !== undefined)) throw new UsageError(`${where} names the Stages already: drop --stage/--glob, or write the pattern after the project (kargo-demo/glob:prod-*)`, NAME);
+    const choice: StageChoice = { ...named, ...(stage !== undefined ? { stage } : glob !== undefined ? { stage: `glob:${glob}` } : {}), ...(selector !== undefined ? { selector } : {}) };
+    if (stage !== undefined || glob !== undefined || selector !== undefined) {
+      // The person's choice replaces the configured one, in the same project (labels ANDed with a project/… name).
+      scope = { ...scope, selection: choiceSelection(scope.project, choice, NAME) };
+    }
+    await promoteTo(ctx, { scope, ...(freight ? { freight } : {}) });
   },
 };

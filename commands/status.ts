@@ -10,6 +10,7 @@ import { section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import type { CommandContext, Subcommand } from './types.js';
 import { stageByName, type StageRef } from './where.js';
+import { exactStage } from './kargo-choice.js';
 
 const NAME = 'status';
 const STATUS_ICON: Record<string, string> = { Healthy: ':white_check_mark:', Progressing: ':arrows_counterclockwise:', Paused: ':double_vertical_bar:', Degraded: ':x:', Aborted: ':no_entry:', Stalled: ':warning:', Waiting: ':white_circle:' };
@@ -35,7 +36,8 @@ async function promotedBy(ctx: CommandContext, promotion: string): Promise<strin
 
 async function kargoLines(ctx: CommandContext, ref: StageRef): Promise<string[]> {
   const kargo = ref.stage.kargo!;
-  const names = kargo.stage ? [kargo.stage] : (await ctx.kube.selectStages(ref.stage.cluster, kargo.project, { selector: kargo.selector?.text })).map((s) => s.metadata.name);
+  const exact = exactStage(kargo.selection);
+  const names = exact ? [exact] : (await ctx.kube.selectStages(ref.stage.cluster, kargo.selection)).map((s) => s.metadata.name);
   const lines: string[] = [];
   for (const name of names) {
     try {

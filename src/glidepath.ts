@@ -28,6 +28,8 @@ import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { ClusterClients } from './kube/clusters.js';
+import { kargoApiEndpoints } from './config/kargo-api.js';
+import type { KargoApiEndpoint } from './kube/kargo-api.js';
 import { createLogger, type Logger } from './obs/logger.js';
 import { createMetrics, type Metrics } from './obs/metrics.js';
 import { LogThreadSink } from './releases/log-thread-sink.js';
@@ -115,6 +117,8 @@ const REQUESTS_GRACE_MS = 10_000;
 export async function startGlidepath(options: GlidepathOptions): Promise<Glidepath> {
   const { env, config } = options;
   const roles: ReadonlySet<Role> = new Set(options.roles ?? env.GLIDEPATH_ROLE);
+  // Checked before anything starts, where commands run (ingest): a Kargo API URL needs its token, and a token its URL.
+  const kargoApis = roles.has('ingest') ? kargoApiEndpoints(config, env) : new Map<string, KargoApiEndpoint>();
   const logger = options.logger ?? createLogger(env.LOG_LEVEL);
   const metrics = options.metrics ?? createMetrics();
   const keys = createKeys(env.REDIS_PREFIX, { partitions: env.FACT_PARTITIONS });
@@ -140,7 +144,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
   const seams = options.commands === false ? undefined : options.commands;
   let clients = seams?.clusters;
-  const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters));
+  const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters.map((c) => ({ ...c, ...(kargoApis.has(c.name) ? { kargoApiEndpoint: kargoApis.get(c.name)! } : {}) }))));
   const watchdog = new Watchdog(work, keys.queuePrefix('watchdog'));
 
   let slack: SlackPart | undefined;

@@ -48,6 +48,8 @@ export interface ServedRequest {
   resource: string;
   namespace?: string;
   name?: string;
+  /** The labelSelector a list or watch sent, if any. */
+  labelSelector?: string;
 }
 
 
@@ -186,7 +188,8 @@ export class KubeServer {
     const watch = isTrue(url.searchParams.get('watch'));
     const verb = verbOf(method, path, watch);
     const sub = path.subresource;
-    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name };
+    const labelSelector = url.searchParams.get('labelSelector') ?? undefined;
+    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name, ...(labelSelector !== undefined ? { labelSelector } : {}) };
     const countKey = `${served.verb} ${served.resource}`;
     this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
     this.onRequest?.(served);

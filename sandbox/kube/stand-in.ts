@@ -15,6 +15,8 @@ import { AppSetController, type AppSetControllerOptions } from './controllers/ap
 import { ArgoCdController, type ArgoCdControllerOptions } from './controllers/argocd.js';
 import { installKargoAdmission } from './controllers/kargo-admission.js';
 import { KargoController, type KargoControllerOptions } from './controllers/kargo.js';
+import { KargoRequestController } from './controllers/kargo-requests.js';
+import { startKargoApiServer, type KargoApiStandIn } from './kargo-api-server.js';
 import { NotificationsEngine, type NotificationsEngineOptions } from './controllers/notifications.js';
 import { RolloutsController, type RolloutsControllerOptions } from './controllers/rollouts.js';
 import type { KubeconfigCluster } from './kubeconfig.js';
@@ -30,6 +32,7 @@ export interface StandInControllers {
   /** One Argo CD application controller per entry (e.g. one per Argo CD instance and its namespaces). */
   argocd?: Simulator<ArgoCdControllerOptions>[];
   appSet?: true | Simulator<AppSetControllerOptions>;
+  /** The Kargo controller: Promotions, Stage health, and (Kargo main) PromotionRequests fanned out to Targets. */
   kargo?: true | Simulator<KargoControllerOptions>;
   /** Notifications engines POSTing facts: one for Rollouts (needs `rollouts`), one per Argo CD namespace set. */
   notifications?: {
@@ -58,6 +61,8 @@ export interface StandInClusterOptions {
   kubeconfigPath?: string | false;
   /** Kargo's webhooks: Promotion naming and checks, the `promote` verb on Stages. */
   kargoAdmission?: boolean;
+  /** A stand-in of Kargo's own API server (kargo-api-server.ts), over this cluster's users and RBAC. */
+  kargoApi?: boolean;
   controllers?: StandInControllers;
 }
 
@@ -72,6 +77,8 @@ export interface StandInCluster {
   argocd: ArgoCdController[];
   appSet: AppSetController | undefined;
   kargo: KargoController | undefined;
+  kargoRequests: KargoRequestController | undefined;
+  kargoApi: KargoApiStandIn | undefined;
   notifications: NotificationsEngine[];
   /** client-node configuration from the kubeconfig, optionally on another context (`admin@prod`). */
   kubeConfig(context?: string): KubeConfig;
@@ -105,6 +112,8 @@ export async function startStandInCluster(opts: StandInClusterOptions): Promise<
   const argocd = (c.argocd ?? []).map((a) => new ArgoCdController({ store, clock, ...a }).start());
   const appSet = c.appSet ? new AppSetController({ store, clock, ...options(c.appSet) }).start() : undefined;
   const kargo = c.kargo ? new KargoController({ store, clock, ...options(c.kargo) }).start() : undefined;
+  const kargoRequests = c.kargo ? new KargoRequestController({ store, clock }).start() : undefined;
+  const kargoApi = opts.kargoApi ? await startKargoApiServer({ store, authorizer: server.authorizer }) : undefined;
   const notifications: NotificationsEngine[] = [];
   if (c.notifications?.rollouts) {
     if (!rollouts) throw new Error('a Rollouts notifications engine needs the Rollouts controller (controllers.rollouts)');
@@ -123,6 +132,8 @@ export async function startStandInCluster(opts: StandInClusterOptions): Promise<
     argocd,
     appSet,
     kargo,
+    kargoRequests,
+    kargoApi,
     notifications,
     kubeConfig(context) {
       if (!kubeconfigPath) throw new Error(`cluster ${name} was started without a kubeconfig`);
@@ -137,6 +148,8 @@ export async function startStandInCluster(opts: StandInClusterOptions): Promise<
     async stop() {
       appSet?.stop();
       kargo?.stop();
+      kargoRequests?.stop();
+      await kargoApi?.close();
       rollouts?.stop();
       for (const a of argocd) a.stop();
       for (const n of notifications) n.stop();

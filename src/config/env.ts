@@ -44,6 +44,17 @@ const ingestTokens = tokenPairs<Map<string, string>>(
   () => new Map(),
 );
 
+/** Kargo API tokens per cluster (`cluster=token`): the bearer token Glidepath promotes target-aware Stages with. */
+const kargoApiTokens = tokenPairs<Map<string, string>>(
+  'cluster',
+  (byCluster, cluster, token) => {
+    if (byCluster.has(cluster)) return `cluster "${cluster}" is listed twice`;
+    byCluster.set(cluster, token);
+    return undefined;
+  },
+  () => new Map(),
+);
+
 /**
  * CI tokens, each bound to the pipelines it may announce: `pipeline=token,pipeline=token`. One
  * token may be listed for several pipelines. Kept apart from the clusters' ingest tokens, so a
@@ -172,6 +183,8 @@ export const envSchema = z.object({
   SLACK_RETRY_CAP_SECONDS: z.coerce.number().positive().max(3_600).default(300),
   INGEST_TOKENS: ingestTokens,
   CI_TOKENS: ciTokens,
+  /** `cluster=token,…`: Kargo API tokens of the clusters whose config has kargoApi.url (src/config/kargo-api.ts). */
+  KARGO_API_TOKENS: kargoApiTokens,
   API_READ_TOKEN: optionalToken('API_READ_TOKEN'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Facts reduced at once per process; facts of one release are batched, so this can be high. */

@@ -99,6 +99,21 @@ const stage = z
     }
   });
 
+/** https, or http to a loopback address only (a port-forward, a sidecar, tests): the bearer token travels with every call. */
+const kargoApi = z
+  .object({
+    url: z
+      .string()
+      .max(2048)
+      .refine((value) => {
+        if (!URL.canParse(value)) return false;
+        const url = new URL(value);
+        if (url.username || url.password || url.search || url.hash) return false;
+        return url.protocol === 'https:' || (url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname));
+      }, 'must be an https:// URL of Kargo\'s API server such as https://kargo.example.com (http:// only to 127.0.0.1, localhost or [::1]; no user, query or fragment)'),
+  })
+  .strict();
+
 const cluster = z
   .object({
     name: name('cluster name'),
@@ -108,6 +123,8 @@ const cluster = z
     argocdNamespaces: z.array(name('namespace')).min(1).default(['argocd']),
     /** Where this cluster's facts come from: the notification webhooks, a watch of the cluster, or both. */
     facts: z.enum(['webhook', 'watch', 'both']).default('webhook'),
+    /** Kargo's own API (target-aware Stages are promoted through it); its token is in KARGO_API_TOKENS, never here. */
+    kargoApi: kargoApi.optional(),
   })
   .strict()
   .refine((c) => !(c.inCluster && c.kubeconfigContext), {

@@ -2,9 +2,11 @@
  * The Kubernetes layer as the Slack commands see it: every read and action by cluster name, over
  * the configured ClusterClients. Each method is one of the guarded operations in this folder.
  */
+import type { KargoStageSelection } from '../model/kargo-stage-selector.js';
 import type { ClusterClients } from './clusters.js';
 import { checkFreshness, refreshAndWait, waitFresh, type FreshnessSnapshot, type WaitFreshOptions } from './freshness-reader.js';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from './kargo.js';
+import { followPromotionRequest } from './kargo-requests.js';
 import { syncRollingSyncStep, type RollingSyncOptions } from './rolling-sync.js';
 import { abortRollout, approveCanaryStep, retryRollout, type ExpectedCanaryStep } from './rollout-operations.js';
 
@@ -40,8 +42,8 @@ export class KubeActions {
     return syncRollingSyncStep(this.clusters.api(cluster), namespace, appSet, step, expectedRevision, options);
   }
 
-  selectStages(cluster: string, project: string, choose: { selector?: string; glob?: string }) {
-    return selectStages(this.clusters.api(cluster), project, choose);
+  selectStages(cluster: string, selection: KargoStageSelection) {
+    return selectStages(this.clusters.api(cluster), selection);
   }
 
   availableFreight(cluster: string, project: string, stage: string) {
@@ -49,11 +51,17 @@ export class KubeActions {
   }
 
   promote(cluster: string, project: string, stage: string, freight: string) {
-    return promote(this.clusters.api(cluster), project, stage, freight);
+    const client = this.clusters.get(cluster);
+    return promote(client.api, project, stage, freight, client.kargoApi ? { kargoApi: client.kargoApi } : {});
   }
 
   followPromotion(cluster: string, project: string, name: string, options: Parameters<typeof followPromotion>[3]) {
     return followPromotion(this.clusters.api(cluster), project, name, options);
+  }
+
+  /** A target-aware Stage's PromotionRequest, followed in the Stage's status. */
+  followPromotionRequest(cluster: string, project: string, stage: string, name: string, options: Parameters<typeof followPromotionRequest>[4]) {
+    return followPromotionRequest(this.clusters.api(cluster), project, stage, name, options);
   }
 
   stageHealth(cluster: string, project: string, stage: string, options?: { seenHealthy?: boolean }) {

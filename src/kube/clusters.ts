@@ -7,6 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterConfig } from '../config/file.js';
 import { KubeApi } from './api.js';
 import { KubeActionError } from './errors.js';
+import { KargoApiClient, type KargoApiEndpoint } from './kargo-api.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
@@ -16,6 +17,8 @@ export interface ClusterClient {
   argocdNamespaces: readonly string[];
   /** API server URL, for messages and logs. */
   server: string;
+  /** Kargo's own API, when configured (target-aware Stages are promoted through it). */
+  kargoApi?: KargoApiClient;
 }
 
 export interface ClusterClientsOptions {
@@ -24,7 +27,11 @@ export interface ClusterClientsOptions {
   defaultKubeconfigPath?: string;
 }
 
-type ClusterSource = Pick<ClusterConfig, 'name' | 'kubeconfigContext' | 'kubeconfigPath' | 'inCluster'> & { argocdNamespaces?: string[] };
+type ClusterSource = Pick<ClusterConfig, 'name' | 'kubeconfigContext' | 'kubeconfigPath' | 'inCluster'> & {
+  argocdNamespaces?: string[];
+  /** Kargo's API with its token (the config holds only the URL: see src/config/kargo-api.ts). */
+  kargoApiEndpoint?: KargoApiEndpoint;
+};
 
 export function kubeConfigFor(cluster: ClusterSource, options: ClusterClientsOptions = {}): KubeConfig {
   const kc = new KubeConfig();
@@ -62,6 +69,7 @@ export class ClusterClients {
         api: new KubeApi(cluster.name, kc, timeout),
         argocdNamespaces: cluster.argocdNamespaces ?? ['argocd'],
         server: kc.getCurrentCluster()?.server ?? '',
+        ...(cluster.kargoApiEndpoint ? { kargoApi: new KargoApiClient({ cluster: cluster.name, ...cluster.kargoApiEndpoint, timeoutMs: timeout }) } : {}),
       });
     }
   }

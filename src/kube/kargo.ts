@@ -1,6 +1,7 @@
 /**
- * Kargo through the Kubernetes API (docs/actions.md: Promotions are created as Kargo resources, without Kargo's API server): Stages by
- * label selector or name glob, the Freight a Stage may take, Promotions created with a placeholder
+ * Kargo through the Kubernetes API (docs/actions.md: Promotions are created as Kargo resources;
+ * only target-aware Stages go through Kargo's API server, kargo-requests.ts): Stages by
+ * label selector or name pattern, the Freight a Stage may take, Promotions created with a placeholder
  * name (Kargo's webhook names them `<stage>.<ulid>.<freight7>`: the real name is read from the
  * response), and a Promotion followed on a watch until it ends.
  */
@@ -16,15 +17,23 @@ import type { Freight } from '../model/kargo-freight.js';
 import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
 import type { Stage } from '../model/kargo-stage.js';
 import { parseObject } from './parse-object.js';
-import { globToRegExp } from '../model/kargo-stage-selector.js';
+import type { KargoApiClient } from './kargo-api.js';
+import { isTargetAware, requestPromotion, type RequestRefusal } from './kargo-requests.js';
+import type { PromotionRequest } from '../model/kargo-promotion-request.js';
+import { selectsKargoStage, type KargoStageSelection } from '../model/kargo-stage-selector.js';
 
 export const TERMINAL_PROMOTION_PHASES: ReadonlySet<string> = new Set(['Succeeded', 'Failed', 'Errored', 'Aborted']);
 const ALIAS_LABEL = 'kargo.akuity.io/alias';
 
-export async function selectStages(api: KubeApi, project: string, choose: { selector?: string; glob?: string }): Promise<Stage[]> {
-  const { items } = await listStages(api, project, { labelSelector: choose.selector });
-  const pattern = choose.glob ? globToRegExp(choose.glob) : undefined;
-  return items.filter((s) => !pattern || pattern.test(s.metadata.name)).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+/**
+ * The Stages a selection means, sorted by name: the label part goes to the API server as a
+ * labelSelector, the name part (exact, glob:, regex:) is matched here, as Kargo matches it.
+ */
+export async function selectStages(api: KubeApi, selection: KargoStageSelection): Promise<Stage[]> {
+  const { items } = await listStages(api, selection.project, selection.labels ? { labelSelector: selection.labels.text } : {});
+  return items
+    .filter((s) => selectsKargoStage(selection, { namespace: s.metadata.namespace ?? selection.project, name: s.metadata.name, labels: s.metadata.labels ?? {} }))
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
 function newestFirst(a: Freight, b: Freight): number {
@@ -64,21 +73,25 @@ async function findFreight(api: KubeApi, project: string, nameOrAlias: string, c
   throw new KubeActionError('not-found', `Freight ${nameOrAlias} was not found in ${api.cluster}/${project} (by name or alias); nothing was changed`, call, 404);
 }
 
-export interface PromoteResult {
-  /** The name Kargo gave the Promotion (never the placeholder sent). */
+/** What was created: a Promotion (a classic Stage), or through Kargo's API a PromotionRequest (a target-aware Stage). */
+export type PromoteResult = {
+  /** The name Kargo gave it (never the placeholder sent). */
   name: string;
-  promotion: Promotion;
   freight: Freight;
   availability: Availability;
-}
+} & ({ via: 'promotion'; promotion: Promotion } | { via: 'promotion-request'; request: PromotionRequest });
 
 /** Why a promotion was not created: Kargo could not or would not take it. */
-export type PromoteRefusal = { why: 'control-flow-stage' } | { why: 'unavailable'; availability: Availability };
+export type PromoteRefusal = { why: 'control-flow-stage' } | { why: 'unavailable'; availability: Availability } | RequestRefusal;
 
 export type PromoteOutcome = Refusable<PromoteResult, PromoteRefusal>;
 
-/** Creates a Promotion of `freight` (name or alias) to `stage`, after checking Kargo's availability rule. */
-export async function promote(api: KubeApi, project: string, stageName: string, freightNameOrAlias: string, options: { now?: () => number } = {}): Promise<PromoteOutcome> {
+/**
+ * Promotes `freight` (name or alias) to `stage`, after checking Kargo's availability rule: a
+ * Promotion created through the Kubernetes API for a classic Stage, a PromotionRequest through
+ * Kargo's API (`kargoApi`) for a target-aware one (kargo-requests.ts).
+ */
+export async function promote(api: KubeApi, project: string, stageName: string, freightNameOrAlias: string, options: { now?: () => number; kargoApi?: KargoApiClient } = {}): Promise<PromoteOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'create', resource: 'promotions', namespace: project, name: stageName };
   const stage = await getStage(api, project, stageName);
   if ((stage.spec?.promotionTemplate?.spec?.steps ?? []).length === 0) {
@@ -88,6 +101,11 @@ export async function promote(api: KubeApi, project: string, stageName: string, 
   const availability = freightAvailability(stage, freight, (options.now ?? Date.now)());
   if (!availability.available) {
     return refused(`Freight ${freightLabel(freight)} is not available to Stage ${stageName}: ${availability.reason}; nothing was changed`, call, { why: 'unavailable', availability });
+  }
+  if (isTargetAware(stage)) {
+    const asked = await requestPromotion(options.kargoApi, api.cluster, project, stageName, freight.metadata.name);
+    if (asked.kind === 'refused') return asked;
+    return done({ via: 'promotion-request', name: asked.request.metadata.name, request: asked.request, freight, availability });
   }
   let created: unknown;
   try {
@@ -110,7 +128,7 @@ export async function promote(api: KubeApi, project: string, stageName: string, 
     throw err;
   }
   const promotion = parseObject(promotionSchema, created, { ...call, verb: 'get' });
-  return done({ name: promotion.metadata.name, promotion, freight, availability });
+  return done({ via: 'promotion', name: promotion.metadata.name, promotion, freight, availability });
 }
 
 export interface FollowResult {

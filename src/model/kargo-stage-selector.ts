@@ -1,53 +1,78 @@
 /**
  * Which Kargo Stages a pipeline stage means, in Kargo's own `stageSelector` grammar (as
- * `ProjectConfig.spec.promotionPolicies[].stageSelector` reads it): a name that is exact,
- * `glob:<pattern>` or `regex:<pattern>`, ANDed with a label selector. Stages come and go, so
+ * `ProjectConfig.spec.promotionPolicies[].stageSelector` reads it, akuity/kargo `pkg/pattern`): a
+ * name that is exact, `glob:<pattern>` or `regex:<pattern>` (`regexp:` too), ANDed with a label
+ * selector. The pattern languages are in kargo-name-pattern.ts. Stages come and go, so
  * a pipeline names them by pattern or label and never by a fixed list. Kargo's docs warn that
  * patterns match more than meant: whatever acts on a selection shows the matched list first.
  *
  * Compiled once, at config load, like label selectors.
  */
 import type { CompiledLabelSelector } from './label-selector.js';
+import { doublestarToRegExp, NamePatternError, re2ToRegExp } from './kargo-name-pattern.js';
+import { isDns1123Subdomain } from './kube-names.js';
 
 export class StageSelectorError extends Error {
   override readonly name = 'StageSelectorError';
 }
 
 export interface CompiledStageName {
-  /** As written in the config (`prod`, `glob:prod-*`, `regex:^prod-`). */
+  /** As written in the config (`prod`, `glob:prod-*`, `regex:^prod-`, `regexp:^prod-`). */
   readonly text: string;
   readonly kind: 'exact' | 'glob' | 'regex';
   /** The one Stage an exact name means. */
   readonly exactName?: string;
   matches(name: string): boolean;
+  /** Its text: a config written back out (the sandbox's config.yaml) says what was written in. */
+  toJSON(): string;
 }
 
-/** `prod-*`, `*-eu-?`: `*` any run of characters, `?` one character, everything else literal; the whole name must match. */
+/**
+ * A `glob:` pattern as Kargo reads it (doublestar: `*`, `?`, `[a-z]`, `[!a]`, `{a,b}`, `\x`), anchored
+ * at both ends. Throws StageSelectorError for a pattern Kargo would refuse.
+ */
 export function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
+  try {
+    return doublestarToRegExp(glob);
+  } catch (err) {
+    throw new StageSelectorError(`"glob:${glob}": ${(err as Error).message}`);
+  }
 }
 
+/** How to write a Stage choice, for every message that refuses one. */
+export const STAGE_GRAMMAR_HINT =
+  'write an exact Stage name (prod-eu), glob:<pattern> (glob:prod-*, glob:prod-{eu,us}; the whole name must match) or regex:<RE2> (regex:^prod-; matches anywhere unless anchored)';
+
+const PREFIXES = [
+  { prefix: 'glob:', kind: 'glob' },
+  { prefix: 'regex:', kind: 'regex' },
+  { prefix: 'regexp:', kind: 'regex' },
+] as const;
+
+/**
+ * A Stage name as Kargo's `ParseNamePattern` reads it: `glob:…`, `regex:…` or `regexp:…`, else an
+ * exact name. A name with another `xxx:` prefix is refused, as Kargo's ProjectConfig webhook does.
+ */
 export function compileStageName(text: string): CompiledStageName {
-  if (text.startsWith('glob:')) {
-    const pattern = text.slice('glob:'.length);
-    if (pattern.length === 0) throw new StageSelectorError(`"${text}": the glob after "glob:" is empty`);
-    const re = globToRegExp(pattern);
-    return { text, kind: 'glob', matches: (name) => re.test(name) };
-  }
-  if (text.startsWith('regex:')) {
-    const pattern = text.slice('regex:'.length);
-    if (pattern.length === 0) throw new StageSelectorError(`"${text}": the pattern after "regex:" is empty`);
+  for (const { prefix, kind } of PREFIXES) {
+    if (!text.startsWith(prefix)) continue;
+    const pattern = text.slice(prefix.length);
+    // Kargo takes both, but "" as a glob matches no Stage and "" as a regex matches every one: neither is what a person means.
+    if (pattern.length === 0) {
+      throw new StageSelectorError(kind === 'glob' ? `"${text}": the glob after "${prefix}" is empty, so it would match no Stage` : `"${text}": the pattern after "${prefix}" is empty, so it would match every Stage; write ${prefix}.* if that is meant`);
+    }
     let re: RegExp;
     try {
-      re = new RegExp(pattern);
+      re = kind === 'glob' ? doublestarToRegExp(pattern) : re2ToRegExp(pattern);
     } catch (err) {
-      throw new StageSelectorError(`"${text}": not a valid regular expression (${(err as Error).message})`);
+      throw new StageSelectorError(`"${text}": ${err instanceof NamePatternError ? err.message : `not a valid ${kind} (${(err as Error).message})`}`);
     }
-    // Go's regexp.MatchString, as Kargo uses it: a match anywhere in the name unless anchored.
-    return { text, kind: 'regex', matches: (name) => re.test(name) };
+    return { text, kind, matches: (name) => re.test(name), toJSON: () => text };
   }
-  return { text, kind: 'exact', exactName: text, matches: (name) => name === text };
+  const colon = text.indexOf(':');
+  if (colon > 0) throw new StageSelectorError(`"${text}": "${text.slice(0, colon)}:" is not a pattern Kargo knows; ${STAGE_GRAMMAR_HINT}`);
+  if (!isDns1123Subdomain(text)) throw new StageSelectorError(`"${text}" is not a Stage name (lowercase letters, digits, "-" and ".", at most 253); ${STAGE_GRAMMAR_HINT}`);
+  return { text, kind: 'exact', exactName: text, matches: (name) => name === text, toJSON: () => text };
 }
 
 export interface KargoStageSelection {

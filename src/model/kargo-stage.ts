@@ -1,6 +1,7 @@
 /** A Kargo Stage as Glidepath reads it from a cluster: the Freight it requests, its health and its Promotions. */
 import { z } from 'zod';
 import { freightOriginSchema } from './kargo-freight.js';
+import { promotionRequestRefSchema } from './kargo-promotion-request.js';
 import { clusterObjectMetaSchema, conditionSchema, longText, opt } from './meta.js';
 
 const promotionRef = z.looseObject({ name: opt(longText), freight: opt(z.looseObject({ name: opt(longText) })) });
@@ -25,6 +26,8 @@ export const stageSchema = z.looseObject({
         ),
       ),
       promotionTemplate: opt(z.looseObject({ spec: opt(z.looseObject({ steps: opt(z.array(z.looseObject({}))) })) })),
+      /** Kargo main (1.12): present = a target-aware Stage, promoted through a PromotionRequest (kargo-promotion-request.ts). */
+      targets: opt(z.looseObject({ selectors: opt(z.array(z.looseObject({}))) })),
     }),
   ),
   status: opt(
@@ -39,6 +42,9 @@ export const stageSchema = z.looseObject({
           status: opt(z.looseObject({ phase: opt(longText), message: opt(longText), finishedAt: opt(longText) })),
         }),
       ),
+      /** Target-aware Stages (Kargo main, 1.12): the PromotionRequest fanning out now, and the last one to end. */
+      currentPromotionRequest: opt(promotionRequestRefSchema),
+      lastPromotionRequest: opt(promotionRequestRefSchema),
     }),
   ),
 });

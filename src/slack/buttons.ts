@@ -53,7 +53,7 @@ export type PromoteButtonValue = z.infer<typeof promoteButtonSchema>;
 export const refreshApproveSchema = z.object({ v: z.literal(1), c: z.string(), ns: z.string(), n: z.string(), step: z.number().int(), rev: z.string() });
 export type RefreshApproveValue = z.infer<typeof refreshApproveSchema>;
 
-/** The confirmation of a promote by selector or glob: the Stages the person was shown, chosen again at the click. */
+/** The confirmation of a promote by pattern or labels: the Stages the person was shown, chosen again at the click. */
 export const promoteConfirmSchema = z.object({
   v: z.literal(1),
   c: z.string(),
@@ -62,7 +62,11 @@ export const promoteConfirmSchema = z.object({
   st: z.string(),
   stages: z.array(z.string()),
   freight: z.string().optional(),
+  /** The Stage name in Kargo's stageSelector grammar (exact, glob:…, regex:…), ANDed with `sel`. */
+  stage: z.string().optional(),
+  /** Label selector. */
   sel: z.string().optional(),
+  /** Buttons posted before `stage`: a glob without its `glob:` prefix. */
   glob: z.string().optional(),
 });
 export type PromoteConfirmValue = z.infer<typeof promoteConfirmSchema>;
@@ -153,7 +157,7 @@ export function decodeRefreshApproveClick(raw: string | undefined): Decoded<Refr
 }
 
 export function decodePromoteConfirmClick(raw: string | undefined): Decoded<PromoteConfirmValue> {
-  return decode(promoteConfirmSchema, raw, ':x: This button does not name Stages to promote; nothing was changed. Run `/glidepath promote` with --selector or --glob again.');
+  return decode(promoteConfirmSchema, raw, ':x: This button does not name Stages to promote; nothing was changed. Run `/glidepath promote` with --stage or --selector again.');
 }
 
 /** The dialog's metadata is Glidepath's own; a bad one has no channel to answer in (the listener logs it). */

@@ -105,7 +105,7 @@ describe('promote', () => {
     for (let i = 0; i < 40; i++) stage(`prod-${String(i).padStart(2, '0')}-${'x'.repeat(50)}`, { stages: ['staging'] }, { tier: 'prod' });
     const ask = await (await rig.command('promote shop@prod --freight jolly-jaguar')).first();
     expect(said(ask)).toBe(
-      ':information_source: 42 Stages in kargo-demo match --selector tier=prod: too many to confirm with one button; narrow the selector, or promote them one by one with `/glidepath promote kargo-demo/<stage>`. Nothing was promoted.',
+      ':information_source: 42 Stages match stages with labels tier=prod in project kargo-demo: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with `/glidepath promote kargo-demo/<stage>`. Nothing was promoted.',
     );
     expect(ask.body.blocks).toBeUndefined();
     expect(promotions()).toEqual([]);
@@ -113,7 +113,7 @@ describe('promote', () => {
 
   it('a confirm or Promote button whose value was edited is refused with the command to use instead', async () => {
     const confirm = await (await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: '{"v":1,"c":"prod"}' })).first();
-    expect(said(confirm)).toBe(':x: This button does not name Stages to promote; nothing was changed. Run `/glidepath promote` with --selector or --glob again.');
+    expect(said(confirm)).toBe(':x: This button does not name Stages to promote; nothing was changed. Run `/glidepath promote` with --stage or --selector again.');
     const promote = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value: 'not json' })).first();
     expect(said(promote)).toBe(':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote <pipeline@stage>`.');
     expect(promotions()).toEqual([]);

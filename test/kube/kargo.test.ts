@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compileLabelSelector } from '../../src/model/label-selector.js';
+import { compileStageName } from '../../src/model/kargo-stage-selector.js';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from '../../src/kube/kargo.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
@@ -63,10 +65,19 @@ const api = () => world.clusters.api('prod');
 const now = () => clock.now();
 
 describe('Kargo', () => {
-  it('selects Stages by label selector or by glob', async () => {
-    expect((await selectStages(api(), NS, { selector: 'tier=prod' })).map((s) => s.metadata.name)).toEqual(['prod-eu', 'prod-us']);
-    expect((await selectStages(api(), NS, { glob: 'prod-*' })).map((s) => s.metadata.name)).toEqual(['prod-eu', 'prod-us']);
-    expect((await selectStages(api(), NS, { glob: '*-?s' })).map((s) => s.metadata.name)).toEqual(['prod-us']);
+  it('selects Stages by Kargo\'s stageSelector grammar: labels sent to the API server, name patterns matched as Kargo does, ANDed', async () => {
+    const sent: (string | undefined)[] = [];
+    world.server.onRequest = (r) => void (r.resource === 'stages' && r.verb === 'list' && sent.push(r.labelSelector));
+    const select = async (stage?: string, labels?: string) =>
+      (await selectStages(api(), { project: NS, ...(stage ? { name: compileStageName(stage) } : {}), ...(labels ? { labels: compileLabelSelector(labels) } : {}) })).map((s) => s.metadata.name);
+    expect(await select(undefined, 'tier=prod')).toEqual(['prod-eu', 'prod-us']);
+    expect(await select('glob:prod-*')).toEqual(['prod-eu', 'prod-us']);
+    expect(await select('glob:*-?s')).toEqual(['prod-us']);
+    expect(await select('glob:{dev,staging}')).toEqual(['dev', 'staging']);
+    expect(await select('regex:ev')).toEqual(['dev']);
+    expect(await select('regex:^prod-.u$', 'tier=prod')).toEqual(['prod-eu']);
+    expect(await select('staging', 'tier=prod')).toEqual([]);
+    expect(sent).toEqual(['tier=prod', undefined, undefined, undefined, undefined, 'tier=prod', 'tier=prod']);
   });
 
   it('availableFreight: the newest Freight the Stage may take, by verification upstream, soak, or straight from the Warehouse', async () => {
@@ -84,7 +95,7 @@ describe('Kargo', () => {
     const result = await completed(promote(api(), NS, 'prod-us', 'jolly-jaguar', { now }));
     expect(result.name).toMatch(new RegExp(`^prod-us\\.[0-9a-hjkmnp-tv-z]{26}\\.${NEW.slice(0, 7)}$`));
     expect(result.name).not.toContain('promo-');
-    expect(result.promotion.spec).toMatchObject({ stage: 'prod-us', freight: NEW });
+    expect(result).toMatchObject({ via: 'promotion', promotion: { spec: { stage: 'prod-us', freight: NEW } } });
     expect(result.availability.reason).toBe('verified in staging');
     expect(world.store.get(rt('Promotion'), NS, result.name).metadata.labels).toMatchObject({ 'kargo.akuity.io/stage': 'prod-us' });
   });

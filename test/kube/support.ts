@@ -44,7 +44,15 @@ export interface KubeWorld {
 }
 
 export async function startKubeWorld(
-  options: { namespaces?: string[]; clock?: Clock; argocdNamespaces?: string[]; requestTimeoutMs?: number; controllers?: StandInControllers } = {},
+  options: {
+    namespaces?: string[];
+    clock?: Clock;
+    argocdNamespaces?: string[];
+    requestTimeoutMs?: number;
+    controllers?: StandInControllers;
+    /** Kargo's API stand-in; clusters `prod` and `prod-no-promote` then reach it with their users' tokens. */
+    kargoApi?: boolean;
+  } = {},
 ): Promise<KubeWorld> {
   const standIn = await startStandInCluster({
     name: 'prod',
@@ -52,16 +60,18 @@ export async function startKubeWorld(
     defaultUser: 'glidepath',
     namespaces: options.namespaces ?? ['shop', 'argocd', 'kargo-demo'],
     kargoAdmission: true,
+    ...(options.kargoApi ? { kargoApi: true } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.controllers ? { controllers: options.controllers } : {}),
   });
   const { server, store } = standIn;
   const kubeconfigPath = standIn.kubeconfigPath!;
+  const kargoApi = (token: string) => (standIn.kargoApi ? { kargoApiEndpoint: { url: standIn.kargoApi.url, token } } : {});
   const clusters = new ClusterClients(
     [
-      { name: 'prod', kubeconfigPath, kubeconfigContext: 'prod', argocdNamespaces: options.argocdNamespaces ?? ['argocd'] },
+      { name: 'prod', kubeconfigPath, kubeconfigContext: 'prod', argocdNamespaces: options.argocdNamespaces ?? ['argocd'], ...kargoApi('glidepath-token') },
       { name: 'prod-no-status', kubeconfigPath, kubeconfigContext: 'no-status@prod' },
-      { name: 'prod-no-promote', kubeconfigPath, kubeconfigContext: 'no-promote@prod' },
+      { name: 'prod-no-promote', kubeconfigPath, kubeconfigContext: 'no-promote@prod', ...kargoApi('no-promote-token') },
     ],
     { requestTimeoutMs: options.requestTimeoutMs ?? 5000 },
   );
