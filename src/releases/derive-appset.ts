@@ -6,8 +6,9 @@
  *   child for a stage that names no step). Before the ApplicationSet is heard, membership is a
  *   guess and the stage is never Healthy.
  * - A member is done when the ApplicationSet says Healthy, its targetRevisions contain the
- *   release's revision, and its Application (when heard) is Healthy and Synced at that revision.
- *   Never on the ApplicationSet's Healthy alone: that is what a stale cache gets wrong.
+ *   release's revision, and its Application was heard in this release Healthy and Synced at that
+ *   revision. Never on the ApplicationSet's Healthy alone: that is what a stale cache gets wrong;
+ *   a member whose Application was not heard yet is pending, as a Rollout not heard yet is.
  * - A step stage is Healthy when every member is done; a step that lists no member is not.
  * - Out of order (argo-cd#22558, #29410, #29347): a later step started at the release's revision
  *   while an earlier step, not yet done, has a member behind it. That is a failure: the later
@@ -29,10 +30,9 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((k, i) => k === b[i]);
 }
 
-/** Done at `revision`: Healthy in the ApplicationSet's status, targeting it, and (when heard) Healthy and Synced at it. */
+/** Done at `revision`: Healthy in the ApplicationSet's status, targeting it, and its Application heard Healthy and Synced at it. */
 export function memberDone(member: AppSetMemberState, target: TargetState | undefined, revision: string | undefined): boolean {
-  if (revision === undefined || member.status !== 'Healthy' || !member.targetRevisions.includes(revision)) return false;
-  if (target === undefined) return true;
+  if (revision === undefined || target === undefined || member.status !== 'Healthy' || !member.targetRevisions.includes(revision)) return false;
   return target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
 }
 
@@ -71,11 +71,10 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   for (const [name, member] of members) {
     const k = childTargetKey(appSet.ref, name);
     const target = stage.targets[k];
-    if (memberDone(member, target, revision)) {
+    if (!target) pending.push(k);
+    else if (memberDone(member, target, revision)) {
       done += 1;
-      if (target && target.supersededBy === undefined) target.healthyAt ??= now;
-    } else if (!target) {
-      pending.push(k);
+      if (target.supersededBy === undefined) target.healthyAt ??= now;
     }
   }
   pending.sort();
