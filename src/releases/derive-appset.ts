@@ -36,8 +36,43 @@ export function memberDone(member: AppSetMemberState, target: TargetState | unde
   return target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
 }
 
-function membersOfStep(appSet: AppSetState, step: number | undefined): [string, AppSetMemberState][] {
-  return Object.entries(appSet.members).filter(([, m]) => step === undefined || m.step === String(step));
+interface Member {
+  name: string;
+  member: AppSetMemberState;
+  /** The child's target key. */
+  key: string;
+}
+
+/**
+ * Members by step, with their target keys, built once per ApplicationSet state: the record
+ * replaces that object only when an ApplicationSet fact changes it, and the derivation runs on
+ * every fact (an ApplicationSet can have thousands of children).
+ */
+interface MemberIndex {
+  all: Member[];
+  byStep: Map<string, Member[]>;
+  keys: Map<Member[], Set<string>>;
+}
+
+const indexes = new WeakMap<AppSetState, MemberIndex>();
+
+function indexOf(appSet: AppSetState): MemberIndex {
+  let index = indexes.get(appSet);
+  if (!index) {
+    const all = Object.entries(appSet.members).map(([name, member]) => ({ name, member, key: childTargetKey(appSet.ref, name) }));
+    const byStep = new Map<string, Member[]>();
+    for (const m of all) (byStep.get(m.member.step) ?? byStep.set(m.member.step, []).get(m.member.step)!).push(m);
+    indexes.set(appSet, (index = { all, byStep, keys: new Map() }));
+  }
+  return index;
+}
+
+function membersOfStep(appSet: AppSetState, step: number | undefined): { members: Member[]; keys: Set<string> } {
+  const index = indexOf(appSet);
+  const members = step === undefined ? index.all : (index.byStep.get(String(step)) ?? []);
+  let keys = index.keys.get(members);
+  if (!keys) index.keys.set(members, (keys = new Set(members.map((m) => m.key))));
+  return { members, keys };
 }
 
 function activeStatus(stage: StageState): StageState['status'] | undefined {
@@ -62,16 +97,14 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: Object.keys(stage.targets).length, done: 0, ...(revision ? { revision } : {}) };
     return;
   }
-  const members = membersOfStep(appSet, sel.step);
-  const keys = new Set(members.map(([name]) => childTargetKey(appSet.ref, name)));
+  const { members, keys } = membersOfStep(appSet, sel.step);
   // Children placed here before the ApplicationSet was heard, and children that changed step, leave.
   for (const k of Object.keys(stage.targets)) if (!keys.has(k)) delete stage.targets[k];
   let done = 0;
   const pending: string[] = [];
-  for (const [name, member] of members) {
-    const k = childTargetKey(appSet.ref, name);
-    const target = stage.targets[k];
-    if (!target) pending.push(k);
+  for (const { member, key } of members) {
+    const target = stage.targets[key];
+    if (!target) pending.push(key);
     else if (memberDone(member, target, revision)) {
       done += 1;
       if (target.supersededBy === undefined) target.healthyAt ??= now;
@@ -80,7 +113,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   pending.sort();
   if (!sameKeys(stage.pending, pending)) stage.pending = pending;
   const active = Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
-  const started = members.some(([, m]) => m.status === 'Pending' || m.status === 'Progressing');
+  const started = members.some((m) => m.member.status === 'Pending' || m.member.status === 'Progressing');
   if (active.length > 0 || Object.keys(stage.targets).length === 0) {
     stage.status =
       activeStatus(stage) ??
@@ -160,10 +193,10 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
     }
     const started = new Map<number, Named>();
     const behind = new Map<number, Named>();
-    for (const [name, member] of Object.entries(appSet.members)) {
+    for (const { name, member, key: childKey } of indexOf(appSet).all) {
       const step = Number(member.step);
       if (!Number.isInteger(step) || step < 1) continue;
-      const target = childTarget(record, childTargetKey(appSet.ref, name));
+      const target = childTarget(record, childKey);
       if (startedAt(member, target, revision)) note(started, step, name, member, target);
       // A step whose stage was done at this revision stays done: a later change there is no fault of the order.
       if (stageOfStep.get(step)?.healthyAt === undefined && behindAt(member, target, revision)) note(behind, step, name, member, target);
