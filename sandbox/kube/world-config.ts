@@ -44,6 +44,8 @@ clusters:
     kubeconfigContext: prod
     kubeconfigPath: ${path}
     argocdNamespaces: [argocd, argocd-apps]
+    # No notification carries an ApplicationSet: its RollingSync steps (checkout-appset) come from the watch.
+    facts: both
 # checkout, checkout-appset and checkout-kargo watch the SAME Rollouts (shop/checkout-*): three
 # ways to describe one service's path. The ApplicationSet's RollingSync decides when the prod
 # Rollouts move (staging → prod-eu → prod-us, the last step gated), whichever pipeline shows them.

@@ -8,7 +8,7 @@ import type { RolloutPhase } from '../model/rollout.js';
 
 export type FactSource = 'rollouts-webhook' | 'argocd-webhook' | 'ci' | 'watch' | 'watchdog' | 'internal';
 
-export type TargetKind = 'Rollout' | 'Application';
+export type TargetKind = 'Rollout' | 'Application' | 'ApplicationSet';
 
 export interface TargetRef {
   kind: TargetKind;
@@ -18,7 +18,8 @@ export interface TargetRef {
 }
 
 export function targetKey(ref: TargetRef): string {
-  return `${ref.cluster}/${ref.namespace}/${ref.kind === 'Rollout' ? '' : 'app:'}${ref.name}`;
+  const prefix = ref.kind === 'Rollout' ? '' : ref.kind === 'ApplicationSet' ? 'appset:' : 'app:';
+  return `${ref.cluster}/${ref.namespace}/${prefix}${ref.name}`;
 }
 
 /** Rollout phases as the controller computes them (Unknown when even the client-side rules cannot tell). */
@@ -143,5 +144,37 @@ export interface SupersededFact {
   at: { generation?: number; resourceVersion?: string };
 }
 
+/** One child's entry in an ApplicationSet's `status.applicationStatus` (RollingSync progress). */
+export interface AppSetMemberObservation {
+  application: string;
+  /** Waiting | Pending | Progressing | Healthy, as the ApplicationSet controller judged it. */
+  status: string;
+  /** 1-based RollingSync step, as a string; "-1" when no step selects the child. */
+  step: string;
+  /** The revisions the child was last compared against, as the controller saw them. */
+  targetRevisions: string[];
+  message?: string;
+}
+
+export interface ApplicationSetObservation {
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  /** Number of RollingSync steps in the spec (absent when the strategy is not RollingSync). */
+  stepCount?: number;
+  members: AppSetMemberObservation[];
+}
+
+/** An ApplicationSet seen by the watch source (no notification carries one). */
+export interface ApplicationSetFact {
+  kind: 'application-set';
+  source: FactSource;
+  event: string;
+  sentAt?: number;
+  receivedAt: number;
+  target: TargetRef;
+  appSet: ApplicationSetObservation;
+}
+
 export type ClusterFact = RolloutFact | ApplicationFact;
-export type Fact = ClusterFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact;
+export type Fact = ClusterFact | ApplicationSetFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact;

@@ -35,6 +35,13 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
       ];
       break;
     }
+    case 'application-set': {
+      const a = fact.appSet;
+      // The members' progress is the observation; a status write always bumps the resourceVersion too.
+      const members = createHash('sha256').update(JSON.stringify(a.members.map((m) => [m.application, m.status, m.step, m.targetRevisions]))).digest('hex');
+      parts = [targetKey(fact.target), a.uid, a.generation, a.resourceVersion, a.stepCount, members, sentIdentity(fact)];
+      break;
+    }
     case 'release':
       parts = [fact.pipeline, fact.releaseId, fact.images, fact.commit, fact.pullRequestUrl, fact.author];
       break;

@@ -2,8 +2,8 @@
  * Turns validated bodies into Facts. The webhook path and the (later) watch path both hand us
  * Kubernetes-shaped objects, so both go through these functions.
  */
-import type { ApplicationFactBody, ReleaseAnnouncementBody, RolloutFactBody } from './schemas.js';
-import type { ApplicationFact, FactSource, ReleaseAnnouncedFact, RolloutFact } from './fact.js';
+import type { ApplicationFactBody, ApplicationSetFactBody, ReleaseAnnouncementBody, RolloutFactBody } from './schemas.js';
+import type { ApplicationFact, ApplicationSetFact, FactSource, ReleaseAnnouncedFact, RolloutFact } from './fact.js';
 import { deriveRolloutState } from '../model/rollout-state.js';
 import { cutCodePoints } from '../model/unicode.js';
 
@@ -124,6 +124,35 @@ export function normaliseApplication(
             runningHooks,
           }
         : undefined,
+    },
+  };
+}
+
+/** Member messages are for a person reading a reply: a line, not a log. */
+const MEMBER_MESSAGE_LIMIT = 300;
+
+export function normaliseApplicationSet(body: ApplicationSetFactBody, cluster: string, receivedAt: number, source: FactSource = 'watch'): ApplicationSetFact {
+  const { metadata, spec, status } = body.applicationSet;
+  const rolling = spec?.strategy?.type === 'RollingSync';
+  return {
+    kind: 'application-set',
+    source,
+    event: body.event,
+    sentAt: body.sentAt,
+    receivedAt,
+    target: { kind: 'ApplicationSet', cluster, namespace: metadata.namespace, name: metadata.name },
+    appSet: {
+      uid: metadata.uid,
+      generation: metadata.generation,
+      resourceVersion: metadata.resourceVersion,
+      stepCount: rolling ? (spec?.strategy?.rollingSync?.steps?.length ?? 0) : undefined,
+      members: (status?.applicationStatus ?? []).map((e) => ({
+        application: e.application,
+        status: e.status ?? 'Waiting',
+        step: e.step ?? '-1',
+        targetRevisions: e.targetRevisions ?? [],
+        ...(e.message ? { message: e.message.length > MEMBER_MESSAGE_LIMIT ? `${cutCodePoints(e.message, MEMBER_MESSAGE_LIMIT)}…` : e.message } : {}),
+      })),
     },
   };
 }

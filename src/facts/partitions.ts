@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ConfigFile } from '../config/file.js';
 import { routeFact } from '../releases/route.js';
+import { pipelinesOfAppSet } from '../releases/route-appset.js';
 import type { Fact } from './fact.js';
 
 /** Stable across processes and releases: the first 32 bits of SHA-256, modulo K. */
@@ -33,6 +34,10 @@ export function partitionKeyOfFact(config: ConfigFile, fact: Fact): { pipeline: 
     case 'application': {
       const first = routeFact(config, fact)[0];
       return first ? { pipeline: first.pipeline.name } : { namespace: `${fact.target.cluster}/${fact.target.namespace}` };
+    }
+    case 'application-set': {
+      const first = pipelinesOfAppSet(config, fact.target)[0];
+      return first ? { pipeline: first.name } : { namespace: `${fact.target.cluster}/${fact.target.namespace}` };
     }
   }
 }

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { applicationSchema } from '../model/application.js';
+import { applicationSetSchema } from '../model/application-set.js';
 import { text } from '../model/meta.js';
 import { rolloutSchema } from '../model/rollout.js';
 
@@ -35,6 +36,10 @@ export type RolloutFactBody = z.infer<typeof rolloutFactBody>;
 
 export const applicationFactBody = z.looseObject({ ...factEnvelope, application: applicationSchema });
 export type ApplicationFactBody = z.infer<typeof applicationFactBody>;
+
+/** The watch source's envelope around an ApplicationSet (no notification engine sends one). */
+export const applicationSetFactBody = z.looseObject({ ...factEnvelope, applicationSet: applicationSetSchema });
+export type ApplicationSetFactBody = z.infer<typeof applicationSetFactBody>;
 
 export const releaseIdSchema = text(200)
   .min(1, 'must not be empty')

@@ -24,6 +24,8 @@ export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'watch', why: 'wait for refreshed children (freshness)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'get', why: 'RollingSync steps and applicationStatus' },
+  { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'list', why: 'the watch source lists the ApplicationSets that stages name (step progress)' },
+  { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'watch', why: 'the watch source follows the ApplicationSets that stages name (facts: watch or both)' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'get', why: 'requested Freight and health of a Stage' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or name pattern' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'watch', why: "follow a target-aware Stage's PromotionRequest in its status until it ends" },

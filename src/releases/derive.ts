@@ -8,6 +8,7 @@ import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
+import { appSetOrderFailures, judgeStepStage } from './derive-appset.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
@@ -32,12 +33,22 @@ export function expectsProgress(status: ReleaseStatus): boolean {
 }
 
 /**
- * A stage is done with a release when it has been healthy for it and every target it knows has
- * reported the release since. The latch alone is not enough: a target heard only after the
- * latch (a Rollout the stage had not seen yet) is still to start, and the release is not done.
+ * A stage is done with a release when it has been healthy for it, every target it knows has
+ * reported the release since, and every target it has was healthy at the release at least once.
+ * The stage's latch alone is not enough: a target heard only after the latch (a Rollout the stage
+ * had not seen yet, a child that joined a step) is still to start, and the release is not done.
+ * A target without a latch of its own that was last heard before the stage's latch was there, and
+ * Healthy, when the stage latched (records saved before targets had latches).
  */
 export function stageDone(stage: StageState): boolean {
-  return stage.healthyAt !== undefined && stage.pending.length === 0;
+  const latched = stage.healthyAt;
+  if (latched === undefined || stage.pending.length > 0) return false;
+  return activeTargets(stage).every((t) => t.healthyAt !== undefined || t.lastHeardAt <= latched);
+}
+
+/** Each target's own latch: Healthy at this release at least once (step stages judge theirs in derive-appset.ts). */
+function latchTargets(stage: StageState, now: number): void {
+  for (const t of activeTargets(stage)) if (t.phase === 'Healthy') t.healthyAt ??= now;
 }
 
 function releaseStatus(record: ReleaseRecord): ReleaseStatus {
@@ -133,6 +144,8 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   for (const stage of record.stages) {
     stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
     stage.status = stageStatus(stage);
+    if (ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet)) judgeStepStage(record, stage, ctx.pipeline, now);
+    else latchTargets(stage, now);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
       // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
@@ -142,6 +155,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     }
     for (const t of Object.values(stage.targets)) targetNotices(notices, stage, t, now, ctx);
   }
+  notices.effects.push(...appSetOrderFailures(record, ctx.pipeline));
   record.status = releaseStatus(record);
   if (record.status === 'Complete' || record.status === 'Superseded') {
     record.finishedAt ??= now;

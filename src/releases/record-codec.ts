@@ -10,6 +10,9 @@ export const HEAD_FIELD = 'head';
 /** Notices and events grow slowly and change rarely: fields of their own keep the head small. */
 const NOTICES_FIELD = 'notices';
 const EVENTS_FIELD = 'events';
+/** ApplicationSet step membership: one entry per child (thousands), replaced only when an ApplicationSet fact changes it. */
+const APPSETS_FIELD = 'appsets';
+const appSetsJson = new WeakMap<object, string>();
 const TARGET_PREFIX = 't\u0000';
 const PENDING_PREFIX = 'p\u0000';
 
@@ -36,7 +39,7 @@ interface HeadStage extends Omit<StageState, 'targets' | 'pending'> {
   pending?: string[];
 }
 
-type Head = Omit<ReleaseRecord, 'stages' | 'version' | 'notices' | 'events'> & { stages: HeadStage[] };
+type Head = Omit<ReleaseRecord, 'stages' | 'version' | 'notices' | 'events' | 'appSets'> & { stages: HeadStage[] };
 
 function targetField(stage: string, key: string): string {
   return `${TARGET_PREFIX}${stage}\u0000${key}`;
@@ -44,7 +47,7 @@ function targetField(stage: string, key: string): string {
 
 export function encodeRecord(record: ReleaseRecord): Map<string, string> {
   const fields = new Map<string, string>();
-  const { version: _version, stages, notices, events, ...rest } = record;
+  const { version: _version, stages, notices, events, appSets, ...rest } = record;
   const head: Head = {
     ...rest,
     stages: stages.map(({ targets, pending: _pending, ...stage }) => ({ ...stage, targetKeys: Object.keys(targets) })),
@@ -52,6 +55,11 @@ export function encodeRecord(record: ReleaseRecord): Map<string, string> {
   fields.set(HEAD_FIELD, JSON.stringify(head));
   fields.set(NOTICES_FIELD, JSON.stringify(notices));
   fields.set(EVENTS_FIELD, JSON.stringify(events));
+  if (appSets) {
+    let json = appSetsJson.get(appSets);
+    if (json === undefined) appSetsJson.set(appSets, (json = JSON.stringify(appSets)));
+    fields.set(APPSETS_FIELD, json);
+  }
   for (const stage of stages) {
     fields.set(`${PENDING_PREFIX}${stage.name}`, encodePending(stage.pending));
     for (const [key, target] of Object.entries(stage.targets)) fields.set(targetField(stage.name, key), JSON.stringify(target));
@@ -76,7 +84,11 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
   });
   const notices = JSON.parse(fields.get(NOTICES_FIELD) ?? '[]') as string[];
   const events = JSON.parse(fields.get(EVENTS_FIELD) ?? '[]') as ReleaseRecord['events'];
-  return { ...head, stages, notices, events, version };
+  const appSetsField = fields.get(APPSETS_FIELD);
+  if (appSetsField === undefined) return { ...head, stages, notices, events, version };
+  const appSets = JSON.parse(appSetsField) as NonNullable<ReleaseRecord['appSets']>;
+  appSetsJson.set(appSets, appSetsField);
+  return { ...head, appSets, stages, notices, events, version };
 }
 
 /** Fields to write and fields to delete to turn `before` into `after`. */

@@ -4,6 +4,7 @@
  */
 import type { ApplicationObservation, RolloutPhase, TargetRef } from '../facts/fact.js';
 import type { FailingMetric } from '../model/analysis-run.js';
+import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -42,6 +43,11 @@ export interface TargetState {
   /** Argo CD Application managing this target (Rollout targets) or the Application itself. */
   application?: string;
   sync?: SyncOperationState;
+  /** Application targets: the revision Argo CD compared it against, and its sync status there. */
+  revision?: string;
+  syncStatus?: string;
+  /** The target's own latch: first time it was Healthy (as its stage judges it) at this release. */
+  healthyAt?: number;
   /** When the target was first seen in a non-Healthy phase, to judge the Degraded grace period. */
   phaseSince: number;
   lastHeardAt: number;
@@ -65,6 +71,8 @@ export interface StageState {
   /** The latch: all targets were Healthy at this release at least once. Never unset by Progressing. */
   healthyAt?: number;
   lastHeardAt?: number;
+  /** ApplicationSet step stages: step, members and progress at the release's revision. */
+  stepProgress?: StepProgress;
 }
 
 export type ReleaseEventKind =
@@ -96,6 +104,7 @@ export type ReplyKind =
   | 'stall'
   | 'heard-again'
   | 'hook-pinned'
+  | 'appset-out-of-order'
   | 'stage-healthy'
   | 'release-complete';
 
@@ -112,6 +121,7 @@ export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
   'drift',
   'stall',
   'hook-pinned',
+  'appset-out-of-order',
 ];
 
 export interface ReplyDetail {
@@ -142,6 +152,8 @@ export interface ReplyDetail {
   freight?: string;
   /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
   promotedFully?: boolean;
+  /** appset-out-of-order: the step that started, the earlier steps behind, and the children involved. */
+  outOfOrder?: OutOfOrderDetail;
 }
 
 /** How the pause a reply asked about ended. */
@@ -194,6 +206,10 @@ export interface ReleaseRecord {
   lastHeardAt: number;
   status: ReleaseStatus;
   finishedAt?: number;
+  /** The revision the release's Applications were compared against (latest heard): what ApplicationSet steps are judged at. */
+  revision?: string;
+  /** ApplicationSets the stages name, as last heard, by targetKey. */
+  appSets?: Record<string, AppSetState>;
   /** In pipeline order. */
   stages: StageState[];
   stall?: { alertedAt: number; silentSince: number };

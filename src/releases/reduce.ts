@@ -20,6 +20,7 @@ import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState }
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
+import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, type ReduceTools } from './reduce-appset.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
 
@@ -55,6 +56,8 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
       return reduceRollout(current, fact, ctx);
     case 'application':
       return reduceApplication(current, fact, ctx);
+    case 'application-set':
+      return reduceApplicationSet(current, fact, ctx, TOOLS);
     case 'release':
       return reduceAnnouncement(current, fact, ctx);
     case 'watchdog':
@@ -185,6 +188,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
     application: obs.managedBy ?? prev?.application,
     sync: prev?.sync,
     phaseSince: prev && prev.phase === obs.phase && sameObject ? prev.phaseSince : now,
+    ...(prev?.healthyAt !== undefined && sameObject ? { healthyAt: prev.healthyAt } : {}),
     lastHeardAt: now,
   };
 
@@ -262,6 +266,8 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     : undefined;
   const stageConfig = ctx.pipeline.stages.find((s) => s.name === ctx.stage);
   if (!stageConfig) return unchanged('ignored', `stage ${ctx.stage ?? '(none)'} is not in pipeline ${ctx.pipeline.name}`);
+  const outside = stageConfig.applicationSet ? childOutsideStage(current, stageConfig, fact) : undefined;
+  if (outside) return unchanged('ignored', outside);
   const record = openRecord(current, ctx, ctx.releaseId, ctx.idSource ?? 'images', [], now);
   const stage = findStage(record, ctx.stage) as StageState;
   const effects: Effect[] = [];
@@ -290,7 +296,9 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
   if (order < 0) return unchanged('out-of-order', `resourceVersion ${app.resourceVersion ?? '?'} is older than what was seen`);
   if (order === 0 && prev) return heartbeat(current, record, stage, prev, now, ctx, effects);
   const { phase, message } = applicationPhase(fact);
+  const fields = applicationTargetFields(fact);
   record.counters.facts += 1;
+  if (stageConfig.applicationSet) noteRevision(record, fact);
   stage.targets[key] = {
     ref: fact.target,
     uid: app.uid,
@@ -302,7 +310,10 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     aborted: false,
     application: fact.target.name,
     sync,
+    ...fields,
     phaseSince: prev && prev.phase === phase ? prev.phaseSince : now,
+    // The latch holds at one revision: a child compared against another one starts again.
+    ...(prev?.healthyAt !== undefined && prev.revision === fields.revision ? { healthyAt: prev.healthyAt } : {}),
     lastHeardAt: now,
   };
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
@@ -319,6 +330,8 @@ function compareSync(next: TargetState['sync'], prev: NonNullable<TargetState['s
   if (next.phase !== prev.phase) return next.phase === 'Running' ? -1 : 1;
   return (next.retryCount ?? 0) - (prev.retryCount ?? 0) || (next.finishedAt ?? '').localeCompare(prev.finishedAt ?? '');
 }
+
+const TOOLS: ReduceTools = { unchanged, hear, finish, openRecord: (c, ctx) => openRecord(c, ctx, c.releaseId, c.idSource, c.images, c.updatedAt) };
 
 function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnnouncedFact, ctx: ReduceContext): Reduction {
   const now = fact.receivedAt;

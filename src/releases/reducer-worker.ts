@@ -18,6 +18,7 @@ import type { ThreadEffect, ThreadEffectSink } from './ports.js';
 import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
+import { childTargetKeys, pipelinesOfAppSet, routeApplicationSet } from './route-appset.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
@@ -66,9 +67,15 @@ export interface RoutedFact {
 
 /**
  * Where a fact goes. Pure: `managed` are the stages whose Rollouts an Application fact's
- * Application manages (the worker reads them from the target index; tests keep them in a map).
+ * Application manages, `appSetChildren` per pipeline the releases an ApplicationSet fact's
+ * children run (the worker reads both from the target index; tests keep them in maps).
  */
-export function resolveRoutes(config: ConfigFile, fact: Fact, managed: readonly { pipeline: string; stage: string; releaseId: string }[] = []): ResolvedRoute[] {
+export function resolveRoutes(
+  config: ConfigFile,
+  fact: Fact,
+  managed: readonly { pipeline: string; stage: string; releaseId: string }[] = [],
+  appSetChildren: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
+): ResolvedRoute[] {
   const pipelineNamed = (name: string) => config.pipelines.find((p) => p.name === name);
   switch (fact.kind) {
     case 'rollout':
@@ -82,6 +89,8 @@ export function resolveRoutes(config: ConfigFile, fact: Fact, managed: readonly 
       }
       return direct;
     }
+    case 'application-set':
+      return routeApplicationSet(config, fact, appSetChildren);
     case 'release':
     case 'watchdog':
     case 'superseded': {
@@ -196,7 +205,12 @@ export class FactReducer {
 
   private async routes(fact: Fact): Promise<ResolvedRoute[]> {
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
-    return resolveRoutes(this.deps.config, fact, managed);
+    const children = new Map<string, ReadonlyMap<string, string>>();
+    if (fact.kind === 'application-set') {
+      const keys = childTargetKeys(fact);
+      for (const pipeline of pipelinesOfAppSet(this.deps.config, fact.target)) children.set(pipeline.name, await this.deps.targets.releasesOf(pipeline.name, keys));
+    }
+    return resolveRoutes(this.deps.config, fact, managed, children);
   }
 
   async process(queued: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {

@@ -20,6 +20,11 @@ export function imagesReleaseId(images: readonly string[]): string {
   return `images-${createHash('sha256').update([...images].sort().join('\n')).digest('hex').slice(0, 12)}`;
 }
 
+/** With no release id annotation, an Application's release is the revision it was compared against. */
+export function revisionReleaseId(revision: string): string {
+  return `revision-${cutCodePoints(revision, 12)}`;
+}
+
 function releaseIdOf(
   pipeline: PipelineConfig,
   annotations: Record<string, string>,
@@ -62,7 +67,7 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
       if (!byLabels && !byAppSet) continue;
       const id = releaseIdOf(pipeline, app.annotations, () => {
         const revision = app.revisions[0];
-        return revision ? `revision-${cutCodePoints(revision, 12)}` : undefined;
+        return revision ? revisionReleaseId(revision) : undefined;
       });
       if (id) routes.push({ pipeline, stage, ...id });
     }

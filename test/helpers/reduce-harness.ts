@@ -11,6 +11,7 @@ import type { OwnAction } from '../../src/releases/own-actions.js';
 import type { ReduceOutcome } from '../../src/releases/reduce.js';
 import type { Effect, ReleaseRecord } from '../../src/releases/record.js';
 import { ownedTarget, reduceReleaseBatch, resolveRoutes, targetIndexUpdates } from '../../src/releases/reducer-worker.js';
+import { childTargetKeys, pipelinesOfAppSet } from '../../src/releases/route-appset.js';
 
 export function rolloutFact(body: unknown, receivedAt: number, cluster = 'prod'): RolloutFact {
   return normaliseRollout(rolloutFactBody.parse(body), cluster, receivedAt);
@@ -62,7 +63,15 @@ export class Harness {
             return { pipeline, stage, releaseId };
           })
         : [];
-    for (const route of resolveRoutes(this.config, fact, managed)) {
+    // As the worker reads them from the target index: the releases an ApplicationSet's children run.
+    const appSetChildren = new Map<string, Map<string, string>>();
+    if (fact.kind === 'application-set') {
+      for (const p of pipelinesOfAppSet(this.config, fact.target)) {
+        const index = this.targetsOf(p.name);
+        appSetChildren.set(p.name, new Map(childTargetKeys(fact).flatMap((k) => (index.has(k) ? [[k, index.get(k)!.releaseId] as [string, string]] : []))));
+      }
+    }
+    for (const route of resolveRoutes(this.config, fact, managed, appSetChildren)) {
       const pipeline = route.pipeline.name;
       const key = `${pipeline}/${route.releaseId}`;
       const item = { fact, route };

@@ -1,8 +1,10 @@
 /**
  * A stand-in cluster (startStandInCluster, the Rollouts simulator, Glidepath's shipped RBAC)
- * watched by a real Glidepath (`facts: watch`, one `shop` pipeline with a prod stage) that writes
- * its threads to the Slack stand-in: the world of the tests that check what a thread says about
- * the cluster. `deploy` rolls two-step canaries; `runFor` advances the cluster's clock.
+ * watched by a real Glidepath (`facts: watch`, no notification engine: by default one `shop`
+ * pipeline with a prod stage) that writes its threads to the Slack stand-in: the world of the
+ * tests that check what a thread says about the cluster. `deploy` rolls two-step canaries;
+ * `runFor` advances the cluster's clock. Other controllers (Argo CD, the ApplicationSet
+ * controller) and other stages can be asked for.
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { parseConfigFile } from '../../src/config/file.js';
@@ -10,7 +12,7 @@ import type { Glidepath } from '../../src/glidepath.js';
 import { rolloutManifest, type CanaryStep } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { RolloutsControllerOptions } from '../../sandbox/kube/controllers/rollouts.js';
-import { startStandInCluster, type StandInCluster } from '../../sandbox/kube/stand-in.js';
+import { startStandInCluster, type StandInCluster, type StandInControllers } from '../../sandbox/kube/stand-in.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { dropPrefix, startTestGlidepath, testEnv } from './glidepath.js';
@@ -33,9 +35,21 @@ export interface WatchedWorld {
   close(): Promise<void>;
 }
 
-export async function startWatchedWorld(o: { channel: string; steps: CanaryStep[]; rollouts?: Omit<RolloutsControllerOptions, 'store' | 'clock'> }): Promise<WatchedWorld> {
+export interface WatchedWorldOptions {
+  channel: string;
+  /** Canary steps of the Rollouts `deploy` creates. */
+  steps: CanaryStep[];
+  rollouts?: Omit<RolloutsControllerOptions, 'store' | 'clock'>;
+  /** The pipeline (default `shop`) and its stages, one YAML flow mapping each (default: Rollouts of shop, env=prod). */
+  pipeline?: string;
+  stages?: string[];
+  /** Controller simulators besides the Rollouts one (Argo CD, the ApplicationSet controller). */
+  controllers?: Omit<StandInControllers, 'rollouts'>;
+}
+
+export async function startWatchedWorld(o: WatchedWorldOptions): Promise<WatchedWorld> {
   const clock = new FakeClock('2026-08-20T09:00:00Z');
-  const cluster = await startStandInCluster({ name: 'prod', users: USERS, clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts } } });
+  const cluster = await startStandInCluster({ name: 'prod', users: USERS, clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts }, ...o.controllers } });
   const slack = await startSlackStandIn({ botToken: BOT_TOKEN });
   const env = testEnv({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'watched-world-signing-secret', SLACK_API_URL: slack.apiUrl });
   const config = parseConfigFile(`
@@ -43,10 +57,10 @@ settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10 }
 clusters:
   - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch }
 pipelines:
-  - name: shop
+  - name: ${o.pipeline ?? 'shop'}
     channel: ${o.channel}
     stages:
-      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }
+${(o.stages ?? ['{ name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }']).map((stage) => `      - ${stage}`).join('\n')}
 `);
   const app = await startTestGlidepath(config, env);
   await waitFor(async () => app.watchSource?.held().includes('prod') || undefined, 'lease held');

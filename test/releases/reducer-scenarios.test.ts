@@ -183,6 +183,22 @@ describe('reducer scenarios', () => {
     expect(stage(h, 'rel-4').pending).toEqual([]);
   });
 
+  it('a Rollout first heard after its stage latched keeps the release from Complete until it was Healthy itself', () => {
+    const h = new Harness(testConfig());
+    const staging = { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' };
+    const healthy = { ...rel4, stableRS: rel4.podHash, phase: 'Healthy' as const };
+    h.apply(rolloutFact(rolloutBody({ ...healthy, name: 'checkout', uid: 's1', rv: 1, labels: staging }), T0));
+    expect(stage(h, 'rel-4', 'staging').healthyAt).toBe(T0);
+    h.apply(rolloutFact(rolloutBody({ ...rel4, name: 'checkout-worker', uid: 's2', rv: 2, step: 0, phase: 'Progressing', message: 'more replicas need to be updated', labels: staging }), T0 + min));
+    h.apply(rolloutFact(rolloutBody({ ...healthy, uid: 'p1', rv: 3 }), T0 + 2 * min));
+    expect(stage(h, 'rel-4', 'prod').healthyAt).toBe(T0 + 2 * min);
+    expect(h.record('rel-4')!.status).toBe('InProgress');
+    expect(h.replies('release-complete')).toHaveLength(0);
+    h.apply(rolloutFact(rolloutBody({ ...healthy, name: 'checkout-worker', uid: 's2', rv: 4, labels: staging }), T0 + 3 * min));
+    expect(h.record('rel-4')!.status).toBe('Complete');
+    expect(h.replies('release-complete')).toHaveLength(1);
+  });
+
   it('facts that match no stage are not routed anywhere', () => {
     const h = new Harness(testConfig());
     const body = rolloutBody({ ...rel4, rv: 1, phase: 'Healthy', labels: { app: 'other' } });

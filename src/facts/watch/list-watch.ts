@@ -15,6 +15,7 @@ export interface ListWatchScope {
   resource: ResourceRef;
   namespace: string;
   labelSelector?: string;
+  fieldSelector?: string;
 }
 
 export interface ListWatchEvents {
@@ -64,7 +65,7 @@ export class ListWatch {
   }
 
   private async list(): Promise<void> {
-    const page = await this.api.list(this.scope.resource, this.scope.namespace, { labelSelector: this.scope.labelSelector });
+    const page = await this.api.list(this.scope.resource, this.scope.namespace, { labelSelector: this.scope.labelSelector, fieldSelector: this.scope.fieldSelector });
     this.counts.lists++;
     for (const item of page.items) this.events.onObject(item, 'list');
     this.resourceVersion = page.resourceVersion;
@@ -98,7 +99,7 @@ export class ListWatch {
         if (this.stopped) break;
         let delivered = false;
         const watchedAt = Date.now();
-        this.handle = await this.api.watch(this.scope.resource, this.scope.namespace, { resourceVersion: this.resourceVersion, labelSelector: this.scope.labelSelector }, (type: WatchEventType, object: unknown) => {
+        this.handle = await this.api.watch(this.scope.resource, this.scope.namespace, { resourceVersion: this.resourceVersion, labelSelector: this.scope.labelSelector, fieldSelector: this.scope.fieldSelector }, (type: WatchEventType, object: unknown) => {
           const rv = (object as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion;
           if (type === 'ERROR') return;
           if (rv) this.resourceVersion = rv;

@@ -2,15 +2,23 @@
  * What the watch source lists and watches in each cluster: exactly what some pipeline selects,
  * with the selector sent to the API server, so the API server filters and we hold no objects we
  * do not track. Rollout stages also bring the Argo CD Applications of the cluster that carry the
- * tracking label (the same objects the Argo CD notification subscription selects).
+ * tracking label (the same objects the Argo CD notification subscription selects). ApplicationSet
+ * stages bring each ApplicationSet they name (by name: a field selector) and its children.
  */
 import type { ConfigFile } from '../../config/file.js';
-import { APPLICATIONS, ROLLOUTS, type ResourceRef } from '../../kube/resources.js';
+import { APPLICATION_SETS, APPLICATIONS, ROLLOUTS, type ResourceRef } from '../../kube/resources.js';
 
 export interface WatchScope {
   resource: ResourceRef;
   namespace: string;
   labelSelector?: string;
+  /** Sent to the API server too: `metadata.name=<name>` selects one ApplicationSet. */
+  fieldSelector?: string;
+  /**
+   * Applications only: keep those whose controller owner is one of these ApplicationSets (the
+   * controller finds its children by ownerReference, which no selector can express), sorted.
+   */
+  ownedBy?: string[];
 }
 
 export type FactsMode = 'webhook' | 'watch' | 'both';
@@ -21,9 +29,11 @@ export function watchedClusters(config: ConfigFile): string[] {
 
 export function watchScopes(config: ConfigFile, cluster: string): WatchScope[] {
   const scopes = new Map<string, WatchScope>();
-  const add = (scope: WatchScope): void => void scopes.set(`${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}`, scope);
+  const add = (scope: WatchScope): void => void scopes.set(`${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}|${scope.fieldSelector ?? ''}|${scope.ownedBy?.join(',') ?? ''}`, scope);
   const clusterConfig = config.clusters.find((c) => c.name === cluster);
   let anyRollouts = false;
+  /** ApplicationSets named by stages, per namespace. */
+  const appSets = new Map<string, Set<string>>();
   for (const pipeline of config.pipelines) {
     for (const stage of pipeline.stages) {
       if (stage.cluster !== cluster) continue;
@@ -32,7 +42,16 @@ export function watchScopes(config: ConfigFile, cluster: string): WatchScope[] {
         add({ resource: ROLLOUTS, namespace: stage.rollouts.namespace, labelSelector: stage.rollouts.selector.text });
       }
       if (stage.applications) add({ resource: APPLICATIONS, namespace: stage.applications.namespace, labelSelector: stage.applications.selector.text });
+      if (stage.applicationSet) {
+        const names = appSets.get(stage.applicationSet.namespace) ?? new Set<string>();
+        appSets.set(stage.applicationSet.namespace, names.add(stage.applicationSet.name));
+      }
     }
+  }
+  for (const [namespace, names] of appSets) {
+    // Each ApplicationSet by name (its step progress), and its children (their sync and health).
+    for (const name of names) add({ resource: APPLICATION_SETS, namespace, fieldSelector: `metadata.name=${name}` });
+    add({ resource: APPLICATIONS, namespace, ownedBy: [...names].sort() });
   }
   if (anyRollouts) {
     for (const namespace of clusterConfig?.argocdNamespaces ?? ['argocd']) {

@@ -18,8 +18,8 @@ import type { Metrics } from '../../obs/metrics.js';
 import type { Keys } from '../../store/keys.js';
 import type { Fact } from '../fact.js';
 import type { FactQueue } from '../fact-queue.js';
-import { normaliseApplication, normaliseRollout } from '../normalise.js';
-import { applicationFactBody, rolloutFactBody } from '../schemas.js';
+import { normaliseApplication, normaliseApplicationSet, normaliseRollout } from '../normalise.js';
+import { applicationFactBody, applicationSetFactBody, rolloutFactBody } from '../schemas.js';
 import { RedisLease } from './lease.js';
 import { ListWatch } from './list-watch.js';
 import { watchedClusters, watchScopes, type WatchScope } from './scopes.js';
@@ -40,17 +40,25 @@ export interface WatchSourceOptions {
   now?: () => number;
 }
 
-/** The fact an object of a scope becomes, or the reason it cannot be one. */
-export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number): Fact | { rejected: string } {
+/** The fact an object of a scope becomes, the reason it cannot be one, or undefined when the scope does not track it. */
+export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number): Fact | { rejected: string } | undefined {
   const sentAt = Math.floor(receivedAt / 1000);
   if (scope.resource.kind === 'Rollout') {
     const body = rolloutFactBody.safeParse({ event, sentAt, rollout: object });
     if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
     return normaliseRollout(body.data, cluster, receivedAt, 'watch');
   }
+  if (scope.resource.kind === 'ApplicationSet') {
+    const body = applicationSetFactBody.safeParse({ event, sentAt, applicationSet: object });
+    if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
+    return normaliseApplicationSet(body.data, cluster, receivedAt, 'watch');
+  }
   const body = applicationFactBody.safeParse({ event, sentAt, application: object });
   if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
-  return normaliseApplication(body.data, cluster, receivedAt, 'watch');
+  const fact = normaliseApplication(body.data, cluster, receivedAt, 'watch');
+  // Children of the named ApplicationSets only: the API server cannot select by owner.
+  if (scope.ownedBy && !(fact.application.appSet !== undefined && scope.ownedBy.includes(fact.application.appSet))) return undefined;
+  return fact;
 }
 
 class ClusterWatch {
@@ -89,6 +97,7 @@ class ClusterWatch {
           onObject: (object, how) => {
             const receivedAt = now();
             const fact = factFromObject(scope, this.cluster, object, how === 'list' ? WATCH_RESYNC_EVENT : WATCH_EVENT, receivedAt);
+            if (fact === undefined) return;
             if ('rejected' in fact) {
               this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'invalid_object' });
               this.o.logger.debug({ ...labels, reason: fact.rejected }, 'watched object is not a valid fact');

@@ -14,6 +14,7 @@ import {
 import { fitBlocks } from './fit.js';
 import { code, link, slackDate, untrusted } from './mrkdwn.js';
 import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
+import { stepRow } from './step-row.js';
 
 const RELEASE_ICON: Record<ReleaseStatus, string> = {
   Announced: ':mega:',
@@ -45,8 +46,10 @@ function releaseFields(record: ReleaseRecord): string {
 function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
   const targets = sortedTargets(stage);
   const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
-  for (const part of [stepText(targets), weightText(targets), countsText(targets, stage.pending ?? [])]) if (part) head.push(part);
+  const step = stepRow(stage);
+  for (const part of step ? step.head : [stepText(targets), weightText(targets), countsText(targets, stage.pending ?? [])]) if (part) head.push(part);
   const lines = [head.join(' · ')];
+  if (step?.line) lines.push(step.line);
 
   const tail: string[] = [];
   if (targets.length === 0 && (stage.pending ?? []).length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);

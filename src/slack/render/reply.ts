@@ -11,6 +11,7 @@ import {
   type Block,
   type RenderedMessage,
 } from './blocks.js';
+import { outOfOrderText } from './appset-reply.js';
 import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
@@ -139,6 +140,8 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
         quoted(d.message)
       );
     }
+    case 'appset-out-of-order':
+      return outOfOrderText(at, d.outOfOrder, d.message);
     case 'stage-healthy':
       return `:white_check_mark: ${at} is Healthy for this release.`;
     case 'release-complete':
@@ -159,8 +162,8 @@ export function renderSettledReply(effect: ThreadReplyEffect, record: ReleaseRec
 export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): RenderedMessage {
   const text = body(effect, record);
   const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
-  if (effect.kind === 'paused' && effect.target) {
-    const t = effect.target;
+  if (effect.kind === 'paused' && effect.target && effect.target.kind !== 'ApplicationSet') {
+    const t = { ...effect.target, kind: effect.target.kind };
     blocks.push({
       type: 'actions',
       block_id: 'glidepath.approval',

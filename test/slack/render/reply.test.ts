@@ -42,6 +42,7 @@ describe('renderReply', () => {
     stall: ':warning: No fact from *prod* — `prod/shop/checkout` for 20 min (silent since <!date^',
     'heard-again': ':ear: Heard from *prod* — `prod/shop/checkout` again after silence since',
     'hook-pinned': 'is still Running with PostSync hooks while the Rollout is paused',
+    'appset-out-of-order': ':x: *prod* — `prod/shop/checkout`: an ApplicationSet step started out of order. ProgressDeadlineExceeded',
     'stage-healthy': ':white_check_mark: *prod* — `prod/shop/checkout` is Healthy for this release.',
     'release-complete': ':tada: Release `rel-5` is complete',
   };

@@ -1,0 +1,65 @@
+/**
+ * What a release record keeps about the ApplicationSets its stages name: each child's RollingSync
+ * step and progress as the ApplicationSet's `status.applicationStatus` last said it, and what a
+ * step stage's row shows. Types only; the rules are in reduce-appset.ts.
+ */
+import type { TargetRef } from '../facts/fact.js';
+
+export interface AppSetMemberState {
+  /** Waiting | Pending | Progressing | Healthy (the ApplicationSet controller's word). */
+  status: string;
+  /** 1-based step as a string; "-1": no step selects the child. */
+  step: string;
+  targetRevisions: string[];
+  message?: string;
+}
+
+export interface AppSetState {
+  ref: TargetRef;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  heardAt: number;
+  stepCount?: number;
+  /** By Application name. */
+  members: Record<string, AppSetMemberState>;
+}
+
+/** A step stage's row: its step, its members, and how many are done at the release's revision. */
+export interface StepProgress {
+  step?: number;
+  stepCount?: number;
+  /** False until the ApplicationSet was heard: membership is then a guess, and the stage is never Healthy. */
+  known: boolean;
+  members: number;
+  /** Members Healthy in the ApplicationSet's status, targeting the release's revision, and (when heard) Healthy and Synced at it. */
+  done: number;
+  revision?: string;
+  /** Set while a later step started before this stage's step was done at the revision (the stale-cache fault). */
+  outOfOrder?: string;
+}
+
+/** One child a reply about an out-of-order step names, with what each source says about it. */
+export interface OutOfOrderMember {
+  application: string;
+  step: string;
+  /** The ApplicationSet's status for the child. */
+  status: string;
+  /** The revisions the ApplicationSet says the child targets. */
+  targets: string[];
+  /** What the Application itself last said (sync/health at revision), when heard. */
+  observed?: string;
+}
+
+export interface OutOfOrderDetail {
+  appSet: string;
+  /** The step that started, and the earlier steps that were not Healthy at the revision. */
+  startedStep: number;
+  behindSteps: number[];
+  revision: string;
+  started: OutOfOrderMember[];
+  behind: OutOfOrderMember[];
+  /** How many more of each were left out (bounded detail). */
+  moreStarted: number;
+  moreBehind: number;
+}

@@ -1,0 +1,103 @@
+/**
+ * ApplicationSet facts and the children of step stages, in the reducer (pure). The
+ * ApplicationSet's `status.applicationStatus` says which RollingSync step each child is in and
+ * how far it got; the record keeps it per ApplicationSet (`record.appSets`), and the step stages
+ * are judged from it in derive-appset.ts.
+ *
+ * Placement of a child Application: its facts are routed to every stage naming its ApplicationSet.
+ * Once the ApplicationSet is heard, a child belongs only to the stage of its step (a child it does
+ * not list yet belongs to none); before that, every step stage holds it: a guess, so no step stage
+ * is Healthy until the ApplicationSet is heard (derive-appset.ts).
+ */
+import type { StageConfig } from '../config/file.js';
+import { targetKey, type ApplicationFact, type ApplicationSetFact } from '../facts/fact.js';
+import type { AppSetState } from './appset-record.js';
+import type { ReduceContext } from './context.js';
+import type { Effect, ReleaseRecord, TargetState } from './record.js';
+import type { Reduction, ReduceOutcome } from './reduce.js';
+import { compareObservations } from './versions.js';
+
+/** The ApplicationSet a stage names, as a target key (undefined: not an applicationSet stage). */
+export function appSetKeyOfStage(stage: StageConfig): string | undefined {
+  const sel = stage.applicationSet;
+  return sel ? targetKey({ kind: 'ApplicationSet', cluster: stage.cluster, namespace: sel.namespace, name: sel.name }) : undefined;
+}
+
+/** What an Application target keeps for the revision rule: the revision it was compared against, and its sync status there. */
+export function applicationTargetFields(fact: ApplicationFact): Pick<TargetState, 'revision' | 'syncStatus'> {
+  const revision = fact.application.revisions[0];
+  return { ...(revision !== undefined ? { revision } : {}), ...(fact.application.syncStatus !== undefined ? { syncStatus: fact.application.syncStatus } : {}) };
+}
+
+/** Why a child's fact is not for this stage (undefined: it is). */
+export function childOutsideStage(record: ReleaseRecord | undefined, stage: StageConfig, fact: ApplicationFact): string | undefined {
+  const step = stage.applicationSet?.step;
+  const key = appSetKeyOfStage(stage);
+  if (step === undefined || key === undefined) return undefined;
+  const appSet = record?.appSets?.[key];
+  if (!appSet) return undefined;
+  const member = appSet.members[fact.target.name];
+  if (!member) return `ApplicationSet ${appSet.ref.name} does not list ${fact.target.name} (yet)`;
+  return member.step === String(step) ? undefined : `${fact.target.name} is in step ${member.step}, not ${step}`;
+}
+
+/**
+ * The revision a step is judged at: the one the release's children report (for a release keyed by
+ * revision, the revision that keyed it; with a release id annotation, the latest a child reported).
+ */
+export function noteRevision(record: ReleaseRecord, fact: ApplicationFact): void {
+  const revision = fact.application.revisions[0];
+  if (revision !== undefined) record.revision = revision;
+}
+
+/** The reducer's shared steps, handed in by reduce.ts (which imports this file). */
+export interface ReduceTools {
+  unchanged(outcome: ReduceOutcome, reason?: string): Reduction;
+  openRecord(current: ReleaseRecord, ctx: ReduceContext): ReleaseRecord;
+  hear(record: ReleaseRecord, now: number, effects: Effect[]): void;
+  finish(record: ReleaseRecord, now: number, ctx: ReduceContext, outcome: ReduceOutcome, extra?: Effect[]): Reduction;
+}
+
+function stateOf(fact: ApplicationSetFact): AppSetState {
+  const o = fact.appSet;
+  const members: AppSetState['members'] = {};
+  for (const m of o.members) members[m.application] = { status: m.status, step: m.step, targetRevisions: m.targetRevisions, ...(m.message ? { message: m.message } : {}) };
+  return {
+    ref: fact.target,
+    ...(o.uid !== undefined ? { uid: o.uid } : {}),
+    ...(o.generation !== undefined ? { generation: o.generation } : {}),
+    ...(o.resourceVersion !== undefined ? { resourceVersion: o.resourceVersion } : {}),
+    heardAt: fact.receivedAt,
+    ...(o.stepCount !== undefined ? { stepCount: o.stepCount } : {}),
+    members,
+  };
+}
+
+/**
+ * An ApplicationSet fact updates the step membership of the releases its children run. It never
+ * opens a release: a release is what its children run (or what CI announced).
+ */
+export function reduceApplicationSet(current: ReleaseRecord | undefined, fact: ApplicationSetFact, ctx: ReduceContext, tools: ReduceTools): Reduction {
+  if (!current) return tools.unchanged('ignored', 'an ApplicationSet opens no release: its children do');
+  const key = targetKey(fact.target);
+  const prev = current.appSets?.[key];
+  const sameObject = prev !== undefined && (prev.uid === undefined || prev.uid === fact.appSet.uid);
+  const order = prev && sameObject ? compareObservations(fact.appSet, prev) : 1;
+  if (order < 0) return tools.unchanged('out-of-order', `resourceVersion ${fact.appSet.resourceVersion ?? '?'} of ${key} is older than what was seen`);
+  const now = fact.receivedAt;
+  const record = tools.openRecord(current, ctx);
+  const effects: Effect[] = [];
+  const appSets = record.appSets ?? {};
+  if (order === 0 && prev) {
+    record.counters.duplicate += 1;
+    // Replaced, never changed in place: the record codec reuses the encoding of an unchanged map.
+    const same = appSets[key] as AppSetState;
+    record.appSets = { ...appSets, [key]: { ...same, heardAt: Math.max(same.heardAt, now) } };
+    tools.hear(record, now, effects);
+    return tools.finish(record, now, ctx, 'heartbeat', effects);
+  }
+  record.counters.facts += 1;
+  record.appSets = { ...appSets, [key]: stateOf(fact) };
+  tools.hear(record, now, effects);
+  return tools.finish(record, now, ctx, 'applied', effects);
+}

@@ -1,0 +1,140 @@
+/**
+ * A pure model of one ApplicationSet's RollingSync for reducer tests: the objects the watch source
+ * would see (child Applications and the ApplicationSet, each with increasing resourceVersions),
+ * as a timeline of observations. `staleCache` names a child whose ApplicationSet entry goes
+ * Healthy from a stale cache while the Application is never synced (argo-cd#22558); later steps
+ * then run anyway. The observations become facts through the product's own schemas and normaliser.
+ */
+import type { ApplicationFact, ApplicationSetFact } from '../../src/facts/fact.js';
+import { normaliseApplication, normaliseApplicationSet } from '../../src/facts/normalise.js';
+import { applicationFactBody, applicationSetFactBody } from '../../src/facts/schemas.js';
+
+export const APPSET = 'checkout';
+export const NS = 'argocd';
+
+export interface ChildState {
+  sync: 'Synced' | 'OutOfSync';
+  health: 'Healthy' | 'Progressing';
+  revision: string;
+  op?: { phase: 'Running' | 'Succeeded'; revision?: string; startedAt: string };
+}
+
+export interface MemberState {
+  status: 'Waiting' | 'Pending' | 'Progressing' | 'Healthy';
+  targetRevisions: string[];
+}
+
+export type Observation =
+  | { kind: 'app'; name: string; rv: number; state: ChildState }
+  | { kind: 'appset'; rv: number; members: Record<string, MemberState & { step: number }> };
+
+export function applicationObject(name: string, rv: number, s: ChildState, labels: Record<string, string> = {}): unknown {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: {
+      namespace: NS,
+      name,
+      uid: `uid-${name}`,
+      resourceVersion: String(rv),
+      generation: 1,
+      labels,
+      ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: 'uid-appset', controller: true }],
+    },
+    spec: { destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
+    status: {
+      sync: { status: s.sync, revision: s.revision },
+      health: { status: s.health },
+      ...(s.op
+        ? {
+            operationState: {
+              phase: s.op.phase,
+              startedAt: s.op.startedAt,
+              ...(s.op.phase === 'Succeeded' ? { finishedAt: s.op.startedAt } : {}),
+              operation: { initiatedBy: { username: 'applicationset-controller', automated: true } },
+              ...(s.op.revision ? { syncResult: { revision: s.op.revision } } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+export function applicationSetObject(rv: number, members: Record<string, MemberState & { step: number }>, steps = 3): unknown {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'ApplicationSet',
+    metadata: { namespace: NS, name: APPSET, uid: 'uid-appset', resourceVersion: String(rv), generation: 1 },
+    spec: { strategy: { type: 'RollingSync', rollingSync: { steps: Array.from({ length: steps }, (_, i) => ({ matchExpressions: [{ key: 'step', operator: 'In', values: [String(i + 1)] }] })) } } },
+    status: {
+      applicationStatus: Object.entries(members)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([application, m]) => ({ application, status: m.status, step: String(m.step), targetRevisions: m.targetRevisions, message: `${application} is ${m.status}` })),
+    },
+  };
+}
+
+export function factOf(o: Observation, receivedAt: number, event = 'watch', cluster = 'prod'): ApplicationFact | ApplicationSetFact {
+  if (o.kind === 'app') return normaliseApplication(applicationFactBody.parse({ event, application: applicationObject(o.name, o.rv, o.state) }), cluster, receivedAt, 'watch');
+  return normaliseApplicationSet(applicationSetFactBody.parse({ event, applicationSet: applicationSetObject(o.rv, o.members) }), cluster, receivedAt, 'watch');
+}
+
+/**
+ * RollingSync of `revision` over `steps` (child names per step, 1-based order), every child having
+ * run `from` before: refresh, then step after step (Pending, a sync, Progressing, Healthy).
+ */
+export function rollingSyncTimeline(steps: string[][], revision: string, options: { from?: string; staleCache?: string } = {}): Observation[] {
+  const from = options.from ?? '0'.repeat(40);
+  const out: Observation[] = [];
+  let rv = 100;
+  let at = Date.parse('2026-08-20T09:00:00Z');
+  const apps = new Map<string, ChildState>();
+  const members: Record<string, MemberState & { step: number }> = {};
+  steps.forEach((names, i) => {
+    for (const n of names) {
+      apps.set(n, { sync: 'Synced', health: 'Healthy', revision: from });
+      members[n] = { status: 'Healthy', targetRevisions: [from], step: i + 1 };
+    }
+  });
+  const app = (name: string, change: Partial<ChildState>) => {
+    const next = { ...(apps.get(name) as ChildState), ...change };
+    apps.set(name, next);
+    out.push({ kind: 'app', name, rv: ++rv, state: next });
+  };
+  const appSet = (change: Record<string, Partial<MemberState>>) => {
+    for (const [n, c] of Object.entries(change)) members[n] = { ...(members[n] as MemberState & { step: number }), ...c };
+    out.push({ kind: 'appset', rv: ++rv, members: structuredClone(members) });
+  };
+  const time = () => new Date((at += 1000)).toISOString().replace(/\.\d+Z$/, 'Z');
+  // A commit: every child is compared against the new revision and is OutOfSync there.
+  for (const names of steps) for (const n of names) app(n, { sync: 'OutOfSync', revision });
+  const waiting: Record<string, Partial<MemberState>> = Object.fromEntries(steps.flat().map((n) => [n, { status: 'Waiting', targetRevisions: [revision] }]));
+  // The stale cache: the controller reads the child as Synced (its state before the refresh) and calls it Healthy.
+  if (options.staleCache) waiting[options.staleCache] = { status: 'Healthy', targetRevisions: [revision] };
+  appSet(waiting);
+  for (const names of steps) {
+    const moving = names.filter((n) => n !== options.staleCache);
+    appSet(Object.fromEntries(moving.map((n) => [n, { status: 'Pending' }])));
+    for (const n of moving) {
+      const startedAt = time();
+      app(n, { op: { phase: 'Running', startedAt } });
+      app(n, { sync: 'Synced', health: 'Progressing', op: { phase: 'Succeeded', startedAt, revision } });
+    }
+    appSet(Object.fromEntries(moving.map((n) => [n, { status: 'Progressing' }])));
+    for (const n of moving) app(n, { health: 'Healthy' });
+    appSet(Object.fromEntries(moving.map((n) => [n, { status: 'Healthy' }])));
+  }
+  return out;
+}
+
+/** The latest observation of each object among those given (the newest resourceVersion wins, as in the reducer). */
+export function latestView(delivered: readonly Observation[]): { apps: Map<string, ChildState>; appSet?: Record<string, MemberState & { step: number }> } {
+  const apps = new Map<string, { rv: number; state: ChildState }>();
+  let appSet: { rv: number; members: Record<string, MemberState & { step: number }> } | undefined;
+  for (const o of delivered) {
+    if (o.kind === 'app') {
+      if ((apps.get(o.name)?.rv ?? -1) < o.rv) apps.set(o.name, { rv: o.rv, state: o.state });
+    } else if ((appSet?.rv ?? -1) < o.rv) appSet = { rv: o.rv, members: o.members };
+  }
+  return { apps: new Map([...apps].map(([n, v]) => [n, v.state])), ...(appSet ? { appSet: appSet.members } : {}) };
+}
