@@ -5,10 +5,13 @@
  */
 import type { FailingMetric } from '../model/analysis-run.js';
 import type { RolloutPhase } from '../model/rollout.js';
+import type { KargoFact } from './kargo-fact.js';
+
+export type { KargoFact, KargoFreightFact, KargoFreightRef, KargoPromotionFact, KargoPromotionState, KargoStageFact, KargoStageObservation, KargoVerificationState } from './kargo-fact.js';
 
 export type FactSource = 'rollouts-webhook' | 'argocd-webhook' | 'ci' | 'watch' | 'watchdog' | 'internal';
 
-export type TargetKind = 'Rollout' | 'Application';
+export type TargetKind = 'Rollout' | 'Application' | 'KargoStage';
 
 export interface TargetRef {
   kind: TargetKind;
@@ -18,7 +21,7 @@ export interface TargetRef {
 }
 
 export function targetKey(ref: TargetRef): string {
-  return `${ref.cluster}/${ref.namespace}/${ref.kind === 'Rollout' ? '' : 'app:'}${ref.name}`;
+  return `${ref.cluster}/${ref.namespace}/${ref.kind === 'Rollout' ? '' : ref.kind === 'KargoStage' ? 'kargo:' : 'app:'}${ref.name}`;
 }
 
 /** Rollout phases as the controller computes them (Unknown when even the client-side rules cannot tell). */
@@ -143,5 +146,5 @@ export interface SupersededFact {
   at: { generation?: number; resourceVersion?: string };
 }
 
-export type ClusterFact = RolloutFact | ApplicationFact;
+export type ClusterFact = RolloutFact | ApplicationFact | KargoFact;
 export type Fact = ClusterFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact;

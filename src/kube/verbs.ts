@@ -25,12 +25,15 @@ export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'get', why: 'RollingSync steps and applicationStatus' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'get', why: 'requested Freight and health of a Stage' },
-  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or glob' },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or glob; the watch source lists followed Stages' },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'watch', why: 'the watch source follows the Stages of Kargo stages (facts: watch or both)' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'promote', why: "Kargo's webhook checks this custom verb on every Promotion" },
   { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'get', why: 'check Freight availability before promoting' },
-  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'list', why: 'Freight available to a Stage' },
+  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'list', why: 'Freight available to a Stage; the watch source lists the Freight of followed projects' },
+  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'watch', why: 'the watch source follows Freight (alias, images, commits of a release)' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'create', why: 'promote Freight to a Stage' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'get', why: 'follow a Promotion' },
+  { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'list', why: 'the watch source lists the Promotions of followed projects' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'watch', why: 'follow a Promotion until it ends' },
 ];
 

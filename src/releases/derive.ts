@@ -8,6 +8,7 @@ import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
+import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
@@ -37,7 +38,7 @@ export function expectsProgress(status: ReleaseStatus): boolean {
  * latch (a Rollout the stage had not seen yet) is still to start, and the release is not done.
  */
 export function stageDone(stage: StageState): boolean {
-  return stage.healthyAt !== undefined && stage.pending.length === 0;
+  return stage.healthyAt !== undefined && stage.pending.length === 0 && kargoTargetsDone(stage);
 }
 
 function releaseStatus(record: ReleaseRecord): ReleaseStatus {
@@ -138,9 +139,9 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
       // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
       const at = ctx.pipeline.stages.findIndex((s) => s.name === stage.name);
       const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
-      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name } : {}, stage.name);
+      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name, ...promotedFreight(stage) } : {}, stage.name);
     }
-    for (const t of Object.values(stage.targets)) targetNotices(notices, stage, t, now, ctx);
+    for (const t of Object.values(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx);
   }
   record.status = releaseStatus(record);
   if (record.status === 'Complete' || record.status === 'Superseded') {

@@ -20,6 +20,7 @@ import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState }
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
+import { reduceKargo, type ReduceKit } from './reduce-kargo.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
 
@@ -61,8 +62,15 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
       return reduceWatchdog(current, fact, ctx);
     case 'superseded':
       return reduceSuperseded(current, fact, ctx);
+    case 'kargo-stage':
+    case 'kargo-promotion':
+    case 'kargo-freight':
+      return reduceKargo(current, fact, ctx, KIT);
   }
 }
+
+/** What the Kargo rules share with the rest of the reducer. */
+const KIT: ReduceKit = { unchanged, openRecord, hear, finish, addEvent };
 
 function addEvent(record: ReleaseRecord, at: number, kind: ReleaseEventKind, detail: string, target?: string): void {
   record.events.push({ at, kind, detail, target });

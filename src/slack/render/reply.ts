@@ -14,6 +14,7 @@ import {
 import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
+import { kargoReplyBody } from './kargo-reply.js';
 
 const MESSAGE_LIMIT = 2500;
 
@@ -143,6 +144,9 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
       return `:white_check_mark: ${at} is Healthy for this release.`;
     case 'release-complete':
       return `:tada: Release ${code(record.releaseId)} is complete: every stage was healthy.`;
+    case 'promotion-failed':
+    case 'verification-failed':
+      return kargoReplyBody(effect.kind, d, at);
   }
 }
 
@@ -159,8 +163,8 @@ export function renderSettledReply(effect: ThreadReplyEffect, record: ReleaseRec
 export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): RenderedMessage {
   const text = body(effect, record);
   const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
-  if (effect.kind === 'paused' && effect.target) {
-    const t = effect.target;
+  if (effect.kind === 'paused' && effect.target && effect.target.kind !== 'KargoStage') {
+    const t = { ...effect.target, kind: effect.target.kind };
     blocks.push({
       type: 'actions',
       block_id: 'glidepath.approval',
