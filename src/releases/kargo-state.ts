@@ -52,7 +52,7 @@ export function comparePromotionNames(a: string, b: string): number {
 export function mergePromotion(prev: KargoPromotionState | undefined, next: KargoPromotionState): KargoPromotionState {
   if (!prev || prev.name !== next.name) return next;
   const newer = promotionPhaseRank(next.phase) >= promotionPhaseRank(prev.phase) ? next : prev;
-  const older = newer === next ? prev : next;
+  const { step: _step, ...older } = newer === next ? prev : next;
   return {
     ...older,
     ...newer,
