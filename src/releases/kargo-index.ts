@@ -2,7 +2,7 @@
  * Redis reads and writes behind Kargo routing: which release CI announced for a set of images
  * (written by ingest when an announcement is accepted, read by the worker for a Freight that
  * carries those images), and which release of a pipeline is in flight (for a Kargo Stage that has
- * no Freight yet). Bounded: each announced-images key expires with the longest a release lives.
+ * no Freight yet: the pipeline's newest release). Bounded: each announced-images key expires with the longest a release lives.
  */
 import type { Redis } from 'ioredis';
 import type { KargoFact } from '../facts/kargo-fact.js';
@@ -42,7 +42,8 @@ export async function kargoRouteHints(fact: KargoFact, routes: readonly Route[],
     if (id) hints.announced[pipeline] = id;
   }
   for (const pipeline of new Set(routes.filter((r) => r.idSource === 'in-flight').map((r) => r.pipeline.name))) {
-    const [newest] = await store.list(pipeline, { limit: 1 });
+    // The newest release, finished or not: a Stage that joins after it completed un-completes it.
+    const [newest] = await store.list(pipeline, { includeFinished: true, limit: 1 });
     if (newest) hints.inFlight[pipeline] = newest.releaseId;
   }
   return hints;

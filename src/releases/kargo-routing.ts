@@ -1,8 +1,9 @@
 /**
  * The worker's part of routing a Kargo fact, pure: a route keyed by a Freight's name goes to the
  * release CI announced for the same images instead (so the announcement and the Freight meet in
- * one thread), and a Stage without Freight joins the pipeline's release in flight (the newest open
- * one) as a target still to start. The lookups these need are read by the worker
+ * one thread), and a Stage without Freight joins the pipeline's release in flight (its newest
+ * release, even a finished one: the thread is never Complete while a stage is not) as a target
+ * still to start. The lookups these need are read by the worker
  * (`KargoReleaseLookups`) and handed in, as the Application index is for Application facts.
  */
 import { createHash } from 'node:crypto';

@@ -10,7 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
-import { startKargoWorld, type KargoWorld } from '../helpers/kargo-world.js';
+import { postJson } from '../helpers/glidepath.js';
+import { KARGO_CHANNEL, KARGO_CI_TOKEN, REPO, startKargoWorld, type KargoWorld } from '../helpers/kargo-world.js';
 
 describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }, () => {
   let world: KargoWorld;
@@ -123,5 +124,22 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
     await world.until('prod-us gone from the row', () => !world.parentText(world.thread('rel-4')!).includes('prod-us'));
     expect(world.parentText(world.thread('rel-4')!)).toContain(':white_check_mark: *Complete*');
     expect(replies(world.thread('rel-4')).filter((t) => t.includes('is complete'))).toHaveLength(1);
+  });
+
+  it('a CI announcement and a Freight with the same images meet in one thread', async () => {
+    const announced = { releaseId: 'rel-ci-7', pipeline: 'checkout-kargo', images: [`${REPO}:2.0.0`], commit: 'abc1234def', author: 'alice' };
+    expect((await postJson(`${world.app.url}/v1/releases`, announced, KARGO_CI_TOKEN)).status).toBe(202);
+    await world.until('the announced thread', () => world.thread('rel-ci-7'));
+    // The Freight carries no release id: its images are what CI announced.
+    const freight = world.freight('2.0.0', 'lucky-panda');
+    await world.promote('dev', freight);
+    const parent = await world.until('the Freight in the announced thread', () => {
+      const text = world.parentText(world.thread('rel-ci-7')!);
+      return text.includes('• kargo-checkout/dev — Healthy · Freight *lucky-panda*') && text;
+    });
+    expect(parent).toContain('merged by alice');
+    const threads = world.slack.transcript.messages(KARGO_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes('checkout:2.0.0'));
+    expect(threads).toHaveLength(1);
+    expect(world.slack.transcript.messages(KARGO_CHANNEL).some((m) => JSON.stringify(m.blocks).includes(`Release freight-${freight}`))).toBe(false);
   });
 });
