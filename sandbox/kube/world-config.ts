@@ -44,6 +44,9 @@ clusters:
     kubeconfigContext: prod
     kubeconfigPath: ${path}
     argocdNamespaces: [argocd, argocd-apps]
+    # Kargo OSS sends no notifications: prod is also watched, so the checkout-kargo pipeline is
+    # followed from its Stages, Promotions and Freight (the webhooks still carry Rollouts and Argo CD).
+    facts: both
 # checkout, checkout-appset and checkout-kargo watch the SAME Rollouts (shop/checkout-*): three
 # ways to describe one service's path. The ApplicationSet's RollingSync decides when the prod
 # Rollouts move (staging → prod-eu → prod-us, the last step gated), whichever pipeline shows them.
