@@ -52,16 +52,22 @@ export function placedRoutes(routes: readonly Route[]): ResolvedRoute[] {
 export function resolveKargoRoutes(routes: readonly Route[], hints: KargoRouteHints): { routes: ResolvedRoute[]; unplaced: Route[] } {
   const out: ResolvedRoute[] = [];
   const unplaced: Route[] = [];
+  const seen = new Set<string>();
+  const push = (route: ResolvedRoute): void => {
+    const key = `${route.pipeline.name}\n${route.stage?.name ?? ''}\n${route.releaseId}`;
+    if (!seen.has(key)) out.push(route);
+    seen.add(key);
+  };
   for (const r of routes) {
     const pipeline = r.pipeline.name;
     if (r.idSource === 'in-flight') {
       const id = hints.inFlight?.[pipeline];
-      if (id) out.push({ pipeline: r.pipeline, stage: r.stage, releaseId: id });
+      if (id) push({ pipeline: r.pipeline, stage: r.stage, releaseId: id });
       else unplaced.push(r);
     } else if (r.idSource === 'freight' && hints.announced?.[pipeline]) {
-      out.push({ pipeline: r.pipeline, stage: r.stage, releaseId: hints.announced[pipeline], idSource: 'announcement' });
+      push({ pipeline: r.pipeline, stage: r.stage, releaseId: hints.announced[pipeline], idSource: 'announcement' });
     } else {
-      out.push({ ...r, idSource: r.idSource });
+      push({ ...r, idSource: r.idSource });
     }
   }
   return { routes: out, unplaced };

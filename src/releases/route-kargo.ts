@@ -47,11 +47,10 @@ function routeStage(config: ConfigFile, fact: KargoStageFact): Route[] {
       const selected = fact.removed ? selectedBefore(stage, fact, fact.removed.from) : stageSelectsKargoStage(stage, cluster, namespace, name, fact.stage.labels);
       if (!selected) continue;
       const freight = fact.stage.freight;
-      if (!freight) {
-        // No Freight yet: it joins (or leaves) the release in flight, as a target still to start.
-        routes.push({ pipeline, stage, releaseId: '', idSource: 'in-flight' });
-        continue;
-      }
+      // No Freight yet: it joins (or leaves) the release in flight, as a target still to start.
+      // A Stage that leaves also leaves the release in flight, where it may be pending.
+      if (!freight || fact.removed) routes.push({ pipeline, stage, releaseId: '', idSource: 'in-flight' });
+      if (!freight) continue;
       const id = kargoReleaseId(pipeline, freight);
       if (id) routes.push({ pipeline, stage, ...id });
     }

@@ -54,7 +54,7 @@ export class Harness {
    * (and is known to its stage even when there is none); no announcements here.
    */
   private kargoHints(fact: Fact): KargoRouteHints {
-    if (fact.kind !== 'kargo-stage' || fact.stage.freight) return {};
+    if (fact.kind !== 'kargo-stage' || (fact.stage.freight && !fact.removed)) return {};
     const inFlight: Record<string, string> = {};
     const routes = routeFact(this.config, fact);
     for (const r of routes) {
