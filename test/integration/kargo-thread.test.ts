@@ -10,7 +10,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
+import { startKubeServer } from '../../sandbox/kube/server.js';
 import { postJson } from '../helpers/glidepath.js';
+import { USERS } from '../kube/support.js';
 import { KARGO_CHANNEL, KARGO_CI_TOKEN, REPO, startKargoWorld, type KargoWorld } from '../helpers/kargo-world.js';
 
 describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }, () => {
@@ -142,4 +144,29 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
     expect(threads).toHaveLength(1);
     expect(world.slack.transcript.messages(KARGO_CHANNEL).some((m) => JSON.stringify(m.blocks).includes(`Release freight-${freight}`))).toBe(false);
   });
+
+  it('a Stage deleted while the watch could not see it (the API server down, its history compacted) stops counting at the relist', async () => {
+    const freight = world.freight('3.0.0', 'late-crane', { 'hangar.io/release-id': 'rel-5' });
+    world.stage({ name: 'prod-zz', upstream: ['staging'], labels: { tier: 'prod' } });
+    for (const stage of ['dev', 'staging']) {
+      await world.promote(stage, freight);
+      await world.until(`rel-5 ${stage} healthy`, () => replies(world.thread('rel-5')).some((t) => t.includes(`*${stage}* is Healthy`)));
+    }
+    await world.promote('prod-eu', freight);
+    await world.until('prod waits for prod-zz', () => world.parentText(world.thread('rel-5')!).includes('1/2 Healthy · 1 not started'));
+    const port = Number(new URL(world.cluster.server.url).port);
+    await world.cluster.server.close();
+    world.deleteStage('prod-zz');
+    world.cluster.store.compact();
+    const restarted = await startKubeServer({ store: world.cluster.store, users: USERS, port });
+    try {
+      await world.until('rel-5 complete after the relist', () => replies(world.thread('rel-5')).some((t) => t.includes('is complete')));
+      const parent = await world.until('prod-zz gone from rel-5', () => !world.parentText(world.thread('rel-5')!).includes('not started') && world.parentText(world.thread('rel-5')!));
+      expect(parent).toContain(':white_check_mark: *Complete*');
+      expect(parent).not.toContain('prod-zz');
+    } finally {
+      await restarted.close();
+    }
+  });
 });
+
