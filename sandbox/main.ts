@@ -15,7 +15,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { stringify } from 'yaml';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { parseEnv } from '../src/config/env.js';
 import { parseConfigFile } from '../src/config/file.js';
@@ -90,7 +89,8 @@ async function main(): Promise<void> {
     // people per stage). A stall is said after a minute of silence at --speed 1, not 20.
     const configText = sampleWorldConfig({ kubeconfigPath, approversEverywhere: ['S0SANDBOXSRE'], channels: CHANNELS, stallAfterMinutes: Math.max(0.05, 1 / options.speed) });
     const config = parseConfigFile(configText, resolve(options.dir, 'config.yaml'));
-    writeFileSync(resolve(options.dir, 'config.yaml'), stringify(config));
+    // The text that was parsed: the parsed config holds compiled matchers (Kargo stage selections), not YAML.
+    writeFileSync(resolve(options.dir, 'config.yaml'), configText);
     const env = parseEnv({
       PORT: options.port,
       REDIS_URL: redis.url,

@@ -42,6 +42,7 @@ import { TargetIndex } from './releases/target-index.js';
 import { OwnActions } from './releases/own-actions.js';
 import { AnalysisRunReader } from './kube/analysis-runs.js';
 import { PromoteFreightResolver } from './kube/promote-freight.js';
+import { AnnouncedImages } from './releases/kargo-index.js';
 import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
 import { PartitionWorkers } from './releases/partition-workers.js';
 import { ensureKeyLayout } from './store/layout.js';
@@ -203,6 +204,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       ownActions: new OwnActions(work, keys),
       analysisRuns: new AnalysisRunReader(clusters, logger),
       promoteFreight: new PromoteFreightResolver(config, clusters, logger),
+      announcedImages: new AnnouncedImages(work, keys, longestReleaseTtlMs(config)),
     });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({
@@ -239,7 +241,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       config,
       tokens: env.INGEST_TOKENS,
       ciTokens: env.CI_TOKENS,
-      announcements: new AnnouncementClaims(requests, keys, longestReleaseTtlMs(config)),
+      announcements: new AnnouncementClaims(requests, keys, longestReleaseTtlMs(config), new AnnouncedImages(requests, keys, longestReleaseTtlMs(config))),
       facts: ingestFacts,
       metrics,
       logger,

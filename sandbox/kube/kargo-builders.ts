@@ -12,7 +12,7 @@ export function warehouseManifest(namespace: string, name: string, repoURL: stri
 }
 
 /** Freight names are content hashes (40 hex characters), as Kargo derives them. */
-export function freightManifest(namespace: string, warehouse: string, image: { repoURL: string; tag: string }, alias?: string): KubeObject {
+export function freightManifest(namespace: string, warehouse: string, image: { repoURL: string; tag: string; digest?: string; annotations?: Record<string, string> }, alias?: string): KubeObject {
   const name = createHash('sha1').update(`${warehouse}\n${image.repoURL}:${image.tag}`).digest('hex');
   return {
     apiVersion: 'kargo.akuity.io/v1alpha1',
@@ -20,7 +20,8 @@ export function freightManifest(namespace: string, warehouse: string, image: { r
     metadata: { namespace, name, labels: alias ? { 'kargo.akuity.io/alias': alias } : {} },
     ...(alias ? { alias } : {}),
     origin: { kind: 'Warehouse', name: warehouse },
-    images: [{ repoURL: image.repoURL, tag: image.tag }],
+    // Kargo records the image's OCI annotations (a release id label may be one).
+    images: [{ repoURL: image.repoURL, tag: image.tag, ...(image.digest ? { digest: image.digest } : {}), ...(image.annotations ? { annotations: image.annotations } : {}) }],
   };
 }
 
@@ -33,6 +34,8 @@ export interface StageManifest {
   /** Argo CD Applications the promotion syncs (`argocd-update`). */
   apps?: { name: string; namespace?: string }[];
   labels?: Record<string, string>;
+  /** Verify each Freight with an AnalysisTemplate once the Stage is Healthy. */
+  verification?: boolean;
 }
 
 export function stageManifest(m: StageManifest): KubeObject {
@@ -53,6 +56,7 @@ export function stageManifest(m: StageManifest): KubeObject {
           ],
         },
       },
+      ...(m.verification ? { verification: { analysisTemplates: [{ name: 'smoke-test' }] } } : {}),
     },
   };
 }

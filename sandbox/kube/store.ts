@@ -331,8 +331,15 @@ export class ObjectStore {
     const fields: FieldRequirement[] = parseFields(options.fieldSelector, EXTRA_FIELDS[typeKey(rt)]);
     const ns = this.scopeNamespace(rt, namespace);
     const key = typeKey(rt);
-    const wanted = (e: StoreEvent): boolean =>
-      typeKey(e.rt) === key && (ns === undefined || e.object.metadata.namespace === ns) && matchesSelectors(e.object, labels, fields);
+    // As the API server's watch cache does: an object modified into the selection is ADDED to the
+    // watch, one modified out of it is DELETED from it (with its new state).
+    const translate = (e: StoreEvent): WatchEventType | undefined => {
+      if (typeKey(e.rt) !== key || (ns !== undefined && e.object.metadata.namespace !== ns)) return undefined;
+      const now = matchesSelectors(e.object, labels, fields);
+      const before = e.type === 'MODIFIED' && e.old ? matchesSelectors(e.old, labels, fields) : now;
+      if (now) return before ? e.type : 'ADDED';
+      return before && e.type === 'MODIFIED' ? 'DELETED' : undefined;
+    };
     const from = options.resourceVersion;
     if (from === undefined || from === '' || from === '0') {
       for (const obj of this.list(rt, ns, { labelSelector: options.labelSelector, fieldSelector: options.fieldSelector }).items) {
@@ -342,10 +349,14 @@ export class ObjectStore {
       const since = Number(from);
       if (!Number.isInteger(since)) throw badRequest(`invalid resource version "${from}"`);
       if (since < this.compactedThrough) throw gone(`too old resource version: ${since} (${this.compactedThrough + 1})`);
-      for (const e of this.history) if (e.rv > since && wanted(e)) deliver(e.type, clone(e.object));
+      for (const e of this.history) {
+        const type = e.rv > since ? translate(e) : undefined;
+        if (type) deliver(type, clone(e.object));
+      }
     }
     const listener = (e: StoreEvent): void => {
-      if (wanted(e)) deliver(e.type, clone(e.object));
+      const type = translate(e);
+      if (type) deliver(type, clone(e.object));
     };
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -44,7 +44,9 @@ clusters:
     kubeconfigContext: prod
     kubeconfigPath: ${path}
     argocdNamespaces: [argocd, argocd-apps]
-    # No notification carries an ApplicationSet: its RollingSync steps (checkout-appset) come from the watch.
+    # prod is also watched: no notification carries an ApplicationSet (checkout-appset's RollingSync
+    # steps) and Kargo OSS sends none (checkout-kargo is followed from its Stages, Promotions and
+    # Freight); the webhooks still carry Rollouts and Argo CD.
     facts: both
 # checkout, checkout-appset and checkout-kargo watch the SAME Rollouts (shop/checkout-*): three
 # ways to describe one service's path. The ApplicationSet's RollingSync decides when the prod

@@ -9,6 +9,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { ReleaseAnnouncedFact } from './fact.js';
+import type { AnnouncedImages } from '../releases/kargo-index.js';
 
 export interface AnnouncedDetails {
   images: string[];
@@ -53,6 +54,8 @@ export class AnnouncementClaims {
     redis: Redis,
     private readonly keys: Keys,
     private readonly ttlMs: number,
+    /** Where an accepted announcement's images are indexed, so a Kargo Freight carrying them joins its release. */
+    private readonly images?: Pick<AnnouncedImages, 'record'>,
   ) {
     if (!('glidepathClaimAnnouncement' in redis)) {
       redis.defineCommand('glidepathClaimAnnouncement', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
@@ -66,12 +69,16 @@ export class AnnouncementClaims {
     const details: AnnouncedDetails = { images: [...fact.images].sort(), commit: fact.commit, pullRequestUrl: fact.pullRequestUrl, author: fact.author };
     const json = JSON.stringify(details);
     const [claimed, storedJson] = await this.redis.glidepathClaimAnnouncement(key, json, String(Math.round(this.ttlMs)));
-    if (claimed === 1) return { kind: 'new', release: async () => void (await this.redis.glidepathReleaseAnnouncement(key, json)) };
+    if (claimed === 1) {
+      await this.images?.record(fact.pipeline, fact.images, fact.releaseId);
+      return { kind: 'new', release: async () => void (await this.redis.glidepathReleaseAnnouncement(key, json)) };
+    }
     // The key expired between SET and GET: nothing is stored to disagree with.
     if (storedJson === undefined || storedJson === null) return this.claim(fact);
     const fields = changedFields(JSON.parse(storedJson) as AnnouncedDetails, details);
     if (fields.length > 0) return { kind: 'conflict', fields };
     await this.redis.pexpire(key, Math.round(this.ttlMs));
+    await this.images?.record(fact.pipeline, details.images, fact.releaseId);
     return { kind: 'same' };
   }
 }

@@ -5,10 +5,13 @@
  */
 import type { FailingMetric } from '../model/analysis-run.js';
 import type { RolloutPhase } from '../model/rollout.js';
+import type { KargoFact } from './kargo-fact.js';
+
+export type { KargoFact, KargoFreightFact, KargoFreightRef, KargoPromotionFact, KargoPromotionState, KargoStageFact, KargoStageObservation, KargoVerificationState } from './kargo-fact.js';
 
 export type FactSource = 'rollouts-webhook' | 'argocd-webhook' | 'ci' | 'watch' | 'watchdog' | 'internal';
 
-export type TargetKind = 'Rollout' | 'Application' | 'ApplicationSet';
+export type TargetKind = 'Rollout' | 'Application' | 'ApplicationSet' | 'KargoStage';
 
 export interface TargetRef {
   kind: TargetKind;
@@ -18,7 +21,7 @@ export interface TargetRef {
 }
 
 export function targetKey(ref: TargetRef): string {
-  const prefix = ref.kind === 'Rollout' ? '' : ref.kind === 'ApplicationSet' ? 'appset:' : 'app:';
+  const prefix = ref.kind === 'Rollout' ? '' : ref.kind === 'ApplicationSet' ? 'appset:' : ref.kind === 'KargoStage' ? 'kargo:' : 'app:';
   return `${ref.cluster}/${ref.namespace}/${prefix}${ref.name}`;
 }
 
@@ -176,5 +179,5 @@ export interface ApplicationSetFact {
   appSet: ApplicationSetObservation;
 }
 
-export type ClusterFact = RolloutFact | ApplicationFact;
+export type ClusterFact = RolloutFact | ApplicationFact | KargoFact;
 export type Fact = ClusterFact | ApplicationSetFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact;

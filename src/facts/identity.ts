@@ -42,6 +42,15 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
       parts = [targetKey(fact.target), a.uid, a.generation, a.resourceVersion, a.stepCount, members, sentIdentity(fact)];
       break;
     }
+    case 'kargo-stage':
+      parts = [targetKey(fact.target), fact.stage.uid, fact.stage.generation, fact.stage.resourceVersion, fact.removed?.from, sentIdentity(fact)];
+      break;
+    case 'kargo-promotion':
+      parts = [targetKey(fact.target), fact.uid, fact.promotion.name, fact.promotion.resourceVersion, fact.promotion.phase, sentIdentity(fact)];
+      break;
+    case 'kargo-freight':
+      parts = [fact.cluster, fact.namespace, fact.freight.name, fact.uid, fact.resourceVersion, sentIdentity(fact)];
+      break;
     case 'release':
       parts = [fact.pipeline, fact.releaseId, fact.images, fact.commit, fact.pullRequestUrl, fact.author];
       break;

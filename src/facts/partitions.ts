@@ -31,9 +31,13 @@ export function partitionKeyOfFact(config: ConfigFile, fact: Fact): { pipeline: 
     case 'superseded':
       return { pipeline: fact.pipeline };
     case 'rollout':
-    case 'application': {
+    case 'application':
+    case 'kargo-stage':
+    case 'kargo-promotion':
+    case 'kargo-freight': {
       const first = routeFact(config, fact)[0];
-      return first ? { pipeline: first.pipeline.name } : { namespace: `${fact.target.cluster}/${fact.target.namespace}` };
+      if (first) return { pipeline: first.pipeline.name };
+      return fact.kind === 'kargo-freight' ? { namespace: `${fact.cluster}/${fact.namespace}` } : { namespace: `${fact.target.cluster}/${fact.target.namespace}` };
     }
     case 'application-set': {
       const first = pipelinesOfAppSet(config, fact.target)[0];

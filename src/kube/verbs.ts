@@ -27,13 +27,15 @@ export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'list', why: 'the watch source lists the ApplicationSets that stages name (step progress)' },
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'watch', why: 'the watch source follows the ApplicationSets that stages name (facts: watch or both)' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'get', why: 'requested Freight and health of a Stage' },
-  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or name pattern' },
-  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'watch', why: "follow a target-aware Stage's PromotionRequest in its status until it ends" },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or name pattern; the watch source lists followed Stages' },
+  { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'watch', why: "the watch source follows the Stages of Kargo stages (facts: watch or both), and a target-aware Stage's PromotionRequest is followed in its status" },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'promote', why: "Kargo's webhook checks this custom verb on every Promotion" },
   { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'get', why: 'check Freight availability before promoting' },
-  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'list', why: 'Freight available to a Stage' },
+  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'list', why: 'Freight available to a Stage; the watch source lists the Freight of followed projects' },
+  { apiGroup: 'kargo.akuity.io', resource: 'freights', verb: 'watch', why: 'the watch source follows Freight (alias, images, commits of a release)' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'create', why: 'promote Freight to a Stage' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'get', why: 'follow a Promotion' },
+  { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'list', why: 'the watch source lists the Promotions of followed projects' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'watch', why: 'follow a Promotion until it ends' },
 ];
 

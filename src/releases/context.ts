@@ -1,5 +1,6 @@
 import type { PipelineConfig } from '../config/file.js';
 import type { OwnAction } from './own-actions.js';
+import type { ReleaseRecord } from './record.js';
 
 /** What the pure reducer needs to know beyond the record and the fact. */
 export interface ReduceContext {
@@ -9,7 +10,7 @@ export interface ReduceContext {
   /** Stage the fact was matched to (cluster facts only). */
   stage?: string;
   /** How the release id of a cluster fact was found. */
-  idSource?: 'annotation' | 'images';
+  idSource?: ReleaseRecord['idSource'];
   /** Release the fact's target ran before this fact, from the target index (undefined when unknown). */
   previousReleaseOfTarget?: string;
   /** Targets known to belong to each stage (recently heard), from the target index. */

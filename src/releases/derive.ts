@@ -9,6 +9,7 @@ import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
 import { appSetOrderFailures, judgeStepStage } from './derive-appset.js';
+import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
@@ -42,7 +43,7 @@ export function expectsProgress(status: ReleaseStatus): boolean {
  */
 export function stageDone(stage: StageState): boolean {
   const latched = stage.healthyAt;
-  if (latched === undefined || stage.pending.length > 0) return false;
+  if (latched === undefined || stage.pending.length > 0 || !kargoTargetsDone(stage)) return false;
   return activeTargets(stage).every((t) => t.healthyAt !== undefined || t.lastHeardAt <= latched);
 }
 
@@ -151,9 +152,9 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
       // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
       const at = ctx.pipeline.stages.findIndex((s) => s.name === stage.name);
       const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
-      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name } : {}, stage.name);
+      notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name, ...promotedFreight(stage) } : {}, stage.name);
     }
-    for (const t of Object.values(stage.targets)) targetNotices(notices, stage, t, now, ctx);
+    for (const t of Object.values(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx);
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline));
   record.status = releaseStatus(record);

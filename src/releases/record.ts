@@ -5,6 +5,7 @@
 import type { ApplicationObservation, RolloutPhase, TargetRef } from '../facts/fact.js';
 import type { FailingMetric } from '../model/analysis-run.js';
 import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
+import type { KargoTargetState } from './kargo-state.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -55,6 +56,8 @@ export interface TargetState {
   supersededBy?: string;
   /** …at this observation: anything not newer than it belongs to the past of this release. */
   supersededAt?: { generation?: number; resourceVersion?: string };
+  /** A Kargo Stage target: its Freight, Promotion, health, verification and the per-Promotion latch. */
+  kargo?: KargoTargetState;
 }
 
 export interface StageState {
@@ -83,7 +86,8 @@ export type ReleaseEventKind =
   | 'drift'
   | 'superseded'
   | 'stall'
-  | 'heard-again';
+  | 'heard-again'
+  | 'removed';
 
 export interface ReleaseEvent {
   at: number;
@@ -106,7 +110,9 @@ export type ReplyKind =
   | 'hook-pinned'
   | 'appset-out-of-order'
   | 'stage-healthy'
-  | 'release-complete';
+  | 'release-complete'
+  | 'promotion-failed'
+  | 'verification-failed';
 
 /** Replies that wait for a person go out before anything else. */
 export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
@@ -122,6 +128,8 @@ export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [
   'stall',
   'hook-pinned',
   'appset-out-of-order',
+  'promotion-failed',
+  'verification-failed',
 ];
 
 export interface ReplyDetail {
@@ -150,6 +158,13 @@ export interface ReplyDetail {
   promoteTo?: string;
   /** …and the Freight (name) the click promotes: what proved healthy upstream when the reply was sent. */
   freight?: string;
+  /** Kargo: the Promotion (or PromotionRequest) a reply is about, its phase, the step that failed (alias), who asked for it. */
+  promotion?: string;
+  phase?: string;
+  step?: string;
+  actor?: string;
+  /** Kargo: the AnalysisRun of a failed verification. */
+  analysisRun?: string;
   /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
   promotedFully?: boolean;
   /** appset-out-of-order: the step that started, the earlier steps behind, and the children involved. */
@@ -195,8 +210,8 @@ export interface ReleaseRecord {
   version: number;
   pipeline: string;
   releaseId: string;
-  /** Where the id came from: the release id annotation, the sorted image refs, or a CI announcement. */
-  idSource: 'annotation' | 'images' | 'announcement';
+  /** Where the id came from: the release id annotation, the sorted image refs, a CI announcement, or a Kargo Freight's name. */
+  idSource: 'annotation' | 'images' | 'announcement' | 'freight';
   images: string[];
   commit?: string;
   pullRequestUrl?: string;

@@ -14,8 +14,9 @@ import { targetKey, type ApplicationFact, type ApplicationSetFact } from '../fac
 import type { AppSetState } from './appset-record.js';
 import type { ReduceContext } from './context.js';
 import type { Effect, ReleaseRecord, TargetState } from './record.js';
-import type { Reduction, ReduceOutcome } from './reduce.js';
+import type { Reduction } from './reduce.js';
 import { compareObservations } from './versions.js';
+import type { ReduceKit } from './reduce-kit.js';
 
 /** The ApplicationSet a stage names, as a target key (undefined: not an applicationSet stage). */
 export function appSetKeyOfStage(stage: StageConfig): string | undefined {
@@ -51,12 +52,6 @@ export function noteRevision(record: ReleaseRecord, fact: ApplicationFact): void
 }
 
 /** The reducer's shared steps, handed in by reduce.ts (which imports this file). */
-export interface ReduceTools {
-  unchanged(outcome: ReduceOutcome, reason?: string): Reduction;
-  openRecord(current: ReleaseRecord, ctx: ReduceContext): ReleaseRecord;
-  hear(record: ReleaseRecord, now: number, effects: Effect[]): void;
-  finish(record: ReleaseRecord, now: number, ctx: ReduceContext, outcome: ReduceOutcome, extra?: Effect[]): Reduction;
-}
 
 function stateOf(fact: ApplicationSetFact): AppSetState {
   const o = fact.appSet;
@@ -77,7 +72,7 @@ function stateOf(fact: ApplicationSetFact): AppSetState {
  * An ApplicationSet fact updates the step membership of the releases its children run. It never
  * opens a release: a release is what its children run (or what CI announced).
  */
-export function reduceApplicationSet(current: ReleaseRecord | undefined, fact: ApplicationSetFact, ctx: ReduceContext, tools: ReduceTools): Reduction {
+export function reduceApplicationSet(current: ReleaseRecord | undefined, fact: ApplicationSetFact, ctx: ReduceContext, tools: ReduceKit): Reduction {
   if (!current) return tools.unchanged('ignored', 'an ApplicationSet opens no release: its children do');
   const key = targetKey(fact.target);
   const prev = current.appSets?.[key];
@@ -85,7 +80,7 @@ export function reduceApplicationSet(current: ReleaseRecord | undefined, fact: A
   const order = prev && sameObject ? compareObservations(fact.appSet, prev) : 1;
   if (order < 0) return tools.unchanged('out-of-order', `resourceVersion ${fact.appSet.resourceVersion ?? '?'} of ${key} is older than what was seen`);
   const now = fact.receivedAt;
-  const record = tools.openRecord(current, ctx);
+  const record = tools.openRecord(current, ctx, current.releaseId, current.idSource, current.images, current.updatedAt);
   const effects: Effect[] = [];
   const appSets = record.appSets ?? {};
   if (order === 0 && prev) {

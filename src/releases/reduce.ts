@@ -18,9 +18,11 @@ import { evaluate, expectsProgress, noticeReply } from './derive.js';
 import { imageDrift, withNewRepositories } from './images.js';
 import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState } from './record.js';
 import { alignStages, newRecord } from './record-factory.js';
-import { compareObservations } from './versions.js';
+import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
-import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, type ReduceTools } from './reduce-appset.js';
+import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet } from './reduce-appset.js';
+import { reduceKargo } from './reduce-kargo.js';
+import type { ReduceKit } from './reduce-kit.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
 
@@ -57,15 +59,22 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
     case 'application':
       return reduceApplication(current, fact, ctx);
     case 'application-set':
-      return reduceApplicationSet(current, fact, ctx, TOOLS);
+      return reduceApplicationSet(current, fact, ctx, KIT);
     case 'release':
       return reduceAnnouncement(current, fact, ctx);
     case 'watchdog':
       return reduceWatchdog(current, fact, ctx);
     case 'superseded':
       return reduceSuperseded(current, fact, ctx);
+    case 'kargo-stage':
+    case 'kargo-promotion':
+    case 'kargo-freight':
+      return reduceKargo(current, fact, ctx, KIT);
   }
 }
+
+/** What the reducers of ApplicationSet and Kargo facts share with this one. */
+const KIT: ReduceKit = { unchanged, openRecord, hear, finish, addEvent };
 
 function addEvent(record: ReleaseRecord, at: number, kind: ReleaseEventKind, detail: string, target?: string): void {
   record.events.push({ at, kind, detail, target });
@@ -321,17 +330,6 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
   supersedePrevious(ctx, record, fact.target, app, effects);
   return finish(record, now, ctx, 'applied', effects);
 }
-
-/** Operations are ordered by start time; the same operation by its progress to a final phase. */
-function compareSync(next: TargetState['sync'], prev: NonNullable<TargetState['sync']>): number {
-  if (!next) return -1;
-  const byStart = Date.parse(next.startedAt ?? '') - Date.parse(prev.startedAt ?? '');
-  if (!Number.isNaN(byStart) && byStart !== 0) return byStart;
-  if (next.phase !== prev.phase) return next.phase === 'Running' ? -1 : 1;
-  return (next.retryCount ?? 0) - (prev.retryCount ?? 0) || (next.finishedAt ?? '').localeCompare(prev.finishedAt ?? '');
-}
-
-const TOOLS: ReduceTools = { unchanged, hear, finish, openRecord: (c, ctx) => openRecord(c, ctx, c.releaseId, c.idSource, c.images, c.updatedAt) };
 
 function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnnouncedFact, ctx: ReduceContext): Reduction {
   const now = fact.receivedAt;

@@ -7,7 +7,7 @@
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { stallAfterMs, type ConfigFile, type PipelineConfig, type StageConfig } from '../config/file.js';
-import type { Fact } from '../facts/fact.js';
+import type { Fact, KargoFact } from '../facts/fact.js';
 import { targetKey } from '../facts/fact.js';
 import { FACTS_QUEUE, FORWARDED_JOB, type FactJobData, type FactQueue, type ForwardedFact } from '../facts/fact-queue.js';
 import { partitionOfPipeline } from '../facts/partitions.js';
@@ -19,6 +19,8 @@ import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
 import { childTargetKeys, pipelinesOfAppSet, routeApplicationSet } from './route-appset.js';
+import { isKargoRemoval, placedRoutes, resolveKargoRoutes, withKargoMembership, type KargoRouteHints } from './kargo-routing.js';
+import { kargoRouteHints, type AnnouncedImages } from './kargo-index.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
@@ -42,6 +44,8 @@ export interface FactReducerDeps {
   ownActions?: OwnActions;
   /** Reads the failing metrics of a failed analysis into its fact (optional). */
   analysisRuns?: Pick<AnalysisRunReader, 'enrich'>;
+  /** The releases CI announced, by images: a Kargo Freight with the same images joins one (optional). */
+  announcedImages?: AnnouncedImages;
   /** Puts the Freight a Promote button is shown for on stage-healthy replies (optional). */
   promoteFreight?: Pick<PromoteFreightResolver, 'enrich'>;
 }
@@ -57,7 +61,7 @@ export interface ResolvedRoute {
   pipeline: PipelineConfig;
   stage?: StageConfig;
   releaseId: string;
-  idSource?: 'annotation' | 'images';
+  idSource?: ReleaseRecord['idSource'];
 }
 
 export interface RoutedFact {
@@ -75,13 +79,18 @@ export function resolveRoutes(
   fact: Fact,
   managed: readonly { pipeline: string; stage: string; releaseId: string }[] = [],
   appSetChildren: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
+  kargo: KargoRouteHints = {},
 ): ResolvedRoute[] {
   const pipelineNamed = (name: string) => config.pipelines.find((p) => p.name === name);
   switch (fact.kind) {
     case 'rollout':
-      return routeFact(config, fact);
+      return placedRoutes(routeFact(config, fact));
+    case 'kargo-stage':
+    case 'kargo-promotion':
+    case 'kargo-freight':
+      return resolveKargoRoutes(routeFact(config, fact), kargo).routes;
     case 'application': {
-      const direct: ResolvedRoute[] = routeFact(config, fact);
+      const direct: ResolvedRoute[] = placedRoutes(routeFact(config, fact));
       for (const m of managed) {
         const pipeline = pipelineNamed(m.pipeline);
         const stage = pipeline?.stages.find((s) => s.name === m.stage);
@@ -105,6 +114,7 @@ export function resolveRoutes(
  * Rollout stage only tells about the sync of targets that are Rollouts).
  */
 export function ownedTarget({ fact, route }: RoutedFact): string | undefined {
+  if ((fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion') && route.stage) return targetKey(fact.target);
   return (fact.kind === 'rollout' || fact.kind === 'application') && route.stage && (fact.kind === 'rollout' || !route.stage.rollouts) ? targetKey(fact.target) : undefined;
 }
 
@@ -148,6 +158,7 @@ export function reduceReleaseBatch(
   const outcomes: ReduceOutcome[] = [];
   const reasons: BatchStep['reasons'] = [];
   const previousOfTarget = new Map(input.previousOfTarget);
+  const knownTargets = withKargoMembership(input.knownTargets, items.map((item) => ({ ...item, key: ownedTarget(item) })));
   for (const item of items) {
     const target = ownedTarget(item);
     const ctx: ReduceContext = {
@@ -155,7 +166,7 @@ export function reduceReleaseBatch(
       stage: item.route.stage?.name,
       idSource: item.route.idSource,
       previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
-      knownTargets: input.knownTargets,
+      knownTargets,
       ...(input.ownActions ? { ownActions: input.ownActions } : {}),
     };
     const reduction = reduceDraft(record, item.fact, ctx);
@@ -179,20 +190,22 @@ export function reduceReleaseBatch(
 export function targetIndexUpdates(
   items: readonly RoutedFact[],
   outcomes: readonly ReduceOutcome[],
-): { targets: [string, { stage: string; releaseId: string; heardAt: number }][]; applications: Map<string, { pipeline: string; stage: string; releaseId: string }> } {
+): { targets: [string, { stage: string; releaseId: string; heardAt: number }][]; applications: Map<string, { pipeline: string; stage: string; releaseId: string }>; forgotten: string[] } {
   const targets: [string, { stage: string; releaseId: string; heardAt: number }][] = [];
+  const forgotten: string[] = [];
   const applications = new Map<string, { pipeline: string; stage: string; releaseId: string }>();
   items.forEach((item, i) => {
     const { fact, route } = item;
     const outcome = outcomes[i];
     if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat')) return;
     const target = ownedTarget(item);
-    if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt }]);
+    if (target && isKargoRemoval(fact)) forgotten.push(target);
+    else if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt }]);
     if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
       applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: route.pipeline.name, stage: route.stage.name, releaseId: route.releaseId });
     }
   });
-  return { targets, applications };
+  return { targets, applications, forgotten };
 }
 
 export interface FactResult {
@@ -204,6 +217,7 @@ export class FactReducer {
   constructor(private readonly deps: FactReducerDeps) {}
 
   private async routes(fact: Fact): Promise<ResolvedRoute[]> {
+    if (fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') return this.kargoRoutes(fact);
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
     const children = new Map<string, ReadonlyMap<string, string>>();
     if (fact.kind === 'application-set') {
@@ -211,6 +225,20 @@ export class FactReducer {
       for (const pipeline of pipelinesOfAppSet(this.deps.config, fact.target)) children.set(pipeline.name, await this.deps.targets.releasesOf(pipeline.name, keys));
     }
     return resolveRoutes(this.deps.config, fact, managed, children);
+  }
+
+  /** Kargo routes, with the announced release of the Freight's images and the release in flight; a Stage no release can take yet is still known to its stage. */
+  private async kargoRoutes(fact: KargoFact): Promise<ResolvedRoute[]> {
+    const routes = routeFact(this.deps.config, fact);
+    if (!this.deps.announcedImages) return resolveRoutes(this.deps.config, fact);
+    const { routes: resolved, unplaced } = resolveKargoRoutes(routes, await kargoRouteHints(fact, routes, this.deps.announcedImages, this.deps.store));
+    for (const r of unplaced) {
+      if (fact.kind !== 'kargo-stage') continue;
+      const key = targetKey(fact.target);
+      if (fact.removed) await this.deps.targets.forget(r.pipeline.name, [key]);
+      else await this.deps.targets.recordMany(r.pipeline.name, [[key, { stage: r.stage.name, releaseId: '', heardAt: fact.receivedAt }]]);
+    }
+    return resolved;
   }
 
   async process(queued: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {
@@ -279,6 +307,7 @@ export class FactReducer {
     if (saved) {
       const updates = targetIndexUpdates(items, outcomes);
       await this.deps.targets.recordMany(pipeline.name, updates.targets);
+      await this.deps.targets.forget(pipeline.name, updates.forgotten);
       for (const [application, where] of updates.applications) await this.deps.targets.recordApplication(application, where);
     }
     const stored = saved ?? leftover;

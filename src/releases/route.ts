@@ -7,13 +7,22 @@ import type { ConfigFile, PipelineConfig, StageConfig } from '../config/file.js'
 import type { ApplicationFact, ClusterFact, RolloutFact } from '../facts/fact.js';
 import { releaseIdSchema } from '../facts/schemas.js';
 import { cutCodePoints } from '../model/unicode.js';
+import type { ReleaseRecord } from './record.js';
+import { routeKargo } from './route-kargo.js';
 
 export interface Route {
   pipeline: PipelineConfig;
   stage: StageConfig;
   releaseId: string;
-  idSource: 'annotation' | 'images';
+  idSource: RouteIdSource;
 }
+
+/**
+ * How a route's release id was found: the release id annotation, the images, a Kargo Freight's
+ * name, a CI announcement of the same images; `in-flight`: the fact names no release (a Kargo
+ * Stage without Freight) and goes to the pipeline's release in flight.
+ */
+export type RouteIdSource = ReleaseRecord['idSource'] | 'in-flight';
 
 /** With no release id annotation, the sorted image refs are the release's identity. */
 export function imagesReleaseId(images: readonly string[]): string {
@@ -29,7 +38,7 @@ function releaseIdOf(
   pipeline: PipelineConfig,
   annotations: Record<string, string>,
   fallback: () => string | undefined,
-): { releaseId: string; idSource: Route['idSource'] } | undefined {
+): { releaseId: string; idSource: 'annotation' | 'images' } | undefined {
   const annotated = annotations[pipeline.releaseIdAnnotation];
   if (annotated !== undefined && releaseIdSchema.safeParse(annotated).success) return { releaseId: annotated, idSource: 'annotation' };
   const id = fallback();
@@ -80,5 +89,6 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
  * Rollouts of a stage are routed through the store's index instead (see the reducer worker).
  */
 export function routeFact(config: ConfigFile, fact: ClusterFact): Route[] {
-  return fact.kind === 'rollout' ? routeRollout(config, fact) : routeApplication(config, fact);
+  if (fact.kind === 'rollout') return routeRollout(config, fact);
+  return fact.kind === 'application' ? routeApplication(config, fact) : routeKargo(config, fact);
 }

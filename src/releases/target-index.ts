@@ -129,6 +129,15 @@ export class TargetIndex {
     if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
   }
 
+  /** Drops targets that left their stage (a Kargo Stage deleted or no longer selected): they stop counting at once. */
+  async forget(pipeline: string, targets: readonly string[]): Promise<void> {
+    if (targets.length === 0) return;
+    await this.redis.hdel(this.keys.targetReleases(pipeline), ...targets);
+    const cached = this.cache.get(pipeline);
+    if (cached) for (const t of targets) cached.entries.delete(t);
+    this.known.delete(pipeline);
+  }
+
   /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */
   async recordApplication(application: string, route: { pipeline: string; stage: string; releaseId: string }): Promise<void> {
     // One field per pipeline stage (bounded by the config); the hash expires with the releases it names.

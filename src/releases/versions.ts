@@ -1,4 +1,5 @@
 /** Ordering of observations of one object: generation first, then resourceVersion. */
+import type { TargetState } from './record.js';
 
 function compareResourceVersions(a: string | undefined, b: string | undefined): number {
   if (a === undefined || b === undefined || a === b) return 0;
@@ -24,4 +25,13 @@ export function compareObservations(
   if (next.resourceVersion === prev.resourceVersion) return 0;
   const byVersion = compareResourceVersions(next.resourceVersion, prev.resourceVersion);
   return byVersion === 0 ? 1 : byVersion;
+}
+
+/** Operations are ordered by start time; the same operation by its progress to a final phase. */
+export function compareSync(next: TargetState['sync'], prev: NonNullable<TargetState['sync']>): number {
+  if (!next) return -1;
+  const byStart = Date.parse(next.startedAt ?? '') - Date.parse(prev.startedAt ?? '');
+  if (!Number.isNaN(byStart) && byStart !== 0) return byStart;
+  if (next.phase !== prev.phase) return next.phase === 'Running' ? -1 : 1;
+  return (next.retryCount ?? 0) - (prev.retryCount ?? 0) || (next.finishedAt ?? '').localeCompare(prev.finishedAt ?? '');
 }

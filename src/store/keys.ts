@@ -95,6 +95,11 @@ export interface Keys {
   watchLease(cluster: string): string;
   /** String (with TTL): the details of a release as CI first announced them; later announcements must agree. */
   announcement(pipeline: string, releaseId: string): string;
+  /**
+   * String (with TTL, the longest a release lives): the release id CI announced for exactly these
+   * images (`digest`: of the sorted image refs), so a Kargo Freight carrying them joins that release.
+   */
+  announcedImages(pipeline: string, digest: string): string;
   /** Counter (expires with its minute): denied attempts of one Slack user audited in the current minute. */
   auditDeniedCount(slackUserId: string): string;
   /**
@@ -164,6 +169,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     slackChannelsChecked: () => `${prefix}:slack-channels-checked`,
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
     announcement: (pipeline, releaseId) => `${prefix}:announcement:${pl(pipeline)}:${part(releaseId)}`,
+    announcedImages: (pipeline, digest) => `${prefix}:announced-images:${pl(pipeline)}:${part(digest)}`,
     auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${sharded ? '{audit}:' : ''}${part(slackUserId)}`,
     ownActions: (target) => `${prefix}:own-actions:${sharded ? '{own-actions}:' : ''}${part(target)}`,
     slackReplyMessages: (pipeline, releaseId) => `${prefix}:slack-reply-messages:${pl(pipeline)}:${part(releaseId)}`,

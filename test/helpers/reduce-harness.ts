@@ -4,7 +4,9 @@
  * exhaustive pure tests. Nothing here re-implements a rule of the worker.
  */
 import type { ConfigFile } from '../../src/config/file.js';
-import type { Fact, RolloutFact } from '../../src/facts/fact.js';
+import { targetKey, type Fact, type RolloutFact } from '../../src/facts/fact.js';
+import { resolveKargoRoutes, type KargoRouteHints } from '../../src/releases/kargo-routing.js';
+import { routeFact } from '../../src/releases/route.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
 import type { OwnAction } from '../../src/releases/own-actions.js';
@@ -48,6 +50,26 @@ export class Harness {
     );
   }
 
+  /**
+   * As the worker's Kargo lookups: a Stage without Freight goes to the pipeline's newest release
+   * (and is known to its stage even when there is none); no announcements here.
+   */
+  private kargoHints(fact: Fact): KargoRouteHints {
+    if (fact.kind !== 'kargo-stage' || (fact.stage.freight && !fact.removed)) return {};
+    const inFlight: Record<string, string> = {};
+    const routes = routeFact(this.config, fact);
+    for (const r of routes) {
+      const open = [...this.records.values()].filter((rec) => rec.pipeline === r.pipeline.name).sort((a, b) => b.updatedAt - a.updatedAt)[0];
+      if (open) inFlight[r.pipeline.name] = open.releaseId;
+    }
+    for (const r of resolveKargoRoutes(routes, { inFlight }).unplaced) {
+      const key = targetKey(fact.target);
+      if (fact.removed) this.targetsOf(r.pipeline.name).delete(key);
+      else this.targetsOf(r.pipeline.name).set(key, { stage: r.stage.name, releaseId: '', heardAt: fact.receivedAt });
+    }
+    return { inFlight };
+  }
+
   private targetsOf(pipeline: string): Map<string, TargetEntry> {
     let entries = this.targets.get(pipeline);
     if (!entries) this.targets.set(pipeline, (entries = new Map()));
@@ -71,7 +93,7 @@ export class Harness {
         appSetChildren.set(p.name, new Map(childTargetKeys(fact).flatMap((k) => (index.has(k) ? [[k, index.get(k)!.releaseId] as [string, string]] : []))));
       }
     }
-    for (const route of resolveRoutes(this.config, fact, managed, appSetChildren)) {
+    for (const route of resolveRoutes(this.config, fact, managed, appSetChildren, this.kargoHints(fact))) {
       const pipeline = route.pipeline.name;
       const key = `${pipeline}/${route.releaseId}`;
       const item = { fact, route };
@@ -90,6 +112,7 @@ export class Harness {
       this.records.set(key, step.record);
       const updates = targetIndexUpdates([item], step.outcomes);
       for (const [t, e] of updates.targets) index.set(t, e);
+      for (const t of updates.forgotten) index.delete(t);
       for (const [application, where] of updates.applications) {
         let byStage = this.applications.get(application);
         if (!byStage) this.applications.set(application, (byStage = new Map()));

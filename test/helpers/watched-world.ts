@@ -4,13 +4,16 @@
  * pipeline with a prod stage) that writes its threads to the Slack stand-in: the world of the
  * tests that check what a thread says about the cluster. `deploy` rolls two-step canaries;
  * `runFor` advances the cluster's clock. Other controllers (Argo CD, the ApplicationSet
- * controller) and other stages can be asked for.
+ * controller) and other stages can be asked for; with `kargo`, the Kargo simulator and its
+ * webhooks run too, and `pipelines` replaces the `shop` pipeline (test/helpers/kargo-world.ts
+ * builds a Kargo project on it).
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { parseConfigFile } from '../../src/config/file.js';
 import type { Glidepath } from '../../src/glidepath.js';
 import { rolloutManifest, type CanaryStep } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
+import type { KargoControllerOptions } from '../../sandbox/kube/controllers/kargo.js';
 import type { RolloutsControllerOptions } from '../../sandbox/kube/controllers/rollouts.js';
 import { startStandInCluster, type StandInCluster, type StandInControllers } from '../../sandbox/kube/stand-in.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
@@ -22,8 +25,31 @@ import { USERS } from '../kube/support.js';
 const LABELS = { 'app.kubernetes.io/part-of': 'shop', env: 'prod' };
 const BOT_TOKEN = 'xoxb-watched-world';
 
+export interface WatchedWorldOptions {
+  channel: string;
+  steps?: CanaryStep[];
+  rollouts?: Omit<RolloutsControllerOptions, 'store' | 'clock'>;
+  /** The Kargo simulator (and Kargo's admission webhooks). */
+  kargo?: Omit<KargoControllerOptions, 'store' | 'clock'>;
+  namespaces?: string[];
+  /** YAML list items under `pipelines:`, instead of the `shop` pipeline. */
+  pipelines?: string;
+  /** More settings, as YAML flow entries (`unhealthyGraceMinutes: 0`). */
+  settings?: string;
+  /** More environment (CI_TOKENS, …). */
+  env?: Record<string, string>;
+  /** The pipeline (default `shop`) and its stages, one YAML flow mapping each (default: Rollouts of shop, env=prod); ignored with `pipelines`. */
+  pipeline?: string;
+  stages?: string[];
+  /** Controller simulators besides the Rollouts and Kargo ones (Argo CD, the ApplicationSet controller). */
+  controllers?: Omit<StandInControllers, 'rollouts' | 'kargo'>;
+}
+
 export interface WatchedWorld {
   cluster: StandInCluster;
+  clock: FakeClock;
+  /** The custom objects API as the cluster's admin (kubectl). */
+  admin(): CustomObjectsApi;
   slack: SlackStandIn;
   app: Glidepath;
   /** Creates the Rollout, or rolls it to another version and release id. */
@@ -35,45 +61,47 @@ export interface WatchedWorld {
   close(): Promise<void>;
 }
 
-export interface WatchedWorldOptions {
-  channel: string;
-  /** Canary steps of the Rollouts `deploy` creates. */
-  steps: CanaryStep[];
-  rollouts?: Omit<RolloutsControllerOptions, 'store' | 'clock'>;
-  /** The pipeline (default `shop`) and its stages, one YAML flow mapping each (default: Rollouts of shop, env=prod). */
-  pipeline?: string;
-  stages?: string[];
-  /** Controller simulators besides the Rollouts one (Argo CD, the ApplicationSet controller). */
-  controllers?: Omit<StandInControllers, 'rollouts'>;
-}
-
 export async function startWatchedWorld(o: WatchedWorldOptions): Promise<WatchedWorld> {
   const clock = new FakeClock('2026-08-20T09:00:00Z');
-  const cluster = await startStandInCluster({ name: 'prod', users: USERS, clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts }, ...o.controllers } });
+  const cluster = await startStandInCluster({
+    name: 'prod',
+    users: USERS,
+    clock,
+    namespaces: o.namespaces ?? ['shop', 'argocd'],
+    kargoAdmission: o.kargo !== undefined,
+    controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts }, ...o.controllers, ...(o.kargo ? { kargo: o.kargo } : {}) },
+  });
   const slack = await startSlackStandIn({ botToken: BOT_TOKEN });
-  const env = testEnv({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'watched-world-signing-secret', SLACK_API_URL: slack.apiUrl });
-  const config = parseConfigFile(`
-settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10 }
-clusters:
-  - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch }
-pipelines:
+  const env = testEnv({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'watched-world-signing-secret', SLACK_API_URL: slack.apiUrl, ...o.env });
+  const stages = o.stages ?? ['{ name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }'];
+  const pipelines =
+    o.pipelines ??
+    `
   - name: ${o.pipeline ?? 'shop'}
     channel: ${o.channel}
     stages:
-${(o.stages ?? ['{ name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }']).map((stage) => `      - ${stage}`).join('\n')}
+${stages.map((stage) => `      - ${stage}`).join('\n')}`;
+  const config = parseConfigFile(`
+settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10${o.settings ? `, ${o.settings}` : ''} }
+clusters:
+  - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch }
+pipelines:${pipelines}
 `);
   const app = await startTestGlidepath(config, env);
   await waitFor(async () => app.watchSource?.held().includes('prod') || undefined, 'lease held');
   const { store } = cluster;
   const rt = () => store.registry.byKind('Rollout');
+  const admin = () => cluster.kubeConfig('admin@prod').makeApiClient(CustomObjectsApi);
   return {
     cluster,
+    clock,
+    admin,
     slack,
     app,
     deploy(name, version, releaseId) {
       const image = `registry.example.com/shop/${name}:${version}`;
       if (!store.tryGet(rt(), 'shop', name)) {
-        store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name, image, replicas: 2, steps: o.steps, labels: LABELS, annotations: { 'hangar.io/release-id': releaseId } }));
+        store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name, image, replicas: 2, steps: o.steps ?? [], labels: LABELS, annotations: { 'hangar.io/release-id': releaseId } }));
         return;
       }
       store.mutate(rt(), 'shop', name, (r) => {
@@ -85,8 +113,7 @@ ${(o.stages ?? ['{ name: prod, cluster: prod, rollouts: { namespace: shop, selec
       for (let t = 0; t < ms; t += 500) await clock.advance(500);
     },
     async kubectlStatusPatch(name, status) {
-      const api = cluster.kubeConfig('admin@prod').makeApiClient(CustomObjectsApi);
-      await api.patchNamespacedCustomObjectStatus(
+      await admin().patchNamespacedCustomObjectStatus(
         { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: 'shop', name, body: { status } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );

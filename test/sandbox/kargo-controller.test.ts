@@ -142,4 +142,30 @@ describe('Kargo controller simulator', () => {
     expect(err.code).toBe(422);
     expect(err.message).toContain('spec is immutable');
   });
+
+  it('fails a Promotion at a named step, and verifies a Stage with spec.verification only once Healthy (Running → Successful or Failed)', async () => {
+    kargo.faults.fail = () => ({ phase: 'Errored', message: 'cannot render kustomization', atStep: 'update-image' });
+    const failed = await promote('dev');
+    await clock.advance(6000);
+    const meta = get('promotions', failed.metadata.name).status.stepExecutionMetadata;
+    expect(meta.map((m: { alias: string; status: string }) => `${m.alias}:${m.status}`)).toEqual(['step-1:Succeeded', 'update-image:Errored']);
+    expect(get('promotions', failed.metadata.name).status).toMatchObject({ phase: 'Errored', message: 'cannot render kustomization' });
+    delete kargo.faults.fail;
+
+    cluster.store.mutate(cluster.store.registry.byKind('Stage', 'kargo.akuity.io'), 'kargo-checkout', 'dev', (s) => void (s.spec.verification = { analysisTemplates: [{ name: 'smoke-test' }] }));
+    setAppHealth('Progressing');
+    await promote('dev');
+    await clock.advance(5000);
+    // Not Healthy: no verification starts, and the Freight is not verified.
+    expect(get('stages', 'dev').status.freightHistory[0].verificationHistory).toBeUndefined();
+    setAppHealth('Healthy');
+    await clock.advance(0);
+    const running = get('stages', 'dev').status.freightHistory[0].verificationHistory[0];
+    expect(running).toMatchObject({ phase: 'Running', analysisRun: { namespace: 'kargo-checkout', phase: 'Running' } });
+    expect(get('freights', freight.metadata.name).status?.verifiedIn?.dev).toBeUndefined();
+    await clock.advance(1000);
+    expect(get('stages', 'dev').status.freightHistory[0].verificationHistory[0]).toMatchObject({ id: running.id, phase: 'Successful', analysisRun: { name: running.analysisRun.name, phase: 'Successful' } });
+    expect(get('freights', freight.metadata.name).status.verifiedIn.dev).toBeDefined();
+  });
 });
+

@@ -11,14 +11,17 @@ import type { KubeObject } from '../object.js';
 import type { ResourceType } from '../resources.js';
 import type { ObjectStore, StoreEvent } from '../store.js';
 import { ABORT_ANNOTATION, STAGE_LABEL } from './kargo-admission.js';
+import { advanceVerification, type VerificationOutcome } from './kargo-verification.js';
 import { WorkQueue, type ObjectKey } from './work-queue.js';
 
 export const ARGOCD_CONTEXT_ANNOTATION = 'kargo.akuity.io/argocd-context';
 const TERMINAL = ['Succeeded', 'Failed', 'Errored', 'Aborted'];
 
 export interface KargoFaults {
-  /** Makes the Promotions it names end Failed or Errored with a message. */
-  fail?: (promotion: KubeObject) => { phase: 'Failed' | 'Errored'; message: string } | undefined;
+  /** Makes the Promotions it names end Failed or Errored with a message, at the step aliased `atStep` (default: the last). */
+  fail?: (promotion: KubeObject) => { phase: 'Failed' | 'Errored'; message: string; atStep?: string } | undefined;
+  /** How a Stage's verification ends (default Successful). */
+  verify?: (stage: KubeObject) => VerificationOutcome | undefined;
 }
 
 export interface KargoControllerOptions {
@@ -162,25 +165,24 @@ export class KargoController {
       else {
         const i: number = status.currentStep ?? 0;
         const step = steps[i];
-        if (step?.uses === 'argocd-update') this.runArgoCdUpdate(promo, step.config ?? {});
         const meta = status.stepExecutionMetadata ?? [];
+        const planned = this.faults.fail?.(promo);
+        const failsHere = planned && (planned.atStep === undefined ? i + 1 === steps.length : planned.atStep === (step?.as ?? `step-${i + 1}`));
+        if (step?.uses === 'argocd-update' && !failsHere) this.runArgoCdUpdate(promo, step.config ?? {});
         Object.assign(meta[i] ?? (meta[i] = { alias: step?.as ?? `step-${i + 1}`, startedAt: nowIso }), { status: 'Succeeded', finishedAt: nowIso });
-        if (i + 1 < steps.length) {
+        if (failsHere && planned) {
+          Object.assign(meta[i], { status: planned.phase, message: planned.message, errorCount: 1 });
+          Object.assign(status, { phase: planned.phase, message: planned.message, finishedAt: nowIso });
+        } else if (i + 1 < steps.length) {
           status.currentStep = i + 1;
           meta[i + 1] = { alias: steps[i + 1]?.as ?? `step-${i + 2}`, startedAt: nowIso, status: 'Running' };
           this.stepStarted.set(id, now);
           wakeAt = now + (this.options.stepDurationMs ?? 2000);
         } else {
-          const failure = this.faults.fail?.(promo);
-          if (failure) {
-            Object.assign(meta[i], { status: failure.phase, message: failure.message, errorCount: 1 });
-            Object.assign(status, { phase: failure.phase, message: failure.message, finishedAt: nowIso });
-          } else {
-            const freight = status.freight ?? this.freightRef(promo);
-            const origin = freight?.origin as { kind: string; name: string } | undefined;
-            status.freightCollection = { id: promo.spec.freight, items: origin ? { [`${origin.kind}/${origin.name}`]: freight } : {} };
-            Object.assign(status, { phase: 'Succeeded', finishedAt: nowIso });
-          }
+          const freight = status.freight ?? this.freightRef(promo);
+          const origin = freight?.origin as { kind: string; name: string } | undefined;
+          status.freightCollection = { id: promo.spec.freight, items: origin ? { [`${origin.kind}/${origin.name}`]: freight } : {} };
+          Object.assign(status, { phase: 'Succeeded', finishedAt: nowIso });
         }
         status.stepExecutionMetadata = meta;
       }
@@ -300,7 +302,9 @@ export class KargoController {
     }, nowIso);
     const freightName: string | undefined = status.lastPromotion?.freight?.name;
     let verified = false;
-    if (healthy && last === 'Succeeded' && freightName) {
+    const verification = last === 'Succeeded' ? advanceVerification(stage, status, healthy, clock.now(), this.options.stepDurationMs ?? 2000, this.faults.verify) : { verified: false };
+    if (verification.wakeAt !== undefined) this.stages.requeueAt(key, verification.wakeAt);
+    if (verification.verified && last === 'Succeeded' && freightName) {
       const freight = store.tryGet(this.freightRt, key.namespace, freightName);
       verified = true;
       if (freight && !freight.status?.verifiedIn?.[key.name]) {

@@ -21,6 +21,12 @@ export interface ListWatchScope {
 export interface ListWatchEvents {
   /** Every object of a (re)list, then every ADDED or MODIFIED object of the watch. */
   onObject(object: unknown, how: 'list' | 'watch'): void;
+  /**
+   * An object left the scope: deleted, or (with a label selector) its labels no longer match, which
+   * the API server says as DELETED; or missing from a relist (its deletion fell in a gap). Only
+   * scopes that pass this are tracked (the objects last seen are kept, so keep such scopes small).
+   */
+  onDeleted?(object: unknown, how: 'watch' | 'relist'): void;
   /** A watch ended and resumes from `resourceVersion` (`relist`: the version was gone, so it lists again). */
   onRestart?(reason: string, relist: boolean): void;
 }
@@ -32,6 +38,11 @@ export interface ListWatchOptions {
   relistEveryMs?: number;
 }
 
+function objectKey(object: unknown): string {
+  const meta = (object as { metadata?: { namespace?: string; name?: string } } | null)?.metadata;
+  return `${meta?.namespace ?? ''}/${meta?.name ?? ''}`;
+}
+
 function isGone(err: unknown): boolean {
   return err instanceof KubeActionError && err.status === 410;
 }
@@ -41,6 +52,8 @@ export class ListWatch {
   private handle?: WatchHandle;
   private wake?: () => void;
   private resourceVersion = '';
+  /** Objects last seen, by namespace/name (only when the caller hears deletions). */
+  private known = new Map<string, unknown>();
   private running?: Promise<void>;
   /** Counts, for metrics and tests. */
   readonly counts = { lists: 0, watches: 0, restarts: 0 };
@@ -67,7 +80,15 @@ export class ListWatch {
   private async list(): Promise<void> {
     const page = await this.api.list(this.scope.resource, this.scope.namespace, { labelSelector: this.scope.labelSelector, fieldSelector: this.scope.fieldSelector });
     this.counts.lists++;
-    for (const item of page.items) this.events.onObject(item, 'list');
+    const seen = new Map<string, unknown>();
+    for (const item of page.items) {
+      if (this.events.onDeleted) seen.set(objectKey(item), item);
+      this.events.onObject(item, 'list');
+    }
+    if (this.events.onDeleted) {
+      for (const [key, last] of this.known) if (!seen.has(key)) this.events.onDeleted(last, 'relist');
+      this.known = seen;
+    }
     this.resourceVersion = page.resourceVersion;
   }
 
@@ -104,7 +125,13 @@ export class ListWatch {
           if (type === 'ERROR') return;
           if (rv) this.resourceVersion = rv;
           delivered = true;
-          if (type === 'ADDED' || type === 'MODIFIED') this.events.onObject(object, 'watch');
+          if (type === 'ADDED' || type === 'MODIFIED') {
+            if (this.events.onDeleted) this.known.set(objectKey(object), object);
+            this.events.onObject(object, 'watch');
+          } else if (type === 'DELETED' && this.events.onDeleted) {
+            this.known.delete(objectKey(object));
+            this.events.onDeleted(object, 'watch');
+          }
         });
         this.counts.watches++;
         if (this.options.relistEveryMs) {

@@ -3,10 +3,11 @@
  * with the selector sent to the API server, so the API server filters and we hold no objects we
  * do not track. Rollout stages also bring the Argo CD Applications of the cluster that carry the
  * tracking label (the same objects the Argo CD notification subscription selects). ApplicationSet
- * stages bring each ApplicationSet they name (by name: a field selector) and its children.
+ * stages bring each ApplicationSet they name (by name: a field selector) and its children. Kargo
+ * stages bring their project's Stages (by the selection's labels), Promotions and Freight.
  */
 import type { ConfigFile } from '../../config/file.js';
-import { APPLICATION_SETS, APPLICATIONS, ROLLOUTS, type ResourceRef } from '../../kube/resources.js';
+import { APPLICATION_SETS, APPLICATIONS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from '../../kube/resources.js';
 
 export interface WatchScope {
   resource: ResourceRef;
@@ -40,6 +41,14 @@ export function watchScopes(config: ConfigFile, cluster: string): WatchScope[] {
       if (stage.rollouts) {
         anyRollouts = true;
         add({ resource: ROLLOUTS, namespace: stage.rollouts.namespace, labelSelector: stage.rollouts.selector.text });
+      }
+      if (stage.kargo) {
+        // Stages with the label part of the selection (name patterns are matched as they arrive);
+        // the project's Promotions and Freight (a Promotion carries only its Stage's name).
+        const { project, labels } = stage.kargo.selection;
+        add({ resource: STAGES, namespace: project, ...(labels ? { labelSelector: labels.text } : {}) });
+        add({ resource: PROMOTIONS, namespace: project });
+        add({ resource: FREIGHT, namespace: project });
       }
       if (stage.applications) add({ resource: APPLICATIONS, namespace: stage.applications.namespace, labelSelector: stage.applications.selector.text });
       if (stage.applicationSet) {

@@ -20,12 +20,16 @@ import type { Fact } from '../fact.js';
 import type { FactQueue } from '../fact-queue.js';
 import { normaliseApplication, normaliseApplicationSet, normaliseRollout } from '../normalise.js';
 import { applicationFactBody, applicationSetFactBody, rolloutFactBody } from '../schemas.js';
+import { isKargoScope, KargoDirectory, kargoFactFromObject } from './kargo-watch.js';
+import { kargoFactFollowed } from '../../releases/route-kargo.js';
 import { RedisLease } from './lease.js';
 import { ListWatch } from './list-watch.js';
 import { watchedClusters, watchScopes, type WatchScope } from './scopes.js';
 
 export const WATCH_EVENT = 'watch';
 export const WATCH_RESYNC_EVENT = 'watch-resync';
+/** A Kargo Stage left a watch (deleted, no longer matching its selector, or missing from a relist). */
+export const WATCH_DELETED_EVENT = 'watch-deleted';
 
 export interface WatchSourceOptions {
   config: ConfigFile;
@@ -40,8 +44,12 @@ export interface WatchSourceOptions {
   now?: () => number;
 }
 
-/** The fact an object of a scope becomes, the reason it cannot be one, or undefined when the scope does not track it. */
-export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number): Fact | { rejected: string } | undefined {
+/**
+ * The fact an object of a scope becomes, the reason it cannot be one, or undefined when the scope
+ * does not track it (Kargo objects: see kargo-watch.ts).
+ */
+export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number, kargo = new KargoDirectory()): Fact | { rejected: string } | undefined {
+  if (isKargoScope(scope)) return kargoFactFromObject(scope, cluster, object, event, receivedAt, kargo);
   const sentAt = Math.floor(receivedAt / 1000);
   if (scope.resource.kind === 'Rollout') {
     const body = rolloutFactBody.safeParse({ event, sentAt, rollout: object });
@@ -88,35 +96,43 @@ class ClusterWatch {
       return;
     }
     const now = this.o.now ?? Date.now;
+    // What this cluster's watches know of its Kargo projects (Stage labels, Freight), for Promotion facts.
+    const kargo = new KargoDirectory();
     for (const scope of watchScopes(this.o.config, this.cluster)) {
       const labels = { cluster: this.cluster, kind: scope.resource.kind };
+      const deliver = (object: unknown, how: 'list' | 'watch' | 'deleted'): void => {
+        const receivedAt = now();
+        const event = how === 'list' ? WATCH_RESYNC_EVENT : how === 'deleted' ? WATCH_DELETED_EVENT : WATCH_EVENT;
+        const fact = how === 'deleted' ? kargoFactFromObject(scope, this.cluster, object, event, receivedAt, kargo, true) : factFromObject(scope, this.cluster, object, event, receivedAt, kargo);
+        if (fact === undefined) return;
+        if ('rejected' in fact) {
+          this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'invalid_object' });
+          this.o.logger.debug({ ...labels, reason: fact.rejected }, 'watched object is not a valid fact');
+          return;
+        }
+        // Kargo: only what a pipeline stage follows (name patterns are matched here, not by the API server).
+        if ((fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') && !kargoFactFollowed(this.o.config, fact)) return;
+        this.o.metrics.factsReceived.inc({ source: 'watch' });
+        this.o.metrics.watchEvents.inc({ ...labels, how });
+        this.o.facts.add(fact).then(
+          () => {
+            this.o.metrics.factsAccepted.inc({ source: 'watch' });
+            this.o.metrics.watchLag.observe(labels, (now() - receivedAt) / 1000);
+          },
+          (err: unknown) => {
+            // Lost here, found again: the next list (410 or resync) sends the current state.
+            this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'queue_unavailable' });
+            this.o.logger.warn({ ...labels, err: (err as Error).message }, 'a watched fact could not be queued');
+          },
+        );
+      };
       const watch = new ListWatch(
         api,
         { cluster: this.cluster, ...scope },
         {
-          onObject: (object, how) => {
-            const receivedAt = now();
-            const fact = factFromObject(scope, this.cluster, object, how === 'list' ? WATCH_RESYNC_EVENT : WATCH_EVENT, receivedAt);
-            if (fact === undefined) return;
-            if ('rejected' in fact) {
-              this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'invalid_object' });
-              this.o.logger.debug({ ...labels, reason: fact.rejected }, 'watched object is not a valid fact');
-              return;
-            }
-            this.o.metrics.factsReceived.inc({ source: 'watch' });
-            this.o.metrics.watchEvents.inc({ ...labels, how });
-            this.o.facts.add(fact).then(
-              () => {
-                this.o.metrics.factsAccepted.inc({ source: 'watch' });
-                this.o.metrics.watchLag.observe(labels, (now() - receivedAt) / 1000);
-              },
-              (err: unknown) => {
-                // Lost here, found again: the next list (410 or resync) sends the current state.
-                this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'queue_unavailable' });
-                this.o.logger.warn({ ...labels, err: (err as Error).message }, 'a watched fact could not be queued');
-              },
-            );
-          },
+          onObject: deliver,
+          // A Stage that leaves stops counting at once: DELETED, and missing from a relist.
+          ...(scope.resource.kind === 'Stage' ? { onDeleted: (object: unknown) => deliver(object, 'deleted') } : {}),
           onRestart: (reason, relist) => {
             this.o.metrics.watchRestarts.inc({ ...labels, relist: String(relist) });
             this.o.logger.debug({ ...labels, reason, relist }, 'watch restarts');

@@ -13,6 +13,7 @@ import {
 } from './blocks.js';
 import { fitBlocks } from './fit.js';
 import { code, link, slackDate, untrusted } from './mrkdwn.js';
+import { kargoTargetLines } from './kargo-row.js';
 import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
 import { stepRow } from './step-row.js';
 
@@ -59,7 +60,8 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(r ?? '', 80, { oneLine: true }))).join(', ')}`);
   if (tail.length > 0) lines.push(tail.join(' · '));
 
-  const troubled = troubledTargets(targets);
+  lines.push(...kargoTargetLines(targets));
+  const troubled = troubledTargets(targets.filter((t) => t.kargo === undefined));
   for (const t of troubled.slice(0, MAX_TROUBLED_TARGETS)) {
     const what = t.aborted ? 'Aborted' : t.phase;
     const message = untrusted(t.message, 280, { oneLine: true });

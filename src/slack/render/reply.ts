@@ -15,6 +15,7 @@ import { outOfOrderText } from './appset-reply.js';
 import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
+import { kargoReplyBody } from './kargo-reply.js';
 
 const MESSAGE_LIMIT = 2500;
 
@@ -146,6 +147,9 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
       return `:white_check_mark: ${at} is Healthy for this release.`;
     case 'release-complete':
       return `:tada: Release ${code(record.releaseId)} is complete: every stage was healthy.`;
+    case 'promotion-failed':
+    case 'verification-failed':
+      return kargoReplyBody(effect.kind, d, at);
   }
 }
 
@@ -162,7 +166,7 @@ export function renderSettledReply(effect: ThreadReplyEffect, record: ReleaseRec
 export function renderReply(effect: ThreadReplyEffect, record: ReleaseRecord): RenderedMessage {
   const text = body(effect, record);
   const blocks: Block[] = [{ type: 'section', text: { type: 'mrkdwn', text } }];
-  if (effect.kind === 'paused' && effect.target && effect.target.kind !== 'ApplicationSet') {
+  if (effect.kind === 'paused' && effect.target && effect.target.kind !== 'ApplicationSet' && effect.target.kind !== 'KargoStage') {
     const t = { ...effect.target, kind: effect.target.kind };
     blocks.push({
       type: 'actions',

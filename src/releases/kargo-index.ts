@@ -1,0 +1,50 @@
+/**
+ * Redis reads and writes behind Kargo routing: which release CI announced for a set of images
+ * (written by ingest when an announcement is accepted, read by the worker for a Freight that
+ * carries those images), and which release of a pipeline is in flight (for a Kargo Stage that has
+ * no Freight yet: the pipeline's newest release). Bounded: each announced-images key expires with the longest a release lives.
+ */
+import type { Redis } from 'ioredis';
+import type { KargoFact } from '../facts/kargo-fact.js';
+import type { Keys } from '../store/keys.js';
+import { freightImageDigests, freightOfFact, imagesDigest, type KargoRouteHints } from './kargo-routing.js';
+import type { Route } from './route.js';
+import type { ReleaseStore } from './store.js';
+
+export class AnnouncedImages {
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Records that CI announced `releaseId` of `pipeline` with exactly `images`. */
+  async record(pipeline: string, images: readonly string[], releaseId: string): Promise<void> {
+    if (images.length === 0) return;
+    await this.redis.set(this.keys.announcedImages(pipeline, imagesDigest(images)), releaseId, 'PX', Math.round(this.ttlMs));
+  }
+
+  /** The release CI announced for any of these image digests, if one was. */
+  async lookup(pipeline: string, digests: readonly string[]): Promise<string | undefined> {
+    if (digests.length === 0) return undefined;
+    const found = await this.redis.mget(...digests.map((d) => this.keys.announcedImages(pipeline, d)));
+    return found.find((v): v is string => typeof v === 'string' && v.length > 0);
+  }
+}
+
+/** Reads the hints a Kargo fact's routes need, one round trip per pipeline involved. */
+export async function kargoRouteHints(fact: KargoFact, routes: readonly Route[], announced: AnnouncedImages, store: Pick<ReleaseStore, 'list'>): Promise<KargoRouteHints> {
+  const hints: { announced: Record<string, string>; inFlight: Record<string, string> } = { announced: {}, inFlight: {} };
+  const freight = freightOfFact(fact);
+  const digests = freight ? freightImageDigests(freight) : [];
+  for (const pipeline of new Set(routes.filter((r) => r.idSource === 'freight').map((r) => r.pipeline.name))) {
+    const id = await announced.lookup(pipeline, digests);
+    if (id) hints.announced[pipeline] = id;
+  }
+  for (const pipeline of new Set(routes.filter((r) => r.idSource === 'in-flight').map((r) => r.pipeline.name))) {
+    // The newest release, finished or not: a Stage that joins after it completed un-completes it.
+    const [newest] = await store.list(pipeline, { includeFinished: true, limit: 1 });
+    if (newest) hints.inFlight[pipeline] = newest.releaseId;
+  }
+  return hints;
+}
