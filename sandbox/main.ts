@@ -13,7 +13,7 @@
  *   SANDBOX_SLACK    http (default: signed requests to /slack/events) or socket (Socket Mode; the page needs http)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { parseEnv } from '../src/config/env.js';
@@ -85,6 +85,10 @@ async function main(): Promise<void> {
     teardown.add('the Slack stand-in', () => slack.close());
     mkdirSync(options.dir, { recursive: true });
     const kubeconfigPath = resolve(options.dir, 'kubeconfig');
+    // The clusters write it when they start, after Glidepath (their notification engines need its
+    // URL); one left by an earlier run names ports that are gone. Glidepath's watch finds the new
+    // one on a later try.
+    rmSync(kubeconfigPath, { force: true });
     // In the sandbox you are the SRE group everywhere, so your clicks act (real deployments list
     // people per stage). A stall is said after a minute of silence at --speed 1, not 20.
     const configText = sampleWorldConfig({ kubeconfigPath, approversEverywhere: ['S0SANDBOXSRE'], channels: CHANNELS, stallAfterMinutes: Math.max(0.05, 1 / options.speed) });

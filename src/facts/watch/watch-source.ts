@@ -72,6 +72,9 @@ export function factFromObject(scope: WatchScope, cluster: string, object: unkno
 class ClusterWatch {
   private readonly watches: ListWatch[] = [];
   readonly lease: RedisLease;
+  /** While the lease is held but the cluster's client cannot be configured yet (a kubeconfig not mounted yet): the next try. */
+  private retry?: NodeJS.Timeout;
+  private configureFailures = 0;
 
   constructor(
     private readonly cluster: string,
@@ -86,15 +89,27 @@ class ClusterWatch {
   }
 
   private begin(): void {
-    this.o.logger.info({ cluster: this.cluster }, 'watching the cluster (lease held)');
+    if (this.configureFailures === 0) this.o.logger.info({ cluster: this.cluster }, 'watching the cluster (lease held)');
     this.o.metrics.watchLeaseHeld.set({ cluster: this.cluster }, 1);
     let api;
     try {
       api = this.o.clusters().api(this.cluster);
     } catch (err) {
-      this.o.logger.warn({ cluster: this.cluster, err: (err as Error).message }, 'cannot watch the cluster: its client cannot be configured');
+      // Not for ever: a kubeconfig Secret mounted late, or written by whoever starts the cluster
+      // after us, is found on a later try (1 s, doubling, at most a minute) while the lease is held.
+      const delayMs = Math.min(60_000, 1000 * 2 ** Math.min(this.configureFailures, 6));
+      this.configureFailures += 1;
+      const log = this.configureFailures === 1 ? this.o.logger.warn.bind(this.o.logger) : this.o.logger.debug.bind(this.o.logger);
+      log({ cluster: this.cluster, err: (err as Error).message, retryInMs: delayMs }, 'cannot watch the cluster yet: its client cannot be configured');
+      this.o.metrics.watchRestarts.inc({ cluster: this.cluster, kind: 'client', relist: 'false' });
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        this.begin();
+      }, delayMs);
+      this.retry.unref();
       return;
     }
+    this.configureFailures = 0;
     const now = this.o.now ?? Date.now;
     // What this cluster's watches know of its Kargo projects (Stage labels, Freight), for Promotion facts.
     const kargo = new KargoDirectory();
@@ -146,6 +161,8 @@ class ClusterWatch {
 
   async end(): Promise<void> {
     this.o.metrics.watchLeaseHeld.set({ cluster: this.cluster }, 0);
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = undefined;
     const watches = this.watches.splice(0);
     await Promise.all(watches.map((w) => w.stop()));
     if (watches.length > 0) this.o.logger.info({ cluster: this.cluster }, 'stopped watching the cluster');
