@@ -219,10 +219,11 @@ describe('status', () => {
 
     const answer = await (await rig.command('status shop@prod')).first();
     const line = said(answer).split('\n').find((l) => l.includes('kargo-demo/prod-us'))!;
-    expect(line).toContain(`Freight \`${NEW}\``);
-    expect(line).toContain(`last Promotion \`${name}\` Succeeded at 2026-08-20T11:55:00Z by <@${ALICE}>`);
-    expect(line).toContain('health now Progressing; healthy at least once since that Promotion');
-    expect(line).toContain('(now Progressing, which after being healthy is not a failure)');
+    // What the thread would say of the Stage: healthy since the Promotion, Progressing now (no release follows it: the Freight verified here says so).
+    expect(line).toBe(
+      `• Kargo \`kargo-demo/prod-us\` — Healthy: healthy since promotion · now Progressing · holds Freight \`${NEW}\` · ` +
+        `last Promotion \`${name}\` Succeeded at 2026-08-20T11:55:00Z by <@${ALICE}> · health now Progressing; healthy at least once since that Promotion`,
+    );
     const eu = said(answer).split('\n').find((l) => l.includes('kargo-demo/prod-eu'))!;
     expect(eu).toContain('never promoted');
 
