@@ -106,9 +106,11 @@ function requestOf(promotion: Promotion): string | undefined {
 
 /**
  * A PromotionRequest's child Promotion (Kargo main: one per Target of a target-aware Stage) tells
- * about its request, not as a Promotion of the Stage: the request is at least Running while it has
- * children (its own phase comes from the Stage's status), and a child that failed or errored names
- * its Target, its own name, the step and the message (what the request's summary cannot say).
+ * about its request, not as a Promotion of the Stage: a running child means its request runs (and
+ * opens a release, as a running Promotion does); any other child says nothing of the request's
+ * phase ('', which never moves a phase back nor opens a release: its phase comes from the Stage's
+ * status). A child that failed or errored names its Target, its own name, the step and the message
+ * (what the Stage's view of the request cannot say).
  */
 function childState(promotion: Promotion, request: string): KargoPromotionState {
   const own = promotionState(promotion.metadata.name, promotion.status);
@@ -116,7 +118,7 @@ function childState(promotion: Promotion, request: string): KargoPromotionState 
   return {
     name: request,
     via: 'PromotionRequest',
-    phase: 'Running',
+    phase: own.phase === 'Running' ? 'Running' : '',
     resourceVersion: promotion.metadata.resourceVersion,
     ...(failed
       ? {
