@@ -74,7 +74,7 @@ export function judgeStage(k: KargoJudgementInput): KargoVerdict {
   }
   if (k.health === 'Unhealthy') return { phase: 'Degraded', message: `Stage Unhealthy${k.healthReason ? `: ${k.healthReason}` : ''}`, aborted: false, judged: 'unhealthy' };
   if (k.healthyAt === undefined) {
-    return { phase: 'Progressing', message: `Stage ${k.health ?? 'health not reported'}, not yet healthy since the Promotion`, aborted: false, judged: 'waiting-health' };
+    return { phase: 'Progressing', message: `Stage ${k.health ?? 'health not reported'}, not yet healthy since the ${p?.via ?? 'Promotion'}`, aborted: false, judged: 'waiting-health' };
   }
   const now = k.health && k.health !== 'Healthy' ? ` · now ${k.health}` : '';
   if (k.verificationConfigured && v?.phase !== 'Successful') {
