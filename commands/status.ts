@@ -1,16 +1,14 @@
 /**
  * `status [pipeline | pipeline@stage | release]`: releases in flight and their stages, from the
- * release store; for Kargo stages also the current Freight, the last Promotion (phase, when, who)
- * and health, where Progressing after having been healthy (autoscaling) is not a failure.
+ * release store; for Kargo stages also what the thread would say of each Stage, the Freight it
+ * holds and its current or last Promotion or PromotionRequest (status-kargo.ts).
  */
-import { KubeActionError } from '../src/kube/errors.js';
-import { getStage } from '../src/kube/reads.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
 import { section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
-import type { CommandContext, Subcommand } from './types.js';
-import { stageByName, type StageRef } from './where.js';
-import { exactStage } from './kargo-choice.js';
+import { kargoStatusLines } from './status-kargo.js';
+import type { Subcommand } from './types.js';
+import { stageByName } from './where.js';
 
 const NAME = 'status';
 const STATUS_ICON: Record<string, string> = { Healthy: ':white_check_mark:', Progressing: ':arrows_counterclockwise:', Paused: ':double_vertical_bar:', Degraded: ':x:', Aborted: ':no_entry:', Stalled: ':warning:', Waiting: ':white_circle:' };
@@ -28,37 +26,6 @@ function releaseLines(record: ReleaseRecord, only?: string): string {
   return `*${record.pipeline}* release \`${record.releaseId}\` — ${record.status}\n${rows.join('\n')}`;
 }
 
-async function promotedBy(ctx: CommandContext, promotion: string): Promise<string | undefined> {
-  const entries = await ctx.audit.list({ action: 'promote', limit: 200 });
-  const hit = entries.find((e) => e.result === 'done' && (e.after as { promotion?: string } | undefined)?.promotion === promotion);
-  return hit ? `<@${hit.actor.slackUserId}>` : undefined;
-}
-
-async function kargoLines(ctx: CommandContext, ref: StageRef): Promise<string[]> {
-  const kargo = ref.stage.kargo!;
-  const exact = exactStage(kargo.selection);
-  const names = exact ? [exact] : (await ctx.kube.selectStages(ref.stage.cluster, kargo.selection)).map((s) => s.metadata.name);
-  const lines: string[] = [];
-  for (const name of names) {
-    try {
-      const stage = await getStage(ctx.clusters.api(ref.stage.cluster), kargo.project, name);
-      const summary = await ctx.kube.stageHealth(ref.stage.cluster, kargo.project, name);
-      const current = Object.values(stage.status?.freightHistory?.[0]?.items ?? {}).map((i) => i.name).filter(Boolean);
-      const last = stage.status?.lastPromotion;
-      const who = last?.name ? await promotedBy(ctx, last.name) : undefined;
-      const when = last?.finishedAt ?? last?.status?.finishedAt;
-      const promotion = last?.name ? `last Promotion \`${last.name}\` ${last.status?.phase ?? 'unknown phase'}${when ? ` at ${when}` : ''}${who ? ` by ${who}` : ''}` : 'never promoted';
-      lines.push(
-        `• Kargo \`${kargo.project}/${name}\`: Freight ${current.length > 0 ? current.map((c) => `\`${c}\``).join(', ') : 'none'}; ${promotion}; ` +
-          `health now ${summary.healthNow ?? 'unknown'}; ${summary.healthySinceLastPromotion ? 'healthy at least once since that Promotion' : 'not healthy since that Promotion'} — ${summary.reason}`,
-      );
-    } catch (err) {
-      lines.push(`• Kargo \`${kargo.project}/${name}\`: ${err instanceof KubeActionError ? err.message : String(err)}`);
-    }
-  }
-  return lines;
-}
-
 export const status: Subcommand = {
   name: NAME,
   usage: 'status [pipeline | pipeline@stage | release-id]',
@@ -73,7 +40,7 @@ export const status: Subcommand = {
       const [p, s] = arg.split('@') as [string, string];
       const ref = stageByName(ctx.config, p, s, NAME);
       for (const r of await ctx.releases.list(p, { limit: 5 })) sections.push(releaseLines(r, s));
-      if (ref.stage.kargo) sections.push((await kargoLines(ctx, ref)).join('\n'));
+      if (ref.stage.kargo) sections.push((await kargoStatusLines(ctx, ref)).join('\n'));
       if (sections.length === 0) sections.push(`No release of ${p} in flight has reached ${s}.`);
     } else if (arg && ctx.config.pipelines.some((p) => p.name === arg)) {
       const records = await ctx.releases.list(arg, { limit: 10 });

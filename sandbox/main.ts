@@ -14,6 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { parseEnv } from '../src/config/env.js';
@@ -23,7 +24,7 @@ import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { ensureRedis } from './ensure-redis.js';
 import { FakeClock } from './kube/clock.js';
-import { DEFAULT_CONTEXT, KUBECONFIG_CONTEXTS, startSampleWorld } from './kube/world.js';
+import { DEFAULT_CONTEXT, GLIDEPATH_SANDBOX_TOKEN, KUBECONFIG_CONTEXTS, startSampleWorld } from './kube/world.js';
 import { sampleWorldConfig } from './kube/world-config.js';
 import { sandboxSlackMode, slackModeEnv, slackSenderFor } from './slack/mode.js';
 import { SignedSender } from './slack/sender.js';
@@ -52,6 +53,15 @@ function startError(err: unknown, port: string): string {
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'EADDRINUSE') return `port ${port} is in use: stop what uses it, or start with PORT=0 to pick a free port`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A port free now on 127.0.0.1 (the Kargo API stand-in takes it moments later). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
 }
 
 async function main(): Promise<void> {
@@ -91,7 +101,15 @@ async function main(): Promise<void> {
     rmSync(kubeconfigPath, { force: true });
     // In the sandbox you are the SRE group everywhere, so your clicks act (real deployments list
     // people per stage). A stall is said after a minute of silence at --speed 1, not 20.
-    const configText = sampleWorldConfig({ kubeconfigPath, approversEverywhere: ['S0SANDBOXSRE'], channels: CHANNELS, stallAfterMinutes: Math.max(0.05, 1 / options.speed) });
+    // prod's Kargo API stand-in listens where the config says (its URL is written before the world starts).
+    const kargoApiPort = await freePort();
+    const configText = sampleWorldConfig({
+      kubeconfigPath,
+      approversEverywhere: ['S0SANDBOXSRE'],
+      channels: CHANNELS,
+      stallAfterMinutes: Math.max(0.05, 1 / options.speed),
+      kargoApiUrl: `http://127.0.0.1:${kargoApiPort}`,
+    });
     const config = parseConfigFile(configText, resolve(options.dir, 'config.yaml'));
     // The text that was parsed: the parsed config holds compiled matchers (Kargo stage selections), not YAML.
     writeFileSync(resolve(options.dir, 'config.yaml'), configText);
@@ -101,6 +119,8 @@ async function main(): Promise<void> {
       REDIS_PREFIX: prefix,
       INGEST_TOKENS: `dev=${TOKENS.dev},prod=${TOKENS.prod}`,
       CI_TOKENS: `checkout=${CI_TOKEN}`,
+      // The Kargo API token of prod (target-aware Stages): in the environment, never in the config file.
+      KARGO_API_TOKENS: `prod=${GLIDEPATH_SANDBOX_TOKEN}`,
       API_READ_TOKEN: READ_TOKEN,
       SLACK_BOT_TOKEN: BOT_TOKEN,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -130,6 +150,7 @@ async function main(): Promise<void> {
       kubeconfigPath,
       webhooks: { rolloutsUrl: `${app.url}/v1/facts/rollouts`, argocdUrl: `${app.url}/v1/facts/argocd`, tokens: TOKENS },
       heartbeatEveryMs: 10 * 60_000,
+      kargoApiPort,
     });
     teardown.add('the clusters', () => world.stop());
 
@@ -137,6 +158,7 @@ async function main(): Promise<void> {
   Glidepath      ${app.url}   (GET /v1/releases?pipeline=checkout with "Authorization: Bearer ${READ_TOKEN}")
   Slack stand-in ${slack.url}   (${slackMode === 'socket' ? 'Socket Mode: Glidepath holds a WebSocket to it; SANDBOX_SLACK=http for signed requests' : 'signed requests to /slack/events; SANDBOX_SLACK=socket for Socket Mode'})
   config         ${resolve(options.dir, 'config.yaml')}
+  Kargo API      ${world.kargoApi.url}   (prod; the fleet Stage is target-aware: /glidepath promote checkout-kargo@fleet goes through it)
   kubeconfig     ${kubeconfigPath}   (current context ${DEFAULT_CONTEXT})
 ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('\n')}
   try            kubectl --kubeconfig ${kubeconfigPath} get rollouts -A

@@ -54,7 +54,8 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export async function startKargoApiServer(options: { store: ObjectStore; authorizer: Authorizer }): Promise<KargoApiStandIn> {
+/** `port`: a fixed port (the sandbox writes the URL into Glidepath's config before the world starts); default any free one. */
+export async function startKargoApiServer(options: { store: ObjectStore; authorizer: Authorizer; port?: number }): Promise<KargoApiStandIn> {
   const { store, authorizer } = options;
   const rt = (kind: string) => store.registry.byKind(kind, 'kargo.akuity.io');
 
@@ -123,7 +124,7 @@ export async function startKargoApiServer(options: { store: ObjectStore; authori
     }
   };
   const server: Server = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
   const port = (server.address() as { port: number }).port;
   standIn.url = `http://127.0.0.1:${port}`;
   standIn.close = () =>

@@ -36,6 +36,13 @@ export interface StageManifest {
   labels?: Record<string, string>;
   /** Verify each Freight with an AnalysisTemplate once the Stage is Healthy. */
   verification?: boolean;
+  /** Kargo main: a target-aware Stage selecting the Targets with these labels (`spec.targets.selectors[].matchLabels`). */
+  targets?: Record<string, string>[];
+}
+
+/** Kargo main: a Target (one destination of a target-aware Stage) with its labels and params. */
+export function targetManifest(namespace: string, name: string, labels: Record<string, string>, params: Record<string, unknown> = {}): KubeObject {
+  return { apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Target', metadata: { namespace, name, labels }, spec: { params: { name, ...params } } };
 }
 
 export function stageManifest(m: StageManifest): KubeObject {
@@ -57,6 +64,7 @@ export function stageManifest(m: StageManifest): KubeObject {
         },
       },
       ...(m.verification ? { verification: { analysisTemplates: [{ name: 'smoke-test' }] } } : {}),
+      ...(m.targets ? { targets: { selectors: m.targets.map((matchLabels) => ({ matchLabels })) } } : {}),
     },
   };
 }

@@ -61,8 +61,8 @@ export interface StandInClusterOptions {
   kubeconfigPath?: string | false;
   /** Kargo's webhooks: Promotion naming and checks, the `promote` verb on Stages. */
   kargoAdmission?: boolean;
-  /** A stand-in of Kargo's own API server (kargo-api-server.ts), over this cluster's users and RBAC. */
-  kargoApi?: boolean;
+  /** A stand-in of Kargo's own API server (kargo-api-server.ts), over this cluster's users and RBAC; on `port` if given. */
+  kargoApi?: boolean | { port: number };
   controllers?: StandInControllers;
 }
 
@@ -113,7 +113,7 @@ export async function startStandInCluster(opts: StandInClusterOptions): Promise<
   const appSet = c.appSet ? new AppSetController({ store, clock, ...options(c.appSet) }).start() : undefined;
   const kargo = c.kargo ? new KargoController({ store, clock, ...options(c.kargo) }).start() : undefined;
   const kargoRequests = c.kargo ? new KargoRequestController({ store, clock }).start() : undefined;
-  const kargoApi = opts.kargoApi ? await startKargoApiServer({ store, authorizer: server.authorizer }) : undefined;
+  const kargoApi = opts.kargoApi ? await startKargoApiServer({ store, authorizer: server.authorizer, ...(typeof opts.kargoApi === 'object' ? { port: opts.kargoApi.port } : {}) }) : undefined;
   const notifications: NotificationsEngine[] = [];
   if (c.notifications?.rollouts) {
     if (!rollouts) throw new Error('a Rollouts notifications engine needs the Rollouts controller (controllers.rollouts)');

@@ -15,6 +15,8 @@ export interface WorldConfigOptions {
   approversEverywhere?: string[];
   /** Minutes of silence before a release in flight gets a stall alert (Glidepath's default 20). */
   stallAfterMinutes?: number;
+  /** prod's Kargo API (the world's stand-in): the fleet Stage is target-aware and promoted through it. Its token goes in KARGO_API_TOKENS, never here. */
+  kargoApiUrl?: string;
 }
 
 export function sampleWorldConfig(options: WorldConfigOptions): string {
@@ -43,7 +45,7 @@ clusters:
   - name: prod
     kubeconfigContext: prod
     kubeconfigPath: ${path}
-    argocdNamespaces: [argocd, argocd-apps]
+    argocdNamespaces: [argocd, argocd-apps]${options.kargoApiUrl ? `\n    # Kargo's API: target-aware Stages (fleet) are promoted through it; the token is in KARGO_API_TOKENS.\n    kargoApi: { url: ${JSON.stringify(options.kargoApiUrl)} }` : ''}
     # prod is also watched: no notification carries an ApplicationSet (checkout-appset's RollingSync
     # steps) and Kargo OSS sends none (checkout-kargo is followed from its Stages, Promotions and
     # Freight); the webhooks still carry Rollouts and Argo CD.
@@ -86,5 +88,7 @@ pipelines:
       - { name: dev, cluster: prod, kargo: { project: kargo-checkout, stage: dev }${flow()} }
       - { name: staging, cluster: prod, kargo: { project: kargo-checkout, stage: staging }${flow()} }
       - { name: prod, cluster: prod, kargo: { project: kargo-checkout, stage: prod }${flow(`{ promote: ${approvers} }`)} }
+      # A target-aware Stage (Kargo main): its Targets prod-eu and prod-us get one child Promotion each.
+      - { name: fleet, cluster: prod, kargo: { project: kargo-checkout, stage: fleet }${flow(`{ promote: ${approvers} }`)} }
 `;
 }

@@ -7,7 +7,9 @@
  *   (staging → prod-eu → prod-us, the last a manual gate with maxUpdate 0) → Rollouts
  *   shop/checkout-staging, checkout-eu, checkout-us; a second Argo CD instance (argocd-apps) with
  *   Application payments-ledger → Rollout payments/ledger; and the Kargo project kargo-checkout
- *   with Stages dev → staging → prod.
+ *   with Stages dev → staging → prod (classic: Promotions) and fleet after staging (target-aware,
+ *   Kargo main: it selects the Targets prod-eu and prod-us and is promoted through Kargo's API,
+ *   whose stand-in prod runs, as a PromotionRequest fanned out to one child Promotion per Target).
  * - Every Rollout and Application is labelled for Glidepath (hangar.io/release-tracked=true).
  * - One kubeconfig with contexts "dev" and "prod" (Glidepath's own service account) plus
  *   "admin@<cluster>" and "viewer@<cluster>"; the current context is admin@prod, the one a person
@@ -22,7 +24,8 @@ import { SimulatedGit, type DesiredManifests } from './controllers/git.js';
 import type { KargoController } from './controllers/kargo.js';
 import type { NotificationFaults } from './controllers/notifications.js';
 import type { RolloutsController, RolloutsControllerOptions } from './controllers/rollouts.js';
-import { freightManifest, stageManifest, warehouseManifest } from './kargo-builders.js';
+import { freightManifest, stageManifest, targetManifest, warehouseManifest } from './kargo-builders.js';
+import type { KargoApiStandIn } from './kargo-api-server.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
 import { ResourceRegistry } from './resources.js';
@@ -49,8 +52,11 @@ export const GLIDEPATH_RULES: PolicyRule[] = [
   { verbs: ['promote'], apiGroups: ['kargo.akuity.io'], resources: ['stages'] },
 ];
 
+/** Glidepath's token: its kubeconfig user, and (the sandbox's shortcut) its Kargo API token too, with the promote verb on Stages. */
+export const GLIDEPATH_SANDBOX_TOKEN = 'glidepath-sandbox-token';
+
 export const WORLD_USERS: SandboxUser[] = [
-  { name: 'glidepath', token: 'glidepath-sandbox-token', rules: GLIDEPATH_RULES },
+  { name: 'glidepath', token: GLIDEPATH_SANDBOX_TOKEN, rules: GLIDEPATH_RULES },
   { name: 'admin', token: 'admin-sandbox-token', rules: ADMIN_RULES },
   { name: 'viewer', token: 'viewer-sandbox-token', rules: [{ verbs: ['get', 'list', 'watch'], apiGroups: ['*'], resources: ['*'] }] },
 ];
@@ -84,6 +90,8 @@ export interface SampleWorldOptions {
   users?: SandboxUser[];
   /** Outcome of the canary's analysis step (default Successful). */
   analysisOutcome?: RolloutsControllerOptions['analysisOutcome'];
+  /** The port of prod's Kargo API stand-in (the sandbox writes its URL into Glidepath's config first); default any free one. */
+  kargoApiPort?: number;
 }
 
 export interface ReleaseOptions {
@@ -105,6 +113,8 @@ export interface SampleWorld {
   git: SimulatedGit;
   appSet: AppSetController;
   kargo: KargoController;
+  /** prod's Kargo API stand-in (target-aware Stages are promoted through it). */
+  kargoApi: KargoApiStandIn;
   kubeconfigPath?: string;
   /** Commits a new checkout version for every environment and asks Argo CD to refresh. */
   releaseCheckout(version: string, releaseId: string, options?: ReleaseOptions): string;
@@ -159,6 +169,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
       namespaces,
       kubeconfigPath: false,
       kargoAdmission: name === 'prod',
+      ...(name === 'prod' ? { kargoApi: options.kargoApiPort ? { port: options.kargoApiPort } : true } : {}),
       controllers: {
         rollouts: { podReadyMs: options.podReadyMs ?? 10_000, analysisOutcome: options.analysisOutcome },
         argocd: argocdNamespaces.map((ns) => ({ git, namespaces: ns })),
@@ -226,6 +237,11 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
   prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'dev', warehouse: 'checkout', labels: { tier: 'pre-prod' } }));
   prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'staging', warehouse: 'checkout', upstream: ['dev'], apps: [{ name: 'checkout-staging' }], labels: { tier: 'pre-prod' } }));
   prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'prod', warehouse: 'checkout', upstream: ['staging'], apps: [{ name: 'checkout-prod-eu' }, { name: 'checkout-prod-us' }], labels: { tier: 'prod' } }));
+  // Kargo main: one Stage for the prod fleet, its Targets selected by label (not `lab`).
+  for (const [target, fleet] of [['prod-eu', 'checkout'], ['prod-us', 'checkout'], ['lab', 'lab']] as const) {
+    prod.store.create(k('Target'), ns, targetManifest(ns, target, { fleet }, { cluster: target }));
+  }
+  prod.store.create(k('Stage'), ns, stageManifest({ namespace: ns, name: 'fleet', warehouse: 'checkout', upstream: ['staging'], apps: [{ name: 'checkout-prod-eu' }, { name: 'checkout-prod-us' }], labels: { tier: 'prod' }, targets: [{ fleet: 'checkout' }] }));
   const kargo = prod.kargo!;
 
   if (options.kubeconfigPath) {
@@ -237,6 +253,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
     git,
     appSet,
     kargo,
+    kargoApi: prod.kargoApi!,
     kubeconfigPath: options.kubeconfigPath,
     releaseCheckout(version, releaseId, releaseOptions) {
       const sha = git.commit(DEPLOY_REPO, 'main', checkoutTree(version, releaseId, releaseOptions));

@@ -3,6 +3,7 @@
  * a target of a pipeline stage (`cluster/project/kargo:<stage>`); a Promotion reports on the
  * Stage it promotes; a Freight only enriches the release that carries it (it opens none).
  */
+import type { KargoPromotionState, KargoVerificationState } from '../model/kargo-stage-reading.js';
 import type { FactSource, TargetRef } from './fact.js';
 
 /** What a Freight carries, as Glidepath keeps it (bounded). */
@@ -22,36 +23,8 @@ export interface KargoFreightRef {
   resolved: boolean;
 }
 
-export type KargoPromotionVia = 'Promotion' | 'PromotionRequest';
-
-/** One Promotion (or, for a target-aware Stage, PromotionRequest) of a Stage, as far as the thread tells it. */
-export interface KargoPromotionState {
-  name: string;
-  via: KargoPromotionVia;
-  /** '' before the controller set one; Pending, Running, Succeeded, Failed, Errored, Aborted. */
-  phase: string;
-  message?: string;
-  /** The step that failed or errored (its alias) and its message. */
-  failedStep?: { alias: string; message?: string };
-  /** Running: the step at work (1-based) of how many. */
-  step?: { number: number; count?: number; alias?: string };
-  /** `kargo.akuity.io/create-actor`: who asked for it (only a Promotion object carries it). */
-  actor?: string;
-  startedAt?: string;
-  finishedAt?: string;
-  /** resourceVersion of the Promotion object this came from (Promotion facts only). */
-  resourceVersion?: string;
-}
-
-export interface KargoVerificationState {
-  id?: string;
-  phase: string;
-  message?: string;
-  analysisRun?: string;
-  startTime?: string;
-  finishTime?: string;
-}
-
+/** A Promotion's (or PromotionRequest's) and a verification's state: one type, the model's (src/model/kargo-stage-reading.ts). */
+export type { KargoPromotionState, KargoPromotionVia, KargoVerificationState } from '../model/kargo-stage-reading.js';
 export interface KargoStageObservation {
   uid?: string;
   generation?: number;

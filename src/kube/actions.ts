@@ -64,7 +64,7 @@ export class KubeActions {
     return followPromotionRequest(this.clusters.api(cluster), project, stage, name, options);
   }
 
-  stageHealth(cluster: string, project: string, stage: string, options?: { seenHealthy?: boolean }) {
+  stageHealth(cluster: string, project: string, stage: string, options?: Parameters<typeof stageHealth>[3]) {
     return stageHealth(this.clusters.api(cluster), project, stage, options);
   }
 }

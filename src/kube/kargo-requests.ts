@@ -16,10 +16,8 @@ import { STAGES } from './resources.js';
 import { PROMOTION_REQUEST_TERMINAL_PHASES, promotionRequestSchema, type PromotionRequest } from '../model/kargo-promotion-request.js';
 import { stageSchema, type Stage } from '../model/kargo-stage.js';
 
-/** Kargo's `IsTargetAware`: the presence of `spec.targets` decides, not what its selectors match. */
-export function isTargetAware(stage: Pick<Stage, 'spec'>): boolean {
-  return stage.spec?.targets !== undefined;
-}
+/** Kargo's `IsTargetAware` (the presence of `spec.targets` decides): the model's, which the Stage reading uses too. */
+export { isTargetAware } from '../model/kargo-stage-reading.js';
 
 export type RequestRefusal = { why: 'no-kargo-api' } | { why: 'kargo-api'; refusal: KargoApiRefusal };
 

@@ -9,7 +9,8 @@ import type { KubeApi } from './api.js';
 import { KubeActionError, type KubeCall } from './errors.js';
 import { done, refused, type Refusable } from './refusal.js';
 import { freightAvailability, freightLabel, type Availability } from './kargo-availability.js';
-import { summarizeStage, type StageHealthSummary } from '../model/kargo-health.js';
+import { summarizeStage, type StageEvidence, type StageHealthSummary } from '../model/kargo-health.js';
+import { readStage } from '../model/kargo-stage-reading.js';
 import { getFreight, getPromotion, getStage, listFreight, listStages } from './reads.js';
 import { PROMOTIONS } from './resources.js';
 import { RBAC_FILE } from './verbs.js';
@@ -188,18 +189,23 @@ export async function followPromotion(api: KubeApi, project: string, name: strin
   });
 }
 
-/** The Stage's health since its last Promotion, reading the promoted Freight for verification. */
-export async function stageHealth(api: KubeApi, project: string, stageName: string, options: { seenHealthy?: boolean } = {}): Promise<StageHealthSummary> {
+/**
+ * The Stage judged as the thread judges it (src/model/kargo-health.ts): with the latch of the
+ * release that follows it (`followed`), else the cluster's evidence, the Freight's `verifiedIn`
+ * included (read here; Kargo garbage-collects old Freight, and the judgement then rests on the
+ * Stage alone).
+ */
+export async function stageHealth(api: KubeApi, project: string, stageName: string, evidence: Omit<StageEvidence, 'freightVerifiedAt'> = {}): Promise<StageHealthSummary> {
   const stage = await getStage(api, project, stageName);
-  const freightName = stage.status?.lastPromotion?.freight?.name;
+  const freightName = readStage(stage).freight?.name;
   let freight: Freight | undefined;
   if (freightName) {
     try {
       freight = await getFreight(api, project, freightName);
     } catch (err) {
-      // Kargo garbage-collects old Freight; the summary then rests on the Stage alone.
       if (!(err instanceof KubeActionError) || err.kind !== 'not-found') throw err;
     }
   }
-  return summarizeStage(stage, freight, options);
+  const verifiedAt = freight?.status?.verifiedIn?.[stageName]?.verifiedAt;
+  return summarizeStage(stage, { ...evidence, ...(verifiedAt ? { freightVerifiedAt: verifiedAt } : {}) });
 }

@@ -29,7 +29,8 @@ export const promotionStatusSchema = z.looseObject({
 
 export const promotionSchema = z.looseObject({
   metadata: clusterObjectMetaSchema,
-  spec: z.looseObject({ stage: longText, freight: opt(longText), steps: opt(z.array(z.looseObject({ uses: opt(text(256)), as: opt(text(512)) })).max(256)) }),
+  /** `target` (Kargo main): the Target a PromotionRequest's child Promotion promotes to (only such a child may name one). */
+  spec: z.looseObject({ stage: longText, freight: opt(longText), target: opt(longText), steps: opt(z.array(z.looseObject({ uses: opt(text(256)), as: opt(text(512)) })).max(256)) }),
   status: opt(promotionStatusSchema),
 });
 export type Promotion = z.infer<typeof promotionSchema>;

@@ -38,7 +38,7 @@ export function kargoNotices(notices: Replies, stage: StageState, t: TargetState
     notices.reply(
       `promotion-failed:${where}:${p.name}`,
       'promotion-failed',
-      { promotion: p.name, phase: p.phase, ...(p.failedStep ? { step: p.failedStep.alias } : {}), ...(message ? { message } : {}), ...(p.actor ? { actor: p.actor } : {}) },
+      { promotion: p.name, via: p.via, phase: p.phase, ...(p.failedTarget ? { failedTarget: p.failedTarget } : {}), ...(p.failedStep ? { step: p.failedStep.alias } : {}), ...(message ? { message } : {}), ...(p.actor ? { actor: p.actor } : {}) },
       stage.name,
       t.ref,
     );

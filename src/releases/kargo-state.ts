@@ -1,16 +1,16 @@
 /**
- * What a release record keeps of a Kargo Stage target, and the judgement of it (pure). Kargo
- * recomputes a Stage's health live from its Argo CD Applications, so an app that autoscales turns
- * a done Stage Progressing again (kargo#2847, #6886). Glidepath latches per Promotion: once the
- * Stage was healthy after this Promotion (Healthy seen, or a verification started after it, which
- * Kargo only starts on a Healthy Stage), a later Progressing or Unknown is shown as such and the
- * Stage stays healthy for the release; Unhealthy still counts, and a failed Promotion or
- * verification is a failure.
+ * What a release record keeps of a Kargo Stage target (pure): the Stage's Promotion, health and
+ * verification as its facts told them, and the per-Promotion latch "healthy at least once since
+ * this Promotion". The judgement itself has one home, src/model/kargo-health.ts (`judgeStage`),
+ * which `/glidepath status` asks too, so the thread and status cannot disagree; it is re-exported
+ * here under the reducer's names.
  */
 import type { KargoFreightRef, KargoPromotionState, KargoVerificationState } from '../facts/kargo-fact.js';
-import type { RolloutPhase } from '../model/rollout.js';
+import { judgeStage, type KargoJudgement } from '../model/kargo-health.js';
 
-export type KargoJudgement = 'promoting' | 'promotion-failed' | 'aborted' | 'waiting-health' | 'verifying' | 'verification-failed' | 'unhealthy' | 'healthy';
+export { ACTIVE_PROMOTION_PHASES, healthyEvidence, type KargoJudgement } from '../model/kargo-health.js';
+/** The reducer's name for the one judgement (src/model/kargo-health.ts). */
+export const judgeKargo: typeof judgeStage = judgeStage;
 
 export interface KargoTargetState {
   /** The Stage object as last applied (Promotion facts carry their own resourceVersion in `promotion`). */
@@ -28,9 +28,6 @@ export interface KargoTargetState {
   doneAt?: number;
   judged: KargoJudgement;
 }
-
-export const ACTIVE_PROMOTION_PHASES: ReadonlySet<string> = new Set(['', 'Pending', 'Running']);
-const FAILED_VERIFICATION = new Set(['Failed', 'Error']);
 
 const PHASE_RANK: Record<string, number> = { '': 0, Pending: 1, Running: 2 };
 /** Phases of one Promotion only move forward: '' → Pending → Running → a terminal phase. */
@@ -61,47 +58,4 @@ export function mergePromotion(prev: KargoPromotionState | undefined, next: Karg
     ...(newer.message ?? older.message ? { message: newer.message ?? older.message } : {}),
     ...(next.resourceVersion ?? prev.resourceVersion ? { resourceVersion: next.resourceVersion ?? prev.resourceVersion } : {}),
   };
-}
-
-/** Evidence the Stage was healthy after its Promotion: Healthy now, or a verification of its Freight started since. */
-export function healthyEvidence(k: Pick<KargoTargetState, 'promotion' | 'health' | 'verification'>): boolean {
-  const p = k.promotion;
-  if (p && p.phase !== 'Succeeded') return false;
-  if (k.health === 'Healthy') return true;
-  const v = k.verification;
-  if (!v) return false;
-  const started = Date.parse(v.startTime ?? '');
-  const finished = Date.parse(p?.finishedAt ?? '');
-  return Number.isNaN(started) || Number.isNaN(finished) || started >= finished;
-}
-
-function promotionText(p: KargoPromotionState): string {
-  const what = p.via === 'PromotionRequest' ? 'PromotionRequest' : 'Promotion';
-  const step = p.step ? ` (step ${p.step.number}${p.step.count ? `/${p.step.count}` : ''}${p.step.alias ? ` ${p.step.alias}` : ''})` : '';
-  return `${what} ${p.phase || 'Pending'}${step}`;
-}
-
-/** The row and status a Kargo target shows, and why. */
-export function judgeKargo(k: Omit<KargoTargetState, 'judged'>): { phase: RolloutPhase; message: string; aborted: boolean; judged: KargoJudgement } {
-  const p = k.promotion;
-  if (p && ACTIVE_PROMOTION_PHASES.has(p.phase)) return { phase: 'Progressing', message: promotionText(p), aborted: false, judged: 'promoting' };
-  if (p && (p.phase === 'Failed' || p.phase === 'Errored')) {
-    const at = p.failedStep ? ` at step ${p.failedStep.alias}` : '';
-    const why = p.failedStep?.message ?? p.message;
-    return { phase: 'Degraded', message: `${promotionText(p)}${at}${why ? `: ${why}` : ''}`, aborted: false, judged: 'promotion-failed' };
-  }
-  if (p && p.phase === 'Aborted') return { phase: 'Degraded', message: `${promotionText(p)}${p.message ? `: ${p.message}` : ''}`, aborted: true, judged: 'aborted' };
-  const v = k.verification;
-  if (v && FAILED_VERIFICATION.has(v.phase)) {
-    return { phase: 'Degraded', message: `verification ${v.phase}${v.message ? `: ${v.message}` : ''}`, aborted: false, judged: 'verification-failed' };
-  }
-  if (k.health === 'Unhealthy') return { phase: 'Degraded', message: `Stage Unhealthy${k.healthReason ? `: ${k.healthReason}` : ''}`, aborted: false, judged: 'unhealthy' };
-  if (k.healthyAt === undefined) {
-    return { phase: 'Progressing', message: `Stage ${k.health ?? 'health not reported'}, not yet healthy since the Promotion`, aborted: false, judged: 'waiting-health' };
-  }
-  const now = k.health && k.health !== 'Healthy' ? ` · now ${k.health}` : '';
-  if (k.verificationConfigured && v?.phase !== 'Successful') {
-    return { phase: 'Progressing', message: `healthy since promotion${now} · verification ${v?.phase ?? 'Pending'}`, aborted: false, judged: 'verifying' };
-  }
-  return { phase: 'Healthy', message: now ? `healthy since promotion${now}` : '', aborted: false, judged: 'healthy' };
 }

@@ -160,6 +160,10 @@ export interface ReplyDetail {
   freight?: string;
   /** Kargo: the Promotion (or PromotionRequest) a reply is about, its phase, the step that failed (alias), who asked for it. */
   promotion?: string;
+  /** Kargo: what `promotion` names (a target-aware Stage's is a PromotionRequest); absent in older records: a Promotion. */
+  via?: 'Promotion' | 'PromotionRequest';
+  /** Kargo: a PromotionRequest's Target that failed, and its child Promotion. */
+  failedTarget?: { name: string; promotion: string; phase: string };
   phase?: string;
   step?: string;
   actor?: string;

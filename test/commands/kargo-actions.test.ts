@@ -7,7 +7,7 @@ import { createSlackClient } from '../../src/slack/client.js';
 import { PROMOTE_ACTION_ID, PROMOTE_CONFIRM_ACTION_ID } from '../../src/slack/buttons.js';
 import { renderReply } from '../../src/slack/render/reply.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
-import { record, reply, stage as recordStage, T0 } from '../slack/support/records.js';
+import { record, reply, stage as recordStage, T0, target } from '../slack/support/records.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
@@ -219,12 +219,27 @@ describe('status', () => {
 
     const answer = await (await rig.command('status shop@prod')).first();
     const line = said(answer).split('\n').find((l) => l.includes('kargo-demo/prod-us'))!;
-    expect(line).toContain(`Freight \`${NEW}\``);
-    expect(line).toContain(`last Promotion \`${name}\` Succeeded at 2026-08-20T11:55:00Z by <@${ALICE}>`);
-    expect(line).toContain('health now Progressing; healthy at least once since that Promotion');
-    expect(line).toContain('(now Progressing, which after being healthy is not a failure)');
+    // What the thread would say of the Stage: healthy since the Promotion, Progressing now (no release follows it: the Freight verified here says so).
+    expect(line).toBe(
+      `• Kargo \`kargo-demo/prod-us\` — Healthy: healthy since promotion · now Progressing · holds Freight \`${NEW}\` · ` +
+        `last Promotion \`${name}\` Succeeded at 2026-08-20T11:55:00Z by <@${ALICE}> · health now Progressing; healthy at least once since that Promotion`,
+    );
     const eu = said(answer).split('\n').find((l) => l.includes('kargo-demo/prod-eu'))!;
     expect(eu).toContain('never promoted');
+
+    // A release (Complete, still following prod-us under that Promotion) latched: status gives the thread's latch, the Freight's word aside.
+    world.store.patch(rt('Freight'), NS, NEW, 'merge', { status: { verifiedIn: null } }, { subresource: 'status' });
+    const before = said(await (await rig.command('status shop@prod')).first()).split('\n').find((l) => l.includes('kargo-demo/prod-us'))!;
+    expect(before).toContain('— Progressing: Stage Progressing, not yet healthy since the Promotion ·');
+    const kargoTarget = target('prod-us', {
+      ref: { kind: 'KargoStage', cluster: 'prod', namespace: NS, name: 'prod-us' },
+      phase: 'Healthy',
+      kargo: { promotion: { name, via: 'Promotion', phase: 'Succeeded' }, health: 'Progressing', verificationConfigured: false, targetAware: false, healthyAt: T0, doneAt: T0, judged: 'healthy' },
+    });
+    await rig.store.update('shop', 'rel-k2', () => ({ next: record({ pipeline: 'shop', releaseId: 'rel-k2', status: 'Complete', stages: [recordStage('staging', 'Healthy', [], { healthyAt: T0 }), recordStage('prod', 'Healthy', [kargoTarget], { healthyAt: T0 })] }), result: null }));
+    const latched = said(await (await rig.command('status shop@prod')).first()).split('\n').find((l) => l.includes('kargo-demo/prod-us'))!;
+    expect(latched).toContain('— Healthy: healthy since promotion · now Progressing ·');
+    expect(latched).toMatch(/healthy at least once since that Promotion \(the release thread's latch\)$/);
 
     const none = await (await rig.command('status')).first();
     expect(said(none)).toBe('No release is in flight.');

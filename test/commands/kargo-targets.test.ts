@@ -82,7 +82,15 @@ describe('a target-aware Stage', () => {
 
     const header = await eventually(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes(`PromotionRequest \`${name}\``)), 'the follow message');
     expect(header.text).toBe(`:arrow_forward: PromotionRequest \`${name}\` to \`fleet\` (kargo-demo, through Kargo's API): following its phase`);
+    const statusLine = async () => said(await (await rig.command('status fleet@targets')).first()).split('\n').find((l) => l.includes('kargo-demo/fleet'))!;
+    // Status says what the thread would, and names the PromotionRequest (not the Stage's lastPromotion) with its phase and Freight.
+    expect(await statusLine()).toBe(
+      `• Kargo \`kargo-demo/fleet\` — Progressing: PromotionRequest Running · holds Freight none · current PromotionRequest \`${name}\` Running of Freight \`${NEW}\` by <@${ALICE}> · health now Unknown; not healthy since that PromotionRequest`,
+    );
     await runUntil(() => world.store.get(world.store.registry.byKind('PromotionRequest', 'kargo.akuity.io'), NS, name).status?.phase === 'Succeeded', 'the PromotionRequest to succeed');
+    expect(await statusLine()).toBe(
+      `• Kargo \`kargo-demo/fleet\` — Progressing: Stage Unknown, not yet healthy since the PromotionRequest · holds Freight \`${NEW}\` · last PromotionRequest \`${name}\` Succeeded of Freight \`${NEW}\` at 2026-08-20T12:00:02Z by <@${ALICE}> · health now Unknown; not healthy since that PromotionRequest`,
+    );
     const replies = () => rig.slack.transcript.find(CHANNEL, header.ts)!.replies.map((r) => r.text);
     await eventually(() => replies().some((t) => t.includes('is Succeeded')) || undefined, 'the end of the PromotionRequest in the thread');
     expect(replies().at(-1)).toBe(`:white_check_mark: \`${name}\` is Succeeded`);

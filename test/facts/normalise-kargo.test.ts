@@ -96,6 +96,44 @@ describe('a Kargo Promotion fact', () => {
   });
 });
 
+describe('a PromotionRequest\'s child Promotion (one per Target of a target-aware Stage)', () => {
+  const child = (phase: string, extra: Record<string, unknown> = {}) =>
+    normaliseKargoPromotion(
+      promotionSchema.parse({
+        metadata: {
+          namespace: 'kargo-checkout',
+          name: 'fleet.us-1.01j.aaaaaaa',
+          resourceVersion: '90',
+          ownerReferences: [{ apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'PromotionRequest', name: 'fleet.01j.aaaaaaa', uid: 'pr1', controller: true }],
+        },
+        spec: { stage: 'fleet', freight: F1, target: 'us-1', steps: [{ uses: 'git-clone' }, { uses: 'kustomize-set-image', as: 'update-image' }] },
+        status: { phase, ...extra },
+      }),
+      'prod',
+      T0,
+      'watch',
+    );
+
+  it('tells about its request: Running while it runs (a running Promotion opens a release), nothing of the request\'s phase otherwise', () => {
+    expect(child('Running', { currentStep: 1 }).promotion).toEqual({ name: 'fleet.01j.aaaaaaa', via: 'PromotionRequest', phase: 'Running', resourceVersion: '90' });
+    expect(child('Succeeded').promotion).toEqual({ name: 'fleet.01j.aaaaaaa', via: 'PromotionRequest', phase: '', resourceVersion: '90' });
+    expect(child('Pending').target).toEqual({ kind: 'KargoStage', cluster: 'prod', namespace: 'kargo-checkout', name: 'fleet' });
+  });
+
+  it('that failed names its Target, itself, the failing step and the message', () => {
+    const failed = child('Failed', { message: 'git push refused', stepExecutionMetadata: [{ alias: 'step-1', status: 'Succeeded' }, { alias: 'update-image', status: 'Failed', message: 'remote rejected' }] });
+    expect(failed.promotion).toEqual({
+      name: 'fleet.01j.aaaaaaa',
+      via: 'PromotionRequest',
+      phase: '',
+      resourceVersion: '90',
+      failedTarget: { name: 'us-1', promotion: 'fleet.us-1.01j.aaaaaaa', phase: 'Failed' },
+      failedStep: { alias: 'update-image', message: 'remote rejected' },
+      message: 'git push refused',
+    });
+  });
+});
+
 describe('the release a Freight belongs to', () => {
   it('is the release id its images carry (an OCI annotation), else freight-<name>; CI may have written the images by tag, digest or both', () => {
     const pipeline = testConfig().pipelines[0]!;

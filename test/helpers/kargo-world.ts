@@ -3,10 +3,12 @@
  * its webhooks, a Warehouse, Stages whose health follows an Argo CD Application each (set by the
  * test, as an autoscaler or a crash would), and a Glidepath following the `checkout-kargo`
  * pipeline with notifications off (`facts: watch`). Promotions are created as the cluster's admin
- * (create-actor `kubernetes:admin`); the thread is read from the Slack stand-in.
+ * (create-actor `kubernetes:admin`); with `kargoApi`, a target-aware Stage is promoted through
+ * Kargo's API stand-in (a PromotionRequest Kargo creates and fans out to the Targets). The thread
+ * is read from the Slack stand-in.
  */
 import type { KargoControllerOptions } from '../../sandbox/kube/controllers/kargo.js';
-import { freightManifest, promotionRequest, stageManifest, warehouseManifest, type StageManifest } from '../../sandbox/kube/kargo-builders.js';
+import { freightManifest, promotionRequest, stageManifest, targetManifest, warehouseManifest, type StageManifest } from '../../sandbox/kube/kargo-builders.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { CI_TOKEN } from './glidepath.js';
@@ -18,13 +20,16 @@ export const KARGO_CHANNEL = 'C0KARGO';
 /** A CI token bound to the checkout-kargo pipeline. */
 export const KARGO_CI_TOKEN = CI_TOKEN;
 
-const PIPELINE = `
+const STAGES = [
+  `{ name: dev, cluster: prod, kargo: { project: ${PROJECT}, stage: dev } }`,
+  `{ name: staging, cluster: prod, kargo: { project: ${PROJECT}, stage: "glob:stag*" } }`,
+  `{ name: prod, cluster: prod, kargo: { project: ${PROJECT}, selector: "tier=prod" } }`,
+];
+const pipeline = (stages: string[]): string => `
   - name: checkout-kargo
     channel: ${KARGO_CHANNEL}
     stages:
-      - { name: dev, cluster: prod, kargo: { project: ${PROJECT}, stage: dev } }
-      - { name: staging, cluster: prod, kargo: { project: ${PROJECT}, stage: "glob:stag*" } }
-      - { name: prod, cluster: prod, kargo: { project: ${PROJECT}, selector: "tier=prod" } }`;
+${stages.map((stage) => `      - ${stage}`).join('\n')}`;
 
 export interface KargoWorld extends WatchedWorld {
   /** Creates a Freight of `checkout:<tag>` (with OCI annotations, e.g. a release id); returns its name. */
@@ -37,6 +42,10 @@ export interface KargoWorld extends WatchedWorld {
   appHealth(stage: string, status: 'Healthy' | 'Progressing' | 'Degraded'): void;
   /** `kargo promote` as the admin: a Promotion of `freight` to `stage`; returns the name Kargo gave it. */
   promote(stage: string, freight: string): Promise<string>;
+  /** Kargo main: a Target of the project with these labels (a target-aware Stage selects it). */
+  target(name: string, labels: Record<string, string>): void;
+  /** `kargo promote` of a target-aware Stage as the admin, through Kargo's API (`kargoApi`); returns the PromotionRequest Kargo created. */
+  promoteThroughApi(stage: string, freight: string): Promise<string>;
   /** Advances the cluster's clock until `done` holds (each step a chance for Glidepath to catch up). */
   until<T>(what: string, done: () => T | undefined | false | Promise<T | undefined | false>): Promise<T>;
   /** Thread parents of the Kargo channel whose header names the release. */
@@ -45,12 +54,21 @@ export interface KargoWorld extends WatchedWorld {
   parentText(m: TranscriptMessage): string;
 }
 
-export async function startKargoWorld(options: { kargo?: Omit<KargoControllerOptions, 'store' | 'clock'> } = {}): Promise<KargoWorld> {
+export interface KargoWorldOptions {
+  kargo?: Omit<KargoControllerOptions, 'store' | 'clock'>;
+  /** The checkout-kargo pipeline's stages, one YAML flow mapping each (default dev, staging by glob, prod by label). */
+  stages?: string[];
+  /** Kargo's API stand-in, and Glidepath configured with it (target-aware Stages). */
+  kargoApi?: boolean;
+}
+
+export async function startKargoWorld(options: KargoWorldOptions = {}): Promise<KargoWorld> {
   const world = await startWatchedWorld({
     channel: KARGO_CHANNEL,
     namespaces: ['argocd', PROJECT],
     kargo: { stepDurationMs: 200, ...options.kargo },
-    pipelines: PIPELINE,
+    ...(options.kargoApi ? { kargoApi: true } : {}),
+    pipelines: pipeline(options.stages ?? STAGES),
     settings: 'unhealthyGraceMinutes: 0',
     env: { CI_TOKENS: `checkout-kargo=${KARGO_CI_TOKEN}` },
   });
@@ -93,6 +111,21 @@ export async function startKargoWorld(options: { kargo?: Omit<KargoControllerOpt
       const body = promotionRequest(PROJECT, stage, freight);
       const created = (await world.admin().createNamespacedCustomObject({ group: 'kargo.akuity.io', version: 'v1alpha1', namespace: PROJECT, plural: 'promotions', body })) as KubeObject;
       return created.metadata.name;
+    },
+    target(name, labels) {
+      store.create(k('Target'), PROJECT, targetManifest(PROJECT, name, labels));
+    },
+    async promoteThroughApi(stage, freight) {
+      const api = world.cluster.kargoApi;
+      if (!api) throw new Error('startKargoWorld({ kargoApi: true }) runs Kargo\'s API');
+      const res = await fetch(`${api.url}/v1beta1/projects/${PROJECT}/stages/${stage}/promotions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer admin-token' },
+        body: JSON.stringify({ freight }),
+      });
+      const body = (await res.json()) as KubeObject & { error?: string };
+      if (res.status !== 201) throw new Error(`Kargo's API answered ${res.status}: ${body.error ?? JSON.stringify(body)}`);
+      return body.metadata.name;
     },
     async until(what, done) {
       const deadline = Date.now() + 30_000;

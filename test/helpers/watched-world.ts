@@ -6,7 +6,8 @@
  * `runFor` advances the cluster's clock. Other controllers (Argo CD, the ApplicationSet
  * controller) and other stages can be asked for; with `kargo`, the Kargo simulator and its
  * webhooks run too, and `pipelines` replaces the `shop` pipeline (test/helpers/kargo-world.ts
- * builds a Kargo project on it).
+ * builds a Kargo project on it); with `kargoApi`, Kargo's API stand-in as well, configured in
+ * Glidepath as a deployment would (URL in the config, token in the environment).
  */
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { parseConfigFile } from '../../src/config/file.js';
@@ -20,10 +21,11 @@ import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { dropPrefix, startTestGlidepath, testEnv } from './glidepath.js';
 import { waitFor } from './wait.js';
-import { USERS } from '../kube/support.js';
+import { GLIDEPATH_RULES, USERS } from '../kube/support.js';
 
 const LABELS = { 'app.kubernetes.io/part-of': 'shop', env: 'prod' };
 const BOT_TOKEN = 'xoxb-watched-world';
+const KARGO_API_TOKEN = 'glidepath-kargo-api-token';
 
 export interface WatchedWorldOptions {
   channel: string;
@@ -43,6 +45,8 @@ export interface WatchedWorldOptions {
   stages?: string[];
   /** Controller simulators besides the Rollouts and Kargo ones (Argo CD, the ApplicationSet controller). */
   controllers?: Omit<StandInControllers, 'rollouts' | 'kargo'>;
+  /** Kargo's API stand-in on the cluster, and Glidepath configured with it (`kargoApi.url`, its token in KARGO_API_TOKENS). */
+  kargoApi?: boolean;
 }
 
 export interface WatchedWorld {
@@ -65,14 +69,23 @@ export async function startWatchedWorld(o: WatchedWorldOptions): Promise<Watched
   const clock = new FakeClock('2026-08-20T09:00:00Z');
   const cluster = await startStandInCluster({
     name: 'prod',
-    users: USERS,
+    // The Kargo API token is a credential of its own (a Kargo role with the promote verb), as deployed.
+    users: o.kargoApi ? [...USERS, { name: 'glidepath-kargo', token: KARGO_API_TOKEN, rules: GLIDEPATH_RULES }] : USERS,
     clock,
     namespaces: o.namespaces ?? ['shop', 'argocd'],
     kargoAdmission: o.kargo !== undefined,
+    ...(o.kargoApi ? { kargoApi: true } : {}),
     controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts }, ...o.controllers, ...(o.kargo ? { kargo: o.kargo } : {}) },
   });
   const slack = await startSlackStandIn({ botToken: BOT_TOKEN });
-  const env = testEnv({ SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_SIGNING_SECRET: 'watched-world-signing-secret', SLACK_API_URL: slack.apiUrl, ...o.env });
+  const kargoApi = cluster.kargoApi ? `, kargoApi: { url: "${cluster.kargoApi.url}" }` : '';
+  const env = testEnv({
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_SIGNING_SECRET: 'watched-world-signing-secret',
+    SLACK_API_URL: slack.apiUrl,
+    ...(cluster.kargoApi ? { KARGO_API_TOKENS: `prod=${KARGO_API_TOKEN}` } : {}),
+    ...o.env,
+  });
   const stages = o.stages ?? ['{ name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }'];
   const pipelines =
     o.pipelines ??
@@ -84,7 +97,7 @@ ${stages.map((stage) => `      - ${stage}`).join('\n')}`;
   const config = parseConfigFile(`
 settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10${o.settings ? `, ${o.settings}` : ''} }
 clusters:
-  - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch }
+  - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch${kargoApi} }
 pipelines:${pipelines}
 `);
   const app = await startTestGlidepath(config, env);

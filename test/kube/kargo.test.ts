@@ -157,18 +157,22 @@ describe('Kargo', () => {
     }
   });
 
-  it('stage health: healthy once since the last Promotion stays healthy through Progressing; Unhealthy and a failed Promotion count', async () => {
+  it('stage health: the thread\'s judgement of the Stage read live: healthy once since the last Promotion stays healthy through Progressing; Unhealthy and a failed Promotion count', async () => {
     const setStage = (status: Record<string, unknown>): void => void world.store.patch(rt('Stage'), NS, 'prod-us', 'merge', { status }, { subresource: 'status' });
     setStage({ lastPromotion: { name: 'prod-us.01j.f0e1d2c', freight: { name: NEW }, finishedAt: '2026-08-20T11:55:00Z', status: { phase: 'Succeeded' } }, health: { status: 'Progressing' } });
-    expect(await stageHealth(api(), NS, 'prod-us')).toMatchObject({ verdict: 'progressing', healthySinceLastPromotion: false });
-    // Verified after the Promotion: it was Healthy then; autoscaling now is not a failure.
+    expect(await stageHealth(api(), NS, 'prod-us')).toMatchObject({ judged: 'waiting-health', phase: 'Progressing', healthySincePromotion: false, message: 'Stage Progressing, not yet healthy since the Promotion' });
+    // The thread latched under this Promotion: status says what the thread says.
+    expect(await stageHealth(api(), NS, 'prod-us', { followed: [{ promotion: 'prod-us.01j.f0e1d2c', healthyAt: 1 }] })).toMatchObject({ judged: 'healthy', latch: 'thread', message: 'healthy since promotion · now Progressing' });
+    // A latch under another Promotion does not count.
+    expect(await stageHealth(api(), NS, 'prod-us', { followed: [{ promotion: 'prod-us.01h.a1b2c3d', healthyAt: 1 }] })).toMatchObject({ judged: 'waiting-health', latch: 'cluster' });
+    // No release follows it: the Freight verified here after the Promotion says it was Healthy then; autoscaling now is not a failure.
     world.store.patch(rt('Freight'), NS, NEW, 'merge', { status: { verifiedIn: { 'prod-us': { verifiedAt: '2026-08-20T11:58:00Z' } } } }, { subresource: 'status' });
     const scaled = await stageHealth(api(), NS, 'prod-us');
-    expect(scaled).toMatchObject({ verdict: 'healthy', healthNow: 'Progressing', healthySinceLastPromotion: true });
-    expect(scaled.reason).toBe('prod-us has been healthy since Promotion prod-us.01j.f0e1d2c (now Progressing, which after being healthy is not a failure)');
+    expect(scaled).toMatchObject({ phase: 'Healthy', judged: 'healthy', healthySincePromotion: true, latch: 'cluster', reading: { health: 'Progressing' } });
+    expect(scaled.message).toBe('healthy since promotion · now Progressing');
     setStage({ health: { status: 'Unhealthy' } });
-    expect(await stageHealth(api(), NS, 'prod-us')).toMatchObject({ verdict: 'failed', reason: 'prod-us is Unhealthy' });
+    expect(await stageHealth(api(), NS, 'prod-us')).toMatchObject({ phase: 'Degraded', judged: 'unhealthy', message: 'Stage Unhealthy' });
     setStage({ health: { status: 'Unknown' }, lastPromotion: { name: 'prod-us.01k.f0e1d2c', freight: { name: NEW }, status: { phase: 'Failed', message: 'step argocd-update failed' } } });
-    expect(await stageHealth(api(), NS, 'prod-us')).toMatchObject({ verdict: 'failed', reason: 'last Promotion prod-us.01k.f0e1d2c Failed: step argocd-update failed' });
+    expect(await stageHealth(api(), NS, 'prod-us')).toMatchObject({ judged: 'promotion-failed', message: 'Promotion Failed: step argocd-update failed', healthySincePromotion: false });
   });
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
+import { GLIDEPATH_SANDBOX_TOKEN, startSampleWorld, type SampleWorld } from '../../sandbox/kube/world.js';
 
 let clock: FakeClock;
 let world: SampleWorld;
@@ -59,9 +59,10 @@ describe('sample world', () => {
     expect(apps.map((a) => `${a.metadata.namespace}/${a.metadata.name}`).sort()).toEqual(['argocd-apps/payments-ledger', 'argocd/checkout-prod-eu', 'argocd/checkout-prod-us', 'argocd/checkout-staging']);
   });
 
-  it('has a Kargo project with dev → staging → prod', async () => {
+  it('has a Kargo project with dev → staging → prod (classic) and fleet (target-aware, its Targets by label)', async () => {
     const stages = await list('prod', 'stages', 'kargo.akuity.io');
-    expect(stages.map((s) => s.metadata.name).sort()).toEqual(['dev', 'prod', 'staging']);
+    expect(stages.map((s) => s.metadata.name).sort()).toEqual(['dev', 'fleet', 'prod', 'staging']);
+    expect(stages.filter((s) => s.spec.targets).map((s) => [s.metadata.name, s.spec.targets.selectors])).toEqual([['fleet', [{ matchLabels: { fleet: 'checkout' } }]]]);
     const prod = stages.find((s) => s.metadata.name === 'prod')!;
     expect(prod.spec.requestedFreight[0].sources.stages).toEqual(['staging']);
     expect((await list('prod', 'freights', 'kargo.akuity.io')).map((f) => f.alias).sort()).toEqual(['brave-lynx', 'steady-otter']);
@@ -123,6 +124,34 @@ describe('sample world: Kargo', () => {
       expect(s.status.health.output.applicationStatuses.map((a: { name: string }) => a.name)).toEqual(['checkout-staging']);
       const app = w.clusters.prod.store.get(w.clusters.prod.store.registry.byKind('Application'), 'argocd', 'checkout-staging');
       expect(app.status.operationState.operation.initiatedBy).toEqual({ username: 'kargo-controller', automated: true });
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
+describe('sample world: a target-aware Kargo Stage', () => {
+  it('fleet is promoted through prod\'s Kargo API with Glidepath\'s token: a PromotionRequest fanned out to its Targets (not lab)', async () => {
+    const kargoClock = new FakeClock('2026-08-20T09:00:00Z');
+    const w = await startSampleWorld({ clock: kargoClock, kubeconfigPath: join(tempDir('glidepath-world-'), 'kubeconfig') });
+    try {
+      const store = w.clusters.prod.store;
+      const k = (kind: string) => store.registry.byKind(kind, 'kargo.akuity.io');
+      const freight = store.list(k('Freight'), 'kargo-checkout').items.find((f) => f.alias === 'brave-lynx')!;
+      // Verified upstream (staging) as a person would have got it there: available to fleet.
+      store.patch(k('Freight'), 'kargo-checkout', freight.metadata.name, 'merge', { status: { verifiedIn: { staging: { verifiedAt: '2026-08-20T08:00:00Z' } } } }, { subresource: 'status' });
+      const res = await fetch(`${w.kargoApi.url}/v1beta1/projects/kargo-checkout/stages/fleet/promotions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${GLIDEPATH_SANDBOX_TOKEN}` },
+        body: JSON.stringify({ freight: freight.metadata.name }),
+      });
+      expect(res.status).toBe(201);
+      const request = (await res.json()) as KubeObject;
+      expect(request.kind).toBe('PromotionRequest');
+      expect(request.spec.targets).toEqual([{ name: 'prod-eu' }, { name: 'prod-us' }]);
+      for (let i = 0; i < 60 && store.get(k('PromotionRequest'), 'kargo-checkout', request.metadata.name).status?.phase !== 'Succeeded'; i++) await kargoClock.advance(2_000);
+      expect(store.get(k('Stage'), 'kargo-checkout', 'fleet').status.lastPromotionRequest).toMatchObject({ name: request.metadata.name, phase: 'Succeeded' });
+      expect(store.list(k('Promotion'), 'kargo-checkout').items.map((p) => p.spec.target).filter(Boolean).sort()).toEqual(['prod-eu', 'prod-us']);
     } finally {
       await w.stop();
     }

@@ -29,11 +29,14 @@ function freightText(t: TargetState): string | undefined {
   return `Freight ${name}${carries.length > 0 ? ` (${carries.join(', ')})` : ''}`;
 }
 
-function promotionText(t: TargetState): string | undefined {
+/** The Promotion (or PromotionRequest), its phase and who asked; only who asked when the judgement already says the rest. */
+function promotionText(t: TargetState, why: string): string | undefined {
   const p = t.kargo?.promotion;
   if (!p) return undefined;
-  const by = p.actor ? ` by ${untrusted(p.actor, 80, { oneLine: true })}` : '';
-  return `${p.via} ${untrusted(p.phase || 'Pending', 20, { oneLine: true })}${by}`;
+  const by = p.actor ? `by ${untrusted(p.actor, 80, { oneLine: true })}` : '';
+  const what = `${p.via} ${untrusted(p.phase || 'Pending', 20, { oneLine: true })}`;
+  if (why.startsWith(what)) return by ? `requested ${by}` : undefined;
+  return by ? `${what} ${by}` : what;
 }
 
 function kargoLine(t: TargetState): string {
@@ -41,7 +44,7 @@ function kargoLine(t: TargetState): string {
   const name = untrusted(`${t.ref.namespace}/${t.ref.name}`, 120, { oneLine: true });
   const what = t.aborted ? 'Aborted' : t.phase;
   const why = untrusted(t.message, 280, { oneLine: true });
-  const parts = [freightText(t), promotionText(t)];
+  const parts = [freightText(t), promotionText(t, why)];
   if (k.verification && !why.includes('verification')) {
     const run = k.verification.analysisRun ? ` (${code(k.verification.analysisRun, 120)})` : '';
     parts.push(`verification ${untrusted(k.verification.phase, 20, { oneLine: true })}${run}`);

@@ -77,6 +77,25 @@ describe('renderReply', () => {
     expect(renderReply(reply('stage-healthy', {}, { stage: 'prod' }), record()).blocks.some((b) => b.type === 'actions')).toBe(false);
   });
 
+  it('names a failed PromotionRequest for what it is, with its phase, the failing Target and its child Promotion; a Promotion stays a Promotion', () => {
+    const request = reply('promotion-failed', {
+      promotion: 'fleet.01k.f0e1d2c',
+      via: 'PromotionRequest',
+      phase: 'Failed',
+      failedTarget: { name: 'us-1', promotion: 'fleet.us-1.01k.f0e1d2c', phase: 'Failed' },
+      step: 'step-1',
+      message: 'git push refused <!channel>',
+    });
+    const said = text(renderReply(request, record()));
+    expect(said).toBe(':x: *prod* — `prod/shop/checkout`: the Kargo PromotionRequest `fleet.01k.f0e1d2c` failed (phase Failed): Target `us-1` (child Promotion `fleet.us-1.01k.f0e1d2c`) failed at step `step-1`.\n>git push refused &lt;!channel&gt;');
+    expect(text(renderReply(reply('promotion-failed', { promotion: 'fleet.01k.f0e1d2c', via: 'PromotionRequest', phase: 'Errored' }), record()))).toBe(
+      ':x: *prod* — `prod/shop/checkout`: the Kargo PromotionRequest `fleet.01k.f0e1d2c` errored (phase Errored).',
+    );
+    expect(text(renderReply(reply('promotion-failed', { promotion: 'dev.01k.f0e1d2c', phase: 'Failed', step: 'update-image' }), record()))).toBe(
+      ':x: *prod* — `prod/shop/checkout`: the Kargo Promotion `dev.01k.f0e1d2c` failed at step `update-image`.',
+    );
+  });
+
   it('tells how to roll back after an abort (git, not undo)', () => {
     expect(text(renderReply(reply('aborted'), record()))).toContain('Revert the change in git to roll back.');
   });
