@@ -22,6 +22,7 @@ import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
 import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
+import { reduceRecheck } from './recheck.js';
 import type { ReduceKit } from './reduce-kit.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
@@ -63,7 +64,7 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
     case 'release':
       return reduceAnnouncement(current, fact, ctx);
     case 'watchdog':
-      return reduceWatchdog(current, fact, ctx);
+      return fact.recheck ? reduceRecheck(current, fact, ctx, KIT) : reduceWatchdog(current, fact, ctx);
     case 'superseded':
       return reduceSuperseded(current, fact, ctx);
     case 'kargo-stage':

@@ -328,6 +328,9 @@ export class FactReducer {
         case 'watchdog.arm':
           await this.deps.watchdog.arm(record.pipeline, record.releaseId, effect.dueAt);
           break;
+        case 'release.recheck':
+          await this.deps.watchdog.recheck(record.pipeline, record.releaseId, effect.dueAt);
+          break;
         case 'release.supersede':
           await this.deps.facts.add({
             kind: 'superseded',

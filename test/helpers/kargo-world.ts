@@ -45,13 +45,13 @@ export interface KargoWorld extends WatchedWorld {
   parentText(m: TranscriptMessage): string;
 }
 
-export async function startKargoWorld(options: { kargo?: Omit<KargoControllerOptions, 'store' | 'clock'> } = {}): Promise<KargoWorld> {
+export async function startKargoWorld(options: { kargo?: Omit<KargoControllerOptions, 'store' | 'clock'>; unhealthyGraceMinutes?: number } = {}): Promise<KargoWorld> {
   const world = await startWatchedWorld({
     channel: KARGO_CHANNEL,
     namespaces: ['argocd', PROJECT],
     kargo: { stepDurationMs: 200, ...options.kargo },
     pipelines: PIPELINE,
-    settings: 'unhealthyGraceMinutes: 0',
+    settings: `unhealthyGraceMinutes: ${options.unhealthyGraceMinutes ?? 0}`,
     env: { CI_TOKENS: `checkout-kargo=${KARGO_CI_TOKEN}` },
   });
   const { store } = world.cluster;
