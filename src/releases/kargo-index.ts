@@ -5,11 +5,14 @@
  * no Freight yet: the pipeline's newest release). Bounded: each announced-images key expires with the longest a release lives.
  */
 import type { Redis } from 'ioredis';
-import type { KargoFact } from '../facts/kargo-fact.js';
+import { targetKey } from '../facts/fact.js';
+import type { KargoFact, KargoStageFact } from '../facts/kargo-fact.js';
 import type { Keys } from '../store/keys.js';
 import { freightImageDigests, freightOfFact, imagesDigest, type KargoRouteHints } from './kargo-routing.js';
 import type { Route } from './route.js';
 import type { ReleaseStore } from './store.js';
+import { unplacedEntry } from './kargo-tombstones.js';
+import type { TargetIndex } from './target-index.js';
 
 export class AnnouncedImages {
   constructor(
@@ -47,4 +50,12 @@ export async function kargoRouteHints(fact: KargoFact, routes: readonly Route[],
     if (newest) hints.inFlight[pipeline] = newest.releaseId;
   }
   return hints;
+}
+
+/** A Stage no release can take yet is still known to its stage (or, when it left, buried), unless older than what the pipeline saw of it. */
+export async function noteUnplacedStage(targets: Pick<TargetIndex, 'ownedOf' | 'recordMany'>, route: Pick<Route, 'pipeline' | 'stage'>, fact: KargoStageFact): Promise<void> {
+  const key = targetKey(fact.target);
+  const { kargo } = await targets.ownedOf(route.pipeline.name, [key]);
+  const entry = unplacedEntry(fact, route.stage.name, kargo.get(key));
+  if (entry) await targets.recordMany(route.pipeline.name, [[key, entry]]);
 }

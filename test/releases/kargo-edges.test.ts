@@ -1,13 +1,17 @@
 /**
  * Edge cases of the Kargo rules, through the worker's own batch step (the reduce harness): an
  * Unhealthy Kargo Stage is reported when its grace ends, with no fact to tell it (a due-time
- * re-evaluation the reducer asks for).
+ * re-evaluation the reducer asks for); a Stage's removal holds against older observations of it,
+ * delivered late, while a Stage re-created or seen again later counts again.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WatchdogFact } from '../../src/facts/fact.js';
+import { normaliseKargoPromotion } from '../../src/facts/normalise-kargo.js';
+import { promotionSchema } from '../../src/model/kargo-promotion.js';
 import { Harness } from '../helpers/reduce-harness.js';
 import { testConfig } from '../helpers/pipeline.js';
-import { KARGO_PROJECT, kargoStageFact } from '../helpers/kargo-facts.js';
+import { freightName, freightRef, KARGO_PROJECT, kargoStageFact, kargoStageRemoval, promotionName } from '../helpers/kargo-facts.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');
 const GRACE_MS = 2 * 60_000;
@@ -54,5 +58,108 @@ describe('an Unhealthy Kargo Stage is reported when its grace ends', () => {
     expect(h.apply(recheck(since + GRACE_MS))).toEqual(['ignored']);
     expect(h.replies('degraded')).toEqual([]);
     expect(h.record('rel-1', 'shop')).toEqual(before);
+  });
+});
+
+describe("a Kargo Stage's removal holds against older observations of it", () => {
+  const config = testConfig(`  - name: shop
+    channel: C0123SHOP
+    releaseIdAnnotation: hangar.io/release-id
+    stages:
+      - { name: prod, cluster: prod, kargo: { project: ${KARGO_PROJECT}, selector: "tier=prod" } }
+`);
+  const PROD = { labels: { tier: 'prod' } };
+  const prodA = (h: Harness, at: number) => {
+    h.apply(kargoStageFact('prod-a', { ...PROD, rv: 10, freight: 1, promotion: 'running' }, at));
+    h.apply(kargoStageFact('prod-a', { ...PROD, rv: 12, freight: 1, promotion: 'succeeded', health: 'Healthy' }, at + 1));
+  };
+  const prodB = {
+    created: (at: number) => kargoStageFact('prod-b', { ...PROD, rv: 5 }, at),
+    promoting: (at: number) => kargoStageFact('prod-b', { ...PROD, rv: 11, freight: 1, promotion: 'running' }, at),
+    removed: (at: number) => kargoStageRemoval('prod-b', { ...PROD, rv: 13, freight: 1, promotion: 'running' }, at, 'tier=prod'),
+  };
+  const prodStage = (h: Harness) => h.record('rel-1', 'shop')!.stages.find((s) => s.name === 'prod')!;
+  const counts = (h: Harness, stage: string) => {
+    const prod = prodStage(h);
+    return Object.keys(prod.targets).some((k) => k.endsWith(`kargo:${stage}`)) || prod.pending.some((k) => k.endsWith(`kargo:${stage}`));
+  };
+
+  it('a Stage fact observed before the removal and delivered after it does not make the Stage a target again', () => {
+    const h = new Harness(config);
+    h.apply(prodB.created(T0));
+    h.apply(prodB.promoting(T0 + 1));
+    prodA(h, T0 + 2);
+    expect(h.record('rel-1', 'shop')!.status).not.toBe('Complete');
+    h.apply(prodB.removed(T0 + 3));
+    expect(h.record('rel-1', 'shop')!.status).toBe('Complete');
+    // Redelivered late, out of order: the promotion and the Stage as it was created.
+    expect(h.apply(prodB.promoting(T0 + 4))).toEqual(['out-of-order']);
+    expect(h.apply(prodB.created(T0 + 5))).toEqual(['out-of-order']);
+    expect(counts(h, 'prod-b')).toBe(false);
+    expect(h.record('rel-1', 'shop')!.status).toBe('Complete');
+  });
+
+  it('a Running Promotion older than the removal does not bring the Stage back; a newer one (the Stage re-created) does', () => {
+    const h = new Harness(config);
+    prodA(h, T0);
+    h.apply(prodB.promoting(T0 + 1));
+    h.apply(prodB.removed(T0 + 2));
+    const promotion = (rv: number) => normaliseKargoPromotion(
+      promotionSchema.parse({ metadata: { namespace: KARGO_PROJECT, name: promotionName('prod-b', 1), resourceVersion: String(rv) }, spec: { stage: 'prod-b', freight: freightName(1) }, status: { phase: 'Running', freight: freightRef(1) } }),
+      'prod',
+      T0 + 3,
+      'watch',
+      { freight: () => undefined, stageLabels: () => ({ tier: 'prod' }) },
+    );
+    expect(h.apply(promotion(12))).toEqual(['out-of-order']);
+    expect(counts(h, 'prod-b')).toBe(false);
+    expect(h.apply(promotion(30))).toEqual(['applied']);
+    expect(counts(h, 'prod-b')).toBe(true);
+  });
+
+  it('a Stage re-created under the same name (a new uid), or seen again later (back in the selector), counts again', () => {
+    const h = new Harness(config);
+    prodA(h, T0);
+    h.apply(prodB.promoting(T0 + 1));
+    h.apply(prodB.removed(T0 + 2));
+    expect(h.record('rel-1', 'shop')!.status).toBe('Complete');
+    h.apply(kargoStageFact('prod-b', { ...PROD, rv: 40, uid: 'uid-prod-b-2' }, T0 + 3));
+    expect(counts(h, 'prod-b')).toBe(true);
+    expect(h.record('rel-1', 'shop')!.status).not.toBe('Complete');
+
+    const again = new Harness(config);
+    prodA(again, T0);
+    again.apply(prodB.promoting(T0 + 1));
+    again.apply(prodB.removed(T0 + 2));
+    again.apply(kargoStageFact('prod-b', { ...PROD, rv: 14, freight: 1, promotion: 'running' }, T0 + 3));
+    expect(counts(again, 'prod-b')).toBe(true);
+  });
+
+  it('a removal older than a later observation (relabelled out, then back in, delivered in reverse) removes nothing', () => {
+    const h = new Harness(config);
+    prodA(h, T0);
+    h.apply(kargoStageFact('prod-b', { ...PROD, rv: 20, freight: 1, promotion: 'running' }, T0 + 1));
+    expect(h.apply(prodB.removed(T0 + 2))).toEqual(['out-of-order']);
+    expect(counts(h, 'prod-b')).toBe(true);
+  });
+
+  it('under any order and repetition, once the removal is heard the removed Stage never counts, and the release completes', () => {
+    const facts = [prodB.created, prodB.promoting, prodB.removed, (at: number) => kargoStageFact('prod-a', { ...PROD, rv: 10, freight: 1, promotion: 'running' }, at), (at: number) => kargoStageFact('prod-a', { ...PROD, rv: 12, freight: 1, promotion: 'succeeded', health: 'Healthy' }, at)];
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: facts.length - 1 }), { maxLength: 20 }).chain((extra) => fc.shuffledSubarray([...facts.keys(), ...extra], { minLength: facts.length + extra.length })),
+        (order) => {
+          const h = new Harness(config);
+          let removed = false;
+          order.forEach((i, k) => {
+            h.apply(facts[i]!(T0 + k * 1000));
+            removed ||= i === 2;
+            if (removed && h.record('rel-1', 'shop')) expect(counts(h, 'prod-b'), `order ${order.join(',')}`).toBe(false);
+          });
+          expect(h.record('rel-1', 'shop')!.status, `order ${order.join(',')}`).toBe('Complete');
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
