@@ -218,6 +218,8 @@ export interface ReleaseRecord {
   commit?: string;
   pullRequestUrl?: string;
   author?: string;
+  /** A `freight-` release that a later CI announcement of its images joined: the release id CI announced (kargo-announce.ts). */
+  announcedAs?: string;
   createdAt: number;
   updatedAt: number;
   lastHeardAt: number;

@@ -22,6 +22,7 @@ import { childTargetKeys, pipelinesOfAppSet, routeApplicationSet } from './route
 import { isKargoRemoval, placedRoutes, resolveKargoRoutes, type KargoRouteHints } from './kargo-routing.js';
 import { kargoRouteHints, noteUnplacedStage, type AnnouncedImages } from './kargo-index.js';
 import { screenKargoBatch, type KargoSeen } from './kargo-tombstones.js';
+import { announcementRoutes } from './kargo-announce.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
@@ -235,6 +236,7 @@ export class FactReducer {
 
   private async routes(fact: Fact): Promise<ResolvedRoute[]> {
     if (fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') return this.kargoRoutes(fact);
+    if (fact.kind === 'release' && this.deps.announcedImages) return announcementRoutes(fact, resolveRoutes(this.deps.config, fact), this.deps.announcedImages, this.deps.store);
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
     const children = new Map<string, ReadonlyMap<string, string>>();
     if (fact.kind === 'application-set') {
@@ -321,6 +323,7 @@ export class FactReducer {
     const updates = targetIndexUpdates(items, outcomes, seen);
     // A removal's tombstone is written even when no release changed (none held the Stage).
     await this.deps.targets.recordMany(pipeline.name, saved ? [...updates.targets, ...updates.removed] : updates.removed);
+    if (saved && !leftover && saved.record.idSource === 'freight') await this.deps.announcedImages?.noteFreightRelease(pipeline.name, items.map((i) => i.fact), releaseId);
     if (saved) {
       for (const [application, where] of updates.applications) await this.deps.targets.recordApplication(application, where);
     }

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { startKubeServer } from '../../sandbox/kube/server.js';
-import { postJson } from '../helpers/glidepath.js';
+import { getJson, postJson } from '../helpers/glidepath.js';
 import { USERS } from '../kube/support.js';
 import { KARGO_CHANNEL, KARGO_CI_TOKEN, REPO, startKargoWorld, type KargoWorld } from '../helpers/kargo-world.js';
 
@@ -143,6 +143,32 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
     const threads = world.slack.transcript.messages(KARGO_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes('checkout:2.0.0'));
     expect(threads).toHaveLength(1);
     expect(world.slack.transcript.messages(KARGO_CHANNEL).some((m) => JSON.stringify(m.blocks).includes(`Release freight-${freight}`))).toBe(false);
+  });
+
+  it('a Freight seen before its CI announcement: the announcement joins the Freight\'s thread, which then goes by the CI\'s id', async () => {
+    // The Freight carries no release id and nobody announced it yet: its thread is its own.
+    const freight = world.freight('2.1.0', 'swift-fox');
+    await world.promote('dev', freight);
+    await world.until('the Freight thread', () => world.thread(`freight-${freight}`) && replies(world.thread(`freight-${freight}`)).some((t) => t.includes('*dev* is Healthy')));
+    const announced = { releaseId: 'rel-ci-8', pipeline: 'checkout-kargo', images: [`${REPO}:2.1.0`], commit: 'def5678abc', author: 'bob' };
+    expect((await postJson(`${world.app.url}/v1/releases`, announced, KARGO_CI_TOKEN)).status).toBe(202);
+    const joined = await world.until('the thread goes by the CI id', () => {
+      const m = world.thread('rel-ci-8');
+      return m && world.parentText(m).includes('merged by bob') && m;
+    });
+    expect(world.parentText(joined)).toContain(`announced by CI after its Freight opened \`freight-${freight}\``);
+    expect(world.parentText(joined)).toContain('• kargo-checkout/dev — Healthy · Freight *swift-fox*');
+    // The Freight goes on in the same thread.
+    await world.promote('staging', freight);
+    await world.until('staging in the joined thread', () => replies(world.thread('rel-ci-8')).some((t) => t.includes('*staging* is Healthy')));
+    const threads = world.slack.transcript.messages(KARGO_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes('checkout:2.1.0'));
+    expect(threads).toHaveLength(1);
+    // CI's release id finds the release; what CI announced stays fixed (409 on other details).
+    const read = await getJson(`${world.app.url}/v1/releases/checkout-kargo/rel-ci-8`);
+    expect(read.status).toBe(200);
+    expect(read.json).toMatchObject({ releaseId: `freight-${freight}`, announcedAs: 'rel-ci-8', author: 'bob', commit: 'def5678abc' });
+    expect((await postJson(`${world.app.url}/v1/releases`, announced, KARGO_CI_TOKEN)).status).toBe(202);
+    expect((await postJson(`${world.app.url}/v1/releases`, { ...announced, author: 'mallory' }, KARGO_CI_TOKEN)).status).toBe(409);
   });
 
   it('a Stage deleted while the watch could not see it (the API server down, its history compacted) stops counting at the relist', async () => {

@@ -2,16 +2,19 @@
  * Edge cases of the Kargo rules, through the worker's own batch step (the reduce harness): an
  * Unhealthy Kargo Stage is reported when its grace ends, with no fact to tell it (a due-time
  * re-evaluation the reducer asks for); a Stage's removal holds against older observations of it,
- * delivered late, while a Stage re-created or seen again later counts again.
+ * delivered late, while a Stage re-created or seen again later counts again; a CI announcement
+ * made after its Freight opened a `freight-` release joins that release.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { WatchdogFact } from '../../src/facts/fact.js';
+import type { ReleaseAnnouncedFact, WatchdogFact } from '../../src/facts/fact.js';
 import { normaliseKargoPromotion } from '../../src/facts/normalise-kargo.js';
 import { promotionSchema } from '../../src/model/kargo-promotion.js';
+import { joinedRelease } from '../../src/releases/kargo-announce.js';
+import { reduceReleaseBatch } from '../../src/releases/reducer-worker.js';
 import { Harness } from '../helpers/reduce-harness.js';
 import { testConfig } from '../helpers/pipeline.js';
-import { freightName, freightRef, KARGO_PROJECT, kargoStageFact, kargoStageRemoval, promotionName } from '../helpers/kargo-facts.js';
+import { freightName, freightRef, KARGO_PROJECT, KARGO_REPO, kargoStageFact, kargoStageRemoval, promotionName } from '../helpers/kargo-facts.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');
 const GRACE_MS = 2 * 60_000;
@@ -161,5 +164,44 @@ describe("a Kargo Stage's removal holds against older observations of it", () =>
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("a CI announcement after its Freight's release opened joins that release", () => {
+  const config = testConfig(`  - name: shop
+    channel: C0123SHOP
+    releaseIdAnnotation: hangar.io/release-id
+    stages:
+      - { name: dev, cluster: prod, kargo: { project: ${KARGO_PROJECT}, stage: dev } }
+`);
+  const announcement = (releaseId: string, author = 'alice'): ReleaseAnnouncedFact => ({ kind: 'release', source: 'ci', receivedAt: T0 + 10_000, pipeline: 'shop', releaseId, images: [`${KARGO_REPO}:7.0.0`], commit: 'abc1234def', author });
+
+  it('the batch step records the CI id on the Freight\'s release, once, and the release keeps its id and its stages', () => {
+    const h = new Harness(config);
+    h.apply(kargoStageFact('dev', { rv: 10, freight: 7, releaseId: null, promotion: 'succeeded', health: 'Healthy' }, T0));
+    const freightRelease = `freight-${freightName(7)}`;
+    const record = h.record(freightRelease, 'shop')!;
+    expect(record.idSource).toBe('freight');
+    const route = { pipeline: config.pipelines.find((p) => p.name === 'shop')!, releaseId: freightRelease };
+    const input = { config, knownTargets: {}, previousOfTarget: new Map<string, string>() };
+    const step = reduceReleaseBatch(structuredClone(record), [{ fact: announcement('rel-ci-7'), route }], input);
+    expect(step.outcomes).toEqual(['applied']);
+    expect(step.record).toMatchObject({ releaseId: freightRelease, announcedAs: 'rel-ci-7', author: 'alice', commit: 'abc1234def', status: 'Complete' });
+    expect(Object.keys(step.record!.stages[0]!.targets)).toHaveLength(1);
+    // The same announcement again changes nothing.
+    expect(reduceReleaseBatch(structuredClone(step.record!), [{ fact: announcement('rel-ci-7'), route }], input).outcomes).toEqual(['ignored']);
+  });
+
+  it('which release an announcement joins: a Freight\'s release not joined by another id, unless CI\'s id has a release of its own', () => {
+    const h = new Harness(config);
+    h.apply(kargoStageFact('dev', { rv: 10, freight: 7, releaseId: null, promotion: 'succeeded', health: 'Healthy' }, T0));
+    const freightRelease = h.record(`freight-${freightName(7)}`, 'shop')!;
+    expect(joinedRelease(announcement('rel-ci-7'), freightRelease, undefined)).toBe(freightRelease.releaseId);
+    // Asked again, CI's id finds the Freight's release it joined (the alias).
+    expect(joinedRelease(announcement('rel-ci-7'), { ...freightRelease, announcedAs: 'rel-ci-7' }, { ...freightRelease, announcedAs: 'rel-ci-7' })).toBe(freightRelease.releaseId);
+    expect(joinedRelease(announcement('rel-ci-9'), { ...freightRelease, announcedAs: 'rel-ci-7' }, undefined)).toBeUndefined();
+    expect(joinedRelease(announcement('rel-ci-7'), freightRelease, { ...freightRelease, releaseId: 'rel-ci-7' })).toBeUndefined();
+    expect(joinedRelease(announcement('rel-ci-7'), { ...freightRelease, releaseId: 'rel-6' }, undefined)).toBeUndefined();
+    expect(joinedRelease(announcement('rel-ci-7'), undefined, undefined)).toBeUndefined();
   });
 });
