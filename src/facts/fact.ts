@@ -132,6 +132,8 @@ export interface WatchdogFact {
   pipeline: string;
   releaseId: string;
   silentSince: number;
+  /** Not a stall check: a due time the reducer asked for (`release.recheck`), `silentSince` being that time. */
+  recheck?: true;
 }
 
 /** A target of this release moved on to another release (emitted by the reducer of the newer one). */

@@ -55,7 +55,7 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
       parts = [fact.pipeline, fact.releaseId, fact.images, fact.commit, fact.pullRequestUrl, fact.author];
       break;
     case 'watchdog':
-      parts = [fact.pipeline, fact.releaseId, fact.silentSince];
+      parts = [fact.pipeline, fact.releaseId, fact.silentSince, ...(fact.recheck ? ['recheck'] : [])];
       break;
     case 'superseded':
       parts = [fact.pipeline, fact.releaseId, targetKey(fact.target), fact.byReleaseId, fact.at];

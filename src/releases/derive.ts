@@ -10,6 +10,7 @@ import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
 import { appSetOrderFailures, judgeStepStage } from './derive-appset.js';
 import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
+import { recheckEffect } from './recheck.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 export function activeTargets(stage: StageState): TargetState[] {
@@ -73,6 +74,12 @@ export class Notices {
   reply(key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): void {
     const effect = noticeReply(this.record, key, kind, detail, stage, target);
     if (effect) this.effects.push(effect);
+  }
+
+  /** Asks to be reduced again at `at`, when a grace ends that no fact may tell (src/releases/recheck.ts). */
+  recheckAt(at: number): void {
+    const effect = recheckEffect(at);
+    if (!this.effects.some((e) => e.id === effect.id)) this.effects.push(effect);
   }
 }
 

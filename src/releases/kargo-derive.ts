@@ -4,7 +4,8 @@
  * Promote button carries (what proved healthy here), and the replies a Kargo target is due: a
  * Promotion that failed, errored or was aborted (its failing step and message), a failed
  * verification (with its AnalysisRun), and Unhealthy that outlasts the grace. Kargo health is
- * recomputed live and flaps (an app syncing, autoscaling), so Unhealthy always gets the grace.
+ * recomputed live and flaps (an app syncing, autoscaling), so Unhealthy always gets the grace;
+ * the reply is due when the grace ends, and a `release.recheck` effect brings it then.
  */
 import type { TargetRef } from '../facts/fact.js';
 import type { ReduceContext } from './context.js';
@@ -12,6 +13,7 @@ import type { ReplyDetail, ReplyKind, StageState, TargetState } from './record.j
 
 interface Replies {
   reply(key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): void;
+  recheckAt(at: number): void;
 }
 
 const active = (stage: StageState): TargetState[] => Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
@@ -53,7 +55,10 @@ export function kargoNotices(notices: Replies, stage: StageState, t: TargetState
       t.ref,
     );
   }
-  if (k.judged === 'unhealthy' && now - t.phaseSince >= ctx.unhealthyGraceMs) {
-    notices.reply(`degraded:${where}:${p?.name ?? ''}:${t.phaseSince}`, 'degraded', { message: t.message }, stage.name, t.ref);
+  if (k.judged === 'unhealthy') {
+    // Reported when the grace ends, whether or not a fact arrives then: Kargo may say nothing more
+    // until the next resync, so the release asks to be reduced again at that time.
+    if (now - t.phaseSince >= ctx.unhealthyGraceMs) notices.reply(`degraded:${where}:${p?.name ?? ''}:${t.phaseSince}`, 'degraded', { message: t.message }, stage.name, t.ref);
+    else notices.recheckAt(t.phaseSince + ctx.unhealthyGraceMs);
   }
 }

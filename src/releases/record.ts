@@ -200,6 +200,8 @@ export type Effect =
   /** The pause a reply asked about is over: the reply (as it was emitted) loses its buttons and says how it ended. */
   | { id: string; type: 'thread.settle'; reply: Extract<Effect, { type: 'thread.reply' }>; ended: PauseEnd }
   | { id: string; type: 'watchdog.arm'; dueAt: number }
+  /** Reduce the release again at `dueAt` (a grace that ends with no fact to tell it: src/releases/recheck.ts). */
+  | { id: string; type: 'release.recheck'; dueAt: number }
   | {
       id: string;
       type: 'release.supersede';
@@ -220,6 +222,8 @@ export interface ReleaseRecord {
   commit?: string;
   pullRequestUrl?: string;
   author?: string;
+  /** A `freight-` release that a later CI announcement of its images joined: the release id CI announced (kargo-announce.ts). */
+  announcedAs?: string;
   createdAt: number;
   updatedAt: number;
   lastHeardAt: number;

@@ -22,6 +22,7 @@ import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
 import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
+import { reduceRecheck } from './recheck.js';
 import type { ReduceKit } from './reduce-kit.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
@@ -63,7 +64,7 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
     case 'release':
       return reduceAnnouncement(current, fact, ctx);
     case 'watchdog':
-      return reduceWatchdog(current, fact, ctx);
+      return fact.recheck ? reduceRecheck(current, fact, ctx, KIT) : reduceWatchdog(current, fact, ctx);
     case 'superseded':
       return reduceSuperseded(current, fact, ctx);
     case 'kargo-stage':
@@ -334,14 +335,15 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
 function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnnouncedFact, ctx: ReduceContext): Reduction {
   const now = fact.receivedAt;
   const record = openRecord(current, ctx, fact.releaseId, 'announcement', fact.images, now);
-  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource]);
+  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource, record.announcedAs]);
+  if (fact.releaseId !== record.releaseId) record.announcedAs = fact.releaseId; // announced into a Freight's release (kargo-announce.ts)
   // CI is the authority on what the release should run.
   if (fact.images.length > 0) record.images = [...fact.images].sort();
   if (record.idSource === 'images') record.idSource = 'announcement';
   record.commit = fact.commit ?? record.commit;
   record.pullRequestUrl = fact.pullRequestUrl ?? record.pullRequestUrl;
   record.author = fact.author ?? record.author;
-  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource]);
+  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource, record.announcedAs]);
   if (current && before === after) return unchanged('ignored', 'release already announced with the same details');
   return finish(record, now, ctx, 'applied');
 }

@@ -19,14 +19,16 @@ import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
 import { childTargetKeys, pipelinesOfAppSet, routeApplicationSet } from './route-appset.js';
-import { isKargoRemoval, placedRoutes, resolveKargoRoutes, withKargoMembership, type KargoRouteHints } from './kargo-routing.js';
-import { kargoRouteHints, type AnnouncedImages } from './kargo-index.js';
+import { isKargoRemoval, placedRoutes, resolveKargoRoutes, type KargoRouteHints } from './kargo-routing.js';
+import { kargoRouteHints, noteUnplacedStage, type AnnouncedImages } from './kargo-index.js';
+import { screenKargoBatch, type KargoSeen } from './kargo-tombstones.js';
+import { announcementRoutes } from './kargo-announce.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
 import { ReleaseLanes } from './release-lanes.js';
-import type { TargetIndex } from './target-index.js';
+import type { TargetEntry, TargetIndex } from './target-index.js';
 import type { Watchdog } from './watchdog.js';
 
 export interface FactReducerDeps {
@@ -128,6 +130,8 @@ export interface BatchStep {
   outcomes: ReduceOutcome[];
   /** Why facts changed nothing, for the debug log. */
   reasons: { outcome: ReduceOutcome; reason: string }[];
+  /** What the pipeline has seen of the batch's Kargo Stages after it (removals are tombstones: kargo-tombstones.ts). */
+  kargoSeen: Map<string, KargoSeen>;
 }
 
 /**
@@ -139,7 +143,7 @@ export interface BatchStep {
 export function reduceReleaseBatch(
   current: ReleaseRecord | undefined,
   items: readonly RoutedFact[],
-  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]> },
+  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]>; kargoSeen?: ReadonlyMap<string, KargoSeen> },
 ): BatchStep {
   const { config } = input;
   const { settings } = config;
@@ -158,8 +162,16 @@ export function reduceReleaseBatch(
   const outcomes: ReduceOutcome[] = [];
   const reasons: BatchStep['reasons'] = [];
   const previousOfTarget = new Map(input.previousOfTarget);
-  const knownTargets = withKargoMembership(input.knownTargets, items.map((item) => ({ ...item, key: ownedTarget(item) })));
-  for (const item of items) {
+  // A Kargo Stage's removal holds against older observations of it, in every release alike.
+  const screen = screenKargoBatch(items.map((item) => ({ ...item, key: ownedTarget(item) })), input.kargoSeen ?? new Map(), input.knownTargets);
+  const { knownTargets } = screen;
+  for (const [i, item] of items.entries()) {
+    const refused = screen.refused[i];
+    if (refused) {
+      outcomes.push('out-of-order');
+      reasons.push({ outcome: 'out-of-order', reason: refused });
+      continue;
+    }
     const target = ownedTarget(item);
     const ctx: ReduceContext = {
       ...base,
@@ -183,29 +195,35 @@ export function reduceReleaseBatch(
     }
   }
   const changed = outcomes.some((o) => o === 'applied' || o === 'heartbeat');
-  return { record, changed, effects: [...effects.values()], outcomes, reasons };
+  return { record, changed, effects: [...effects.values()], outcomes, reasons, kargoSeen: screen.seen };
 }
 
-/** What the target index learns from a saved batch: each owned target's release, and which Applications manage which stages. */
+/**
+ * What the target index learns from a saved batch: each owned target's release (a Kargo Stage with
+ * what was last seen of it; one that left, a tombstone), and which Applications manage which stages.
+ */
 export function targetIndexUpdates(
   items: readonly RoutedFact[],
   outcomes: readonly ReduceOutcome[],
-): { targets: [string, { stage: string; releaseId: string; heardAt: number }][]; applications: Map<string, { pipeline: string; stage: string; releaseId: string }>; forgotten: string[] } {
-  const targets: [string, { stage: string; releaseId: string; heardAt: number }][] = [];
-  const forgotten: string[] = [];
+  kargoSeen: ReadonlyMap<string, KargoSeen> = new Map(),
+): { targets: [string, TargetEntry][]; applications: Map<string, { pipeline: string; stage: string; releaseId: string }>; removed: [string, TargetEntry][] } {
+  const targets: [string, TargetEntry][] = [];
+  const removed: [string, TargetEntry][] = [];
   const applications = new Map<string, { pipeline: string; stage: string; releaseId: string }>();
   items.forEach((item, i) => {
     const { fact, route } = item;
     const outcome = outcomes[i];
-    if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat')) return;
     const target = ownedTarget(item);
-    if (target && isKargoRemoval(fact)) forgotten.push(target);
-    else if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt }]);
+    const seen = target ? kargoSeen.get(target) : undefined;
+    // A removal that counts leaves a tombstone, whether or not this release held the Stage.
+    if (route.stage && target && isKargoRemoval(fact) && outcome !== 'out-of-order' && seen?.removed) removed.push([target, { stage: route.stage.name, releaseId: '', heardAt: fact.receivedAt, kargo: seen }]);
+    if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat') || isKargoRemoval(fact)) return;
+    if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt, ...(seen && !seen.removed ? { kargo: seen } : {}) }]);
     if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
       applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: route.pipeline.name, stage: route.stage.name, releaseId: route.releaseId });
     }
   });
-  return { targets, applications, forgotten };
+  return { targets, applications, removed };
 }
 
 export interface FactResult {
@@ -218,6 +236,7 @@ export class FactReducer {
 
   private async routes(fact: Fact): Promise<ResolvedRoute[]> {
     if (fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') return this.kargoRoutes(fact);
+    if (fact.kind === 'release' && this.deps.announcedImages) return announcementRoutes(fact, resolveRoutes(this.deps.config, fact), this.deps.announcedImages, this.deps.store);
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
     const children = new Map<string, ReadonlyMap<string, string>>();
     if (fact.kind === 'application-set') {
@@ -232,12 +251,7 @@ export class FactReducer {
     const routes = routeFact(this.deps.config, fact);
     if (!this.deps.announcedImages) return resolveRoutes(this.deps.config, fact);
     const { routes: resolved, unplaced } = resolveKargoRoutes(routes, await kargoRouteHints(fact, routes, this.deps.announcedImages, this.deps.store));
-    for (const r of unplaced) {
-      if (fact.kind !== 'kargo-stage') continue;
-      const key = targetKey(fact.target);
-      if (fact.removed) await this.deps.targets.forget(r.pipeline.name, [key]);
-      else await this.deps.targets.recordMany(r.pipeline.name, [[key, { stage: r.stage.name, releaseId: '', heardAt: fact.receivedAt }]]);
-    }
+    if (fact.kind === 'kargo-stage') for (const r of unplaced) await noteUnplacedStage(this.deps.targets, r, fact);
     return resolved;
   }
 
@@ -288,26 +302,29 @@ export class FactReducer {
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
     const owned = [...new Set(items.map(ownedTarget).filter((t): t is string => t !== undefined))];
     const rolloutTargets = [...new Set(items.flatMap((i) => (i.fact.kind === 'rollout' ? [targetKey(i.fact.target)] : [])))];
-    const [knownTargets, previousOfTarget, ownActions] = await Promise.all([
+    const [knownTargets, { releases: previousOfTarget, kargo: kargoSeen }, ownActions] = await Promise.all([
       this.deps.targets.knownTargets(pipeline.name, now),
-      this.deps.targets.releasesOf(pipeline.name, owned),
+      this.deps.targets.ownedOf(pipeline.name, owned),
       // What Glidepath itself did to these Rollouts: the thread tells it from changes made outside.
       this.deps.ownActions ? this.deps.ownActions.of(rolloutTargets) : Promise.resolve(undefined),
     ]);
 
     let leftover: StoredRelease | undefined;
+    let seen: ReadonlyMap<string, KargoSeen> = kargoSeen;
     const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
       leftover = current;
-      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, ...(ownActions ? { ownActions } : {}) });
+      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, kargoSeen, ...(ownActions ? { ownActions } : {}) });
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
+      seen = step.kargoSeen;
       return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };
     });
     items.forEach((item, i) => this.deps.metrics.factsReduced.inc({ source: item.fact.source, outcome: outcomes[i] as string }));
 
+    const updates = targetIndexUpdates(items, outcomes, seen);
+    // A removal's tombstone is written even when no release changed (none held the Stage).
+    await this.deps.targets.recordMany(pipeline.name, saved ? [...updates.targets, ...updates.removed] : updates.removed);
+    if (saved && !leftover && saved.record.idSource === 'freight') await this.deps.announcedImages?.noteFreightRelease(pipeline.name, items.map((i) => i.fact), releaseId);
     if (saved) {
-      const updates = targetIndexUpdates(items, outcomes);
-      await this.deps.targets.recordMany(pipeline.name, updates.targets);
-      await this.deps.targets.forget(pipeline.name, updates.forgotten);
       for (const [application, where] of updates.applications) await this.deps.targets.recordApplication(application, where);
     }
     const stored = saved ?? leftover;
@@ -327,6 +344,9 @@ export class FactReducer {
           break;
         case 'watchdog.arm':
           await this.deps.watchdog.arm(record.pipeline, record.releaseId, effect.dueAt);
+          break;
+        case 'release.recheck':
+          await this.deps.watchdog.recheck(record.pipeline, record.releaseId, effect.dueAt);
           break;
         case 'release.supersede':
           await this.deps.facts.add({

@@ -140,8 +140,17 @@ export class ReleaseStore implements ReleaseReader {
     return ReleaseStore.fromHash(await this.redis.hgetall(this.keys.release(pipeline, releaseId)));
   }
 
+  /** The release, or the release a CI release id was announced into (a Freight's release that adopted it). */
   async get(pipeline: string, releaseId: string): Promise<ReleaseRecord | undefined> {
-    return (await this.load(pipeline, releaseId))?.record;
+    const record = (await this.load(pipeline, releaseId))?.record;
+    if (record) return record;
+    const into = await this.redis.get(this.keys.releaseAlias(pipeline, releaseId));
+    return into ? (await this.load(pipeline, into))?.record : undefined;
+  }
+
+  /** CI's release id `releaseId` was announced into release `into`: `get` finds it by either id. */
+  async alias(pipeline: string, releaseId: string, into: string): Promise<void> {
+    await this.redis.set(this.keys.releaseAlias(pipeline, releaseId), into, 'PX', Math.round(this.longestTtlMs));
   }
 
   /**

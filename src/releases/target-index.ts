@@ -5,12 +5,18 @@
  */
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
+import type { KargoSeen } from './kargo-tombstones.js';
 
-interface Entry {
+export interface TargetEntry {
   stage: string;
   releaseId: string;
   heardAt: number;
+  /** A Kargo Stage: its newest observation; `removed`: a tombstone (it left the stage, and counts for nothing: kargo-tombstones.ts). */
+  kargo?: KargoSeen;
 }
+type Entry = TargetEntry;
+
+const buried = (entry: Entry): boolean => entry.kargo?.removed === true;
 
 export interface TargetIndexOptions {
   /** A target not heard from for this long no longer counts as part of its stage (it was deleted). */
@@ -80,7 +86,7 @@ export class TargetIndex {
     const byStage: Record<string, string[]> = {};
     let validUntil = Infinity;
     for (const [target, entry] of entries) {
-      if (now - entry.heardAt > this.options.forgetAfterMs) continue;
+      if (now - entry.heardAt > this.options.forgetAfterMs || buried(entry)) continue;
       (byStage[entry.stage] ??= []).push(target);
       validUntil = Math.min(validUntil, entry.heardAt + this.options.forgetAfterMs);
     }
@@ -91,20 +97,29 @@ export class TargetIndex {
   /** Whether recording `entry` for `target` changes what knownTargets would return from `known`. */
   private changesKnown(known: KnownByStage, target: string, entry: Entry): boolean {
     const before = known.entries.get(target);
-    if (!before || before.stage !== entry.stage || entry.heardAt < before.heardAt) return true;
+    if (!before || before.stage !== entry.stage || entry.heardAt < before.heardAt || buried(before) !== buried(entry)) return true;
     // Heard again after it was forgotten at build time: it counts again.
     return known.builtAt - before.heardAt > this.options.forgetAfterMs;
   }
 
   /** Current releases of several targets in one round trip. */
   async releasesOf(pipeline: string, targets: string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    if (targets.length === 0) return out;
+    return (await this.ownedOf(pipeline, targets)).releases;
+  }
+
+  /** Current releases of several targets, and what was last seen of those that are Kargo Stages (tombstones included), in one round trip. */
+  async ownedOf(pipeline: string, targets: string[]): Promise<{ releases: Map<string, string>; kargo: Map<string, KargoSeen> }> {
+    const releases = new Map<string, string>();
+    const kargo = new Map<string, KargoSeen>();
+    if (targets.length === 0) return { releases, kargo };
     const values = await this.redis.hmget(this.keys.targetReleases(pipeline), ...targets);
     values.forEach((json, i) => {
-      if (json) out.set(targets[i] as string, (JSON.parse(json) as Entry).releaseId);
+      if (!json) return;
+      const entry = JSON.parse(json) as Entry;
+      if (!buried(entry)) releases.set(targets[i] as string, entry.releaseId);
+      if (entry.kargo) kargo.set(targets[i] as string, entry.kargo);
     });
-    return out;
+    return { releases, kargo };
   }
 
   private get retainMs(): number {
@@ -112,7 +127,7 @@ export class TargetIndex {
   }
 
   /**
-   * Records what the targets run now. Bounded: the hash expires `retainMs` after the pipeline's
+   * Records what the targets run now (a tombstone, for a Kargo Stage that left). Bounded: the hash expires `retainMs` after the pipeline's
    * last fact, and targets silent for that long (deleted Rollouts) are dropped when it is read.
    */
   async recordMany(pipeline: string, entries: [string, Entry][]): Promise<void> {
@@ -127,15 +142,6 @@ export class TargetIndex {
     const known = this.known.get(pipeline);
     if (known && entries.some(([t, e]) => this.changesKnown(known, t, e))) this.known.delete(pipeline);
     if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
-  }
-
-  /** Drops targets that left their stage (a Kargo Stage deleted or no longer selected): they stop counting at once. */
-  async forget(pipeline: string, targets: readonly string[]): Promise<void> {
-    if (targets.length === 0) return;
-    await this.redis.hdel(this.keys.targetReleases(pipeline), ...targets);
-    const cached = this.cache.get(pipeline);
-    if (cached) for (const t of targets) cached.entries.delete(t);
-    this.known.delete(pipeline);
   }
 
   /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */

@@ -2,7 +2,8 @@
  * The stall watchdog: one delayed job per release, due N minutes after it was last heard from.
  * When it fires it looks at the record: heard since → it re-arms itself for the new due time;
  * silent → it hands a watchdog fact to the reducer, which raises the stall alert once. No loop
- * ever scans all releases.
+ * ever scans all releases. The same queue carries due-time re-evaluations (`recheck` jobs,
+ * src/releases/recheck.ts).
  */
 import { createHash } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
@@ -20,10 +21,13 @@ export interface WatchdogJob {
   dueAt: number;
 }
 
-function jobId(pipeline: string, releaseId: string, dueAt: number): string {
+function jobId(pipeline: string, releaseId: string, dueAt: number, kind: 'stall' | 'recheck' = 'stall'): string {
   const release = createHash('sha256').update(`${pipeline}\n${releaseId}`).digest('hex').slice(0, 24);
-  return `stall-${release}-${dueAt}`;
+  return `${kind}-${release}-${dueAt}`;
 }
+
+/** Job name of a due-time re-evaluation (src/releases/recheck.ts); stall checks are named `check`. */
+export const RECHECK_JOB = 'recheck';
 
 export class Watchdog {
   readonly queue: Queue<WatchdogJob>;
@@ -40,6 +44,11 @@ export class Watchdog {
   /** Due times are deterministic, so arming twice for the same moment is one job. */
   async arm(pipeline: string, releaseId: string, dueAt: number, now = Date.now()): Promise<void> {
     await this.queue.add('check', { pipeline, releaseId, dueAt }, { jobId: jobId(pipeline, releaseId, dueAt), delay: Math.max(0, dueAt - now) });
+  }
+
+  /** The release is reduced again at `dueAt` (a grace ends); one job per release and due time. */
+  async recheck(pipeline: string, releaseId: string, dueAt: number, now = Date.now()): Promise<void> {
+    await this.queue.add(RECHECK_JOB, { pipeline, releaseId, dueAt }, { jobId: jobId(pipeline, releaseId, dueAt, 'recheck'), delay: Math.max(0, dueAt - now) });
   }
 
   async close(): Promise<void> {
@@ -80,8 +89,16 @@ export async function checkRelease(job: WatchdogJob, deps: WatchdogWorkerDeps): 
   return 'stalled';
 }
 
+/** A due time the reducer asked for: the reducer gets a watchdog fact marked `recheck` for that time. */
+export async function recheckRelease(job: WatchdogJob, deps: Pick<WatchdogWorkerDeps, 'facts' | 'now'>): Promise<'rechecked'> {
+  const now = (deps.now ?? Date.now)();
+  await deps.facts.add({ kind: 'watchdog', source: 'watchdog', receivedAt: Math.max(now, job.dueAt), pipeline: job.pipeline, releaseId: job.releaseId, silentSince: job.dueAt, recheck: true });
+  return 'rechecked';
+}
+
 export function startWatchdogWorker(deps: WatchdogWorkerDeps): Worker<WatchdogJob> {
-  const worker = new Worker<WatchdogJob>(WATCHDOG_QUEUE, (job: Job<WatchdogJob>) => checkRelease(job.data, deps), {
+  const run = (job: Job<WatchdogJob>) => (job.name === RECHECK_JOB ? recheckRelease(job.data, deps) : checkRelease(job.data, deps));
+  const worker = new Worker<WatchdogJob>(WATCHDOG_QUEUE, run, {
     connection: deps.connection,
     prefix: deps.prefix,
     concurrency: 4,

@@ -100,6 +100,13 @@ export interface Keys {
    * images (`digest`: of the sorted image refs), so a Kargo Freight carrying them joins that release.
    */
   announcedImages(pipeline: string, digest: string): string;
+  /**
+   * String (with TTL, the longest a release lives): the `freight-` release opened for a Freight with
+   * exactly these images before any CI announcement of them, so a later announcement joins it.
+   */
+  freightImages(pipeline: string, digest: string): string;
+  /** String (with TTL, the longest a release lives): the release a CI release id was announced into (a `freight-` release that adopted it). */
+  releaseAlias(pipeline: string, releaseId: string): string;
   /** Counter (expires with its minute): denied attempts of one Slack user audited in the current minute. */
   auditDeniedCount(slackUserId: string): string;
   /**
@@ -170,6 +177,8 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
     announcement: (pipeline, releaseId) => `${prefix}:announcement:${pl(pipeline)}:${part(releaseId)}`,
     announcedImages: (pipeline, digest) => `${prefix}:announced-images:${pl(pipeline)}:${part(digest)}`,
+    freightImages: (pipeline, digest) => `${prefix}:freight-images:${pl(pipeline)}:${part(digest)}`,
+    releaseAlias: (pipeline, releaseId) => `${prefix}:release-alias:${pl(pipeline)}:${part(releaseId)}`,
     auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${sharded ? '{audit}:' : ''}${part(slackUserId)}`,
     ownActions: (target) => `${prefix}:own-actions:${sharded ? '{own-actions}:' : ''}${part(target)}`,
     slackReplyMessages: (pipeline, releaseId) => `${prefix}:slack-reply-messages:${pl(pipeline)}:${part(releaseId)}`,

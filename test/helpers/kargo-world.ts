@@ -60,6 +60,8 @@ export interface KargoWorldOptions {
   stages?: string[];
   /** Kargo's API stand-in, and Glidepath configured with it (target-aware Stages). */
   kargoApi?: boolean;
+  /** Glidepath's `unhealthyGraceMinutes` (default 0). */
+  unhealthyGraceMinutes?: number;
 }
 
 export async function startKargoWorld(options: KargoWorldOptions = {}): Promise<KargoWorld> {
@@ -69,7 +71,7 @@ export async function startKargoWorld(options: KargoWorldOptions = {}): Promise<
     kargo: { stepDurationMs: 200, ...options.kargo },
     ...(options.kargoApi ? { kargoApi: true } : {}),
     pipelines: pipeline(options.stages ?? STAGES),
-    settings: 'unhealthyGraceMinutes: 0',
+    settings: `unhealthyGraceMinutes: ${options.unhealthyGraceMinutes ?? 0}`,
     env: { CI_TOKENS: `checkout-kargo=${KARGO_CI_TOKEN}` },
   });
   const { store } = world.cluster;

@@ -6,6 +6,8 @@
 import type { ConfigFile } from '../../src/config/file.js';
 import { targetKey, type Fact, type RolloutFact } from '../../src/facts/fact.js';
 import { resolveKargoRoutes, type KargoRouteHints } from '../../src/releases/kargo-routing.js';
+import { unplacedEntry, type KargoSeen } from '../../src/releases/kargo-tombstones.js';
+import type { TargetEntry } from '../../src/releases/target-index.js';
 import { routeFact } from '../../src/releases/route.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
@@ -17,12 +19,6 @@ import { childTargetKeys, pipelinesOfAppSet } from '../../src/releases/route-app
 
 export function rolloutFact(body: unknown, receivedAt: number, cluster = 'prod'): RolloutFact {
   return normaliseRollout(rolloutFactBody.parse(body), cluster, receivedAt);
-}
-
-interface TargetEntry {
-  stage: string;
-  releaseId: string;
-  heardAt: number;
 }
 
 export class Harness {
@@ -64,8 +60,9 @@ export class Harness {
     }
     for (const r of resolveKargoRoutes(routes, { inFlight }).unplaced) {
       const key = targetKey(fact.target);
-      if (fact.removed) this.targetsOf(r.pipeline.name).delete(key);
-      else this.targetsOf(r.pipeline.name).set(key, { stage: r.stage.name, releaseId: '', heardAt: fact.receivedAt });
+      const index = this.targetsOf(r.pipeline.name);
+      const entry = unplacedEntry(fact, r.stage.name, index.get(key)?.kargo);
+      if (entry) index.set(key, entry);
     }
     return { inFlight };
   }
@@ -101,18 +98,21 @@ export class Harness {
       // As TargetIndex.knownTargets: targets heard within the forget window.
       const knownTargets: Record<string, string[]> = {};
       const forgetAfterMs = this.config.settings.forgetTargetAfterMinutes * 60_000;
-      for (const [t, e] of index) if (fact.receivedAt - e.heardAt <= forgetAfterMs) (knownTargets[e.stage] ??= []).push(t);
+      for (const [t, e] of index) if (fact.receivedAt - e.heardAt <= forgetAfterMs && !e.kargo?.removed) (knownTargets[e.stage] ??= []).push(t);
+      // As TargetIndex.ownedOf: the target's release (not a tombstone's), and what was seen of a Kargo Stage.
       const owned = ownedTarget(item);
-      const previous = owned !== undefined && index.has(owned) ? new Map([[owned, index.get(owned)!.releaseId]]) : new Map<string, string>();
+      const entry = owned !== undefined ? index.get(owned) : undefined;
+      const previous = entry && !entry.kargo?.removed ? new Map([[owned!, entry.releaseId]]) : new Map<string, string>();
+      const kargoSeen = entry?.kargo ? new Map<string, KargoSeen>([[owned!, entry.kargo]]) : new Map<string, KargoSeen>();
       const current = this.records.get(key);
-      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous, ...(this.ownActions ? { ownActions: this.ownActions } : {}) });
+      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}) });
       out.push(...step.outcomes);
       this.outcomes.push(...step.outcomes);
+      const updates = targetIndexUpdates([item], step.outcomes, step.kargoSeen);
+      for (const [t, e] of updates.removed) index.set(t, e);
       if (!step.changed || !step.record) continue;
       this.records.set(key, step.record);
-      const updates = targetIndexUpdates([item], step.outcomes);
       for (const [t, e] of updates.targets) index.set(t, e);
-      for (const t of updates.forgotten) index.delete(t);
       for (const [application, where] of updates.applications) {
         let byStage = this.applications.get(application);
         if (!byStage) this.applications.set(application, (byStage = new Map()));

@@ -6,14 +6,18 @@
  * healthy is shown as "now Progressing" and fails nothing; Degraded after healthy is still
  * reported; a failed Promotion says its step and message; a failed verification names its
  * AnalysisRun; Stages that join or leave the selection while a release is in flight count or stop
- * counting at once.
+ * counting at once, and an older observation of a deleted Stage reduced late does not bring it back;
+ * a CI announcement and a Freight with the same images meet in one thread in either order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { startKubeServer } from '../../sandbox/kube/server.js';
-import { postJson } from '../helpers/glidepath.js';
+import { normaliseKargoStage } from '../../src/facts/normalise-kargo.js';
+import { stageSchema } from '../../src/model/kargo-stage.js';
+import { getJson, postJson } from '../helpers/glidepath.js';
+import { waitFor } from '../helpers/wait.js';
 import { USERS } from '../kube/support.js';
-import { KARGO_CHANNEL, KARGO_CI_TOKEN, REPO, startKargoWorld, type KargoWorld } from '../helpers/kargo-world.js';
+import { KARGO_CHANNEL, KARGO_CI_TOKEN, PROJECT, REPO, startKargoWorld, type KargoWorld } from '../helpers/kargo-world.js';
 
 describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }, () => {
   let world: KargoWorld;
@@ -107,6 +111,8 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
       await world.until(`rel-4 ${stage} healthy`, () => replies(world.thread('rel-4')).some((t) => t.includes(`*${stage}* is Healthy`)));
     }
     world.stage({ name: 'prod-us', upstream: ['staging'], labels: { tier: 'prod' } });
+    // prod-us as first seen (no Freight yet): delivered again after its deletion below, late.
+    const usAsCreated = structuredClone(world.cluster.store.get(world.cluster.store.registry.byKind('Stage', 'kargo.akuity.io'), PROJECT, 'prod-us'));
     world.stage({ name: 'prod-ap', upstream: ['staging'], labels: { tier: 'prod' } });
     await world.promote('prod-eu', freight);
     const waiting = await world.until('prod waits for the Stages that joined', () => {
@@ -126,6 +132,20 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
     await world.until('prod-us gone from the row', () => !world.parentText(world.thread('rel-4')!).includes('prod-us'));
     expect(world.parentText(world.thread('rel-4')!)).toContain(':white_check_mark: *Complete*');
     expect(replies(world.thread('rel-4')).filter((t) => t.includes('is complete'))).toHaveLength(1);
+    // Its first observation, reduced again after the deletion (its job retried, as BullMQ retries a
+    // job whose worker failed: the same data, no deduplication): the removal holds.
+    const late = normaliseKargoStage(stageSchema.parse(usAsCreated), 'prod', Date.now(), 'watch');
+    await world.app.facts.queues[0]!.add(late.kind, late);
+    await waitFor(async () => {
+      const counts = await Promise.all(world.app.facts.queues.map((q) => q.getJobCounts('waiting', 'active', 'delayed', 'prioritized')));
+      return counts.every((c) => Object.values(c).every((n) => n === 0)) || undefined;
+    }, 'the late fact reduced');
+    // What the bot believes once it was reduced (the read API), and the thread: still Complete, prod-us not waited for.
+    const read = await getJson(`${world.app.url}/v1/releases/checkout-kargo/rel-4`);
+    expect(read.json).toMatchObject({ status: 'Complete' });
+    expect(JSON.stringify(read.json.stages)).not.toContain('prod-us');
+    expect(world.parentText(world.thread('rel-4')!)).toContain(':white_check_mark: *Complete*');
+    expect(world.parentText(world.thread('rel-4')!)).not.toContain('not started');
   });
 
   it('a CI announcement and a Freight with the same images meet in one thread', async () => {
@@ -143,6 +163,32 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
     const threads = world.slack.transcript.messages(KARGO_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes('checkout:2.0.0'));
     expect(threads).toHaveLength(1);
     expect(world.slack.transcript.messages(KARGO_CHANNEL).some((m) => JSON.stringify(m.blocks).includes(`Release freight-${freight}`))).toBe(false);
+  });
+
+  it('a Freight seen before its CI announcement: the announcement joins the Freight\'s thread, which then goes by the CI\'s id', async () => {
+    // The Freight carries no release id and nobody announced it yet: its thread is its own.
+    const freight = world.freight('2.1.0', 'swift-fox');
+    await world.promote('dev', freight);
+    await world.until('the Freight thread', () => world.thread(`freight-${freight}`) && replies(world.thread(`freight-${freight}`)).some((t) => t.includes('*dev* is Healthy')));
+    const announced = { releaseId: 'rel-ci-8', pipeline: 'checkout-kargo', images: [`${REPO}:2.1.0`], commit: 'def5678abc', author: 'bob' };
+    expect((await postJson(`${world.app.url}/v1/releases`, announced, KARGO_CI_TOKEN)).status).toBe(202);
+    const joined = await world.until('the thread goes by the CI id', () => {
+      const m = world.thread('rel-ci-8');
+      return m && world.parentText(m).includes('merged by bob') && m;
+    });
+    expect(world.parentText(joined)).toContain(`announced by CI after its Freight opened \`freight-${freight}\``);
+    expect(world.parentText(joined)).toContain('• kargo-checkout/dev — Healthy · Freight *swift-fox*');
+    // The Freight goes on in the same thread.
+    await world.promote('staging', freight);
+    await world.until('staging in the joined thread', () => replies(world.thread('rel-ci-8')).some((t) => t.includes('*staging* is Healthy')));
+    const threads = world.slack.transcript.messages(KARGO_CHANNEL).filter((m) => JSON.stringify(m.blocks).includes('checkout:2.1.0'));
+    expect(threads).toHaveLength(1);
+    // CI's release id finds the release; what CI announced stays fixed (409 on other details).
+    const read = await getJson(`${world.app.url}/v1/releases/checkout-kargo/rel-ci-8`);
+    expect(read.status).toBe(200);
+    expect(read.json).toMatchObject({ releaseId: `freight-${freight}`, announcedAs: 'rel-ci-8', author: 'bob', commit: 'def5678abc' });
+    expect((await postJson(`${world.app.url}/v1/releases`, announced, KARGO_CI_TOKEN)).status).toBe(202);
+    expect((await postJson(`${world.app.url}/v1/releases`, { ...announced, author: 'mallory' }, KARGO_CI_TOKEN)).status).toBe(409);
   });
 
   it('a Stage deleted while the watch could not see it (the API server down, its history compacted) stops counting at the relist', async () => {

@@ -41,6 +41,7 @@ function releaseFields(record: ReleaseRecord): string {
   if (record.pullRequestUrl) origin.push(link(record.pullRequestUrl, 'pull request'));
   if (record.author) origin.push(`merged by ${untrusted(record.author, 80, { oneLine: true })}`);
   if (origin.length > 0) lines.push(origin.join(' · '));
+  if (record.announcedAs) lines.push(`announced by CI after its Freight opened ${code(record.releaseId)}`);
   return lines.join('\n');
 }
 
@@ -73,7 +74,8 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
 }
 
 export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): RenderedMessage {
-  const id = record.releaseId.replace(/\s+/g, ' ');
+  // A Freight's release that a CI announcement joined goes by the id CI announced.
+  const id = (record.announcedAs ?? record.releaseId).replace(/\s+/g, ' ');
   const blocks: Block[] = [
     {
       // fitBlocks cuts the header to HEADER_TEXT_LIMIT.

@@ -146,7 +146,7 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
     case 'stage-healthy':
       return `:white_check_mark: ${at} is Healthy for this release.`;
     case 'release-complete':
-      return `:tada: Release ${code(record.releaseId)} is complete: every stage was healthy.`;
+      return `:tada: Release ${code(record.announcedAs ?? record.releaseId)} is complete: every stage was healthy.`;
     case 'promotion-failed':
     case 'verification-failed':
       return kargoReplyBody(effect.kind, d, at);

@@ -1,0 +1,45 @@
+/**
+ * A CI announcement and a Freight with the same images meet in one thread, in either order.
+ * Announced first: ingest indexes the images (`announcedImages`) and the Freight's facts go to the
+ * announced release (kargo-routing.ts). Freight first: the Freight's release is `freight-<name>`,
+ * and when the worker opens it, it indexes the Freight's images (`freightImages`, every form: tag,
+ * digest, both). A later announcement of exactly those images then goes to that release instead of
+ * opening its own: the record keeps its id and says `announcedAs` (the thread's header shows the
+ * CI's id), CI's id becomes an alias of it (`ReleaseStore.get` finds the release by either id: the
+ * read API, `/glidepath status <release>`), and the images point at it for the Freight's later facts
+ * (ingest does not take them back on a repeated announcement).
+ *
+ * What CI announced stays fixed as before: the claim on CI's release id (409 on other details) is
+ * unchanged. A Freight's release joins one announcement: a second release id announcing the same
+ * images opens a thread of its own, as one announced first would.
+ */
+import type { ReleaseAnnouncedFact } from '../facts/fact.js';
+import type { AnnouncedImages } from './kargo-index.js';
+import { FREIGHT_RELEASE_PREFIX } from './route-kargo.js';
+import type { ReleaseRecord } from './record.js';
+import type { ResolvedRoute } from './reducer-worker.js';
+import type { ReleaseStore } from './store.js';
+
+/** The Freight's release an announcement joins, if it joins one. `own`: what CI's release id finds (its own release, or the one it joined before). */
+export function joinedRelease(fact: ReleaseAnnouncedFact, freightRelease: ReleaseRecord | undefined, own: ReleaseRecord | undefined): string | undefined {
+  if (own && own.releaseId === fact.releaseId) return undefined;
+  if (!freightRelease || !freightRelease.releaseId.startsWith(FREIGHT_RELEASE_PREFIX) || freightRelease.releaseId === fact.releaseId) return undefined;
+  if (freightRelease.announcedAs !== undefined && freightRelease.announcedAs !== fact.releaseId) return undefined;
+  return freightRelease.releaseId;
+}
+
+/** The announcement's route, to the Freight's release of the same images when one joins it (recording the alias and the images' new release). */
+export async function announcementRoutes(fact: ReleaseAnnouncedFact, routes: readonly ResolvedRoute[], images: AnnouncedImages, store: Pick<ReleaseStore, 'get' | 'alias'>): Promise<ResolvedRoute[]> {
+  const out: ResolvedRoute[] = [];
+  for (const route of routes) {
+    const pipeline = route.pipeline.name;
+    const candidate = await images.freightRelease(pipeline, fact.images);
+    const into = candidate ? joinedRelease(fact, await store.get(pipeline, candidate), await store.get(pipeline, fact.releaseId)) : undefined;
+    if (into) {
+      await store.alias(pipeline, fact.releaseId, into);
+      await images.point(pipeline, fact.images, into);
+    }
+    out.push(into ? { ...route, releaseId: into } : route);
+  }
+  return out;
+}
