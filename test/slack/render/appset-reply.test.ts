@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineConfig } from '../../../src/config/file.js';
 import type { AppSetState } from '../../../src/releases/appset-record.js';
-import { appSetOrderFailures } from '../../../src/releases/derive-appset.js';
+import { appSetOrderFailures } from '../../../src/releases/appset-order.js';
 import { renderParent } from '../../../src/slack/render/parent.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import type { ThreadReplyEffect } from '../../../src/slack/render/types.js';
@@ -30,7 +30,8 @@ function fleet(children: number, hostile = ''): AppSetState {
 
 function outOfOrder(appSet: AppSetState): { reply: ThreadReplyEffect; r: ReturnType<typeof record> } {
   const r = record({ releaseId: `revision-${REV.slice(0, 12)}`, revision: REV, appSets: { 'prod/argocd/appset:fleet': appSet }, stages: [stage('step-1', 'Progressing'), stage('step-2', 'Progressing', [], { stepProgress: { step: 2, stepCount: 2, known: true, members: 0, done: 0, revision: REV } })] });
-  const effects = appSetOrderFailures(r, pipeline);
+  // The ApplicationSet's own status says step 1 Waiting and step 2 Pending: no wait for more evidence.
+  const effects = appSetOrderFailures(r, pipeline, 0, 120_000);
   expect(effects).toHaveLength(1);
   return { reply: effects[0] as ThreadReplyEffect, r };
 }
