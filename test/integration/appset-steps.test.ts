@@ -74,8 +74,10 @@ async function release(w: WatchedWorld, git: SimulatedGit, version: string): Pro
 
 /**
  * Advances the cluster a second at a time; after each, waits until Glidepath heard the
- * ApplicationSet as it is and Slack shows the release as its record says: a person watching the
- * thread sees every state the release went through.
+ * ApplicationSet as it is and Slack shows the release as its record says (the status, each row's,
+ * and whether a row waits for confirmation): a person watching the thread sees every state the
+ * release went through. (The writer renders the latest record, so a state not waited for here can
+ * be skipped in Slack.)
  */
 async function runCaughtUp(w: WatchedWorld, releaseId: string, seconds: number): Promise<void> {
   const appSets = w.cluster.store.registry.byKind('ApplicationSet');
@@ -87,7 +89,13 @@ async function runCaughtUp(w: WatchedWorld, releaseId: string, seconds: number):
       if (record === undefined) return true;
       if (Number(record.appSets?.['prod/argocd/appset:checkout']?.resourceVersion ?? 0) < rv) return false;
       const shown = thread(w, releaseId);
-      return shown !== undefined && shown.text === `Release ${releaseId} (checkout-appset): ${record.status}. ${record.stages.map((s) => `${s.name} ${s.status}`).join(', ')}`;
+      // The text has the status and each row's; a row waiting for confirmation says so in a line of its own.
+      const waiting = record.stages.some((s) => s.stepProgress?.unconfirmed !== undefined);
+      return (
+        shown !== undefined &&
+        shown.text === `Release ${releaseId} (checkout-appset): ${record.status}. ${record.stages.map((s) => `${s.name} ${s.status}`).join(', ')}` &&
+        JSON.stringify(shown.blocks).includes('waiting for confirmation') === waiting
+      );
     }, `Glidepath and Slack caught up with ApplicationSet version ${rv}`);
   }
 }
