@@ -159,6 +159,8 @@ export interface AppSetMemberObservation {
   /** The revisions the child was last compared against, as the controller saw them. */
   targetRevisions: string[];
   message?: string;
+  /** When the controller last changed this entry (its clock): when a step was seen to start. */
+  lastTransitionTime?: string;
 }
 
 export interface ApplicationSetObservation {

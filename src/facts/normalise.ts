@@ -151,6 +151,7 @@ export function normaliseApplicationSet(body: ApplicationSetFactBody, cluster: s
         status: e.status ?? 'Waiting',
         step: e.step ?? '-1',
         targetRevisions: e.targetRevisions ?? [],
+        ...(e.lastTransitionTime ? { lastTransitionTime: e.lastTransitionTime } : {}),
         ...(e.message ? { message: e.message.length > MEMBER_MESSAGE_LIMIT ? `${cutCodePoints(e.message, MEMBER_MESSAGE_LIMIT)}…` : e.message } : {}),
       })),
     },

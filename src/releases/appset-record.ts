@@ -12,6 +12,8 @@ export interface AppSetMemberState {
   step: string;
   targetRevisions: string[];
   message?: string;
+  /** The entry's lastTransitionTime (the ApplicationSet controller's clock). */
+  since?: string;
 }
 
 export interface AppSetState {
@@ -37,6 +39,17 @@ export interface StepProgress {
   revision?: string;
   /** Set while a later step started before this stage's step was done at the revision (the stale-cache fault). */
   outOfOrder?: string;
+  /**
+   * Set while a later step looks started before an earlier one was done, on evidence older than
+   * the start (a reordered delivery looks the same): the row says it waits for confirmation, and
+   * nothing fails yet.
+   */
+  unconfirmed?: string;
+  /**
+   * On the first stage naming the ApplicationSet: when (fact time) each out-of-order condition was
+   * first seen, by `revision:step`, for the grace period. Dropped when the condition clears.
+   */
+  orderSeenAt?: Record<string, number>;
 }
 
 /** One child a reply about an out-of-order step names, with what each source says about it. */

@@ -8,7 +8,8 @@ import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
-import { appSetOrderFailures, judgeStepStage } from './derive-appset.js';
+import { judgeStepStage } from './derive-appset.js';
+import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
@@ -163,7 +164,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     }
     for (const t of Object.values(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx);
   }
-  notices.effects.push(...appSetOrderFailures(record, ctx.pipeline));
+  notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));
   record.status = releaseStatus(record);
   if (record.status === 'Complete' || record.status === 'Superseded') {
     record.finishedAt ??= now;

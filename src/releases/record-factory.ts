@@ -1,4 +1,5 @@
 import type { PipelineConfig } from '../config/file.js';
+import { dropUnnamedAppSets } from './reduce-appset.js';
 import type { ReleaseRecord, StageState } from './record.js';
 
 export function emptyStage(name: string, cluster: string): StageState {
@@ -31,8 +32,13 @@ export function newRecord(
   };
 }
 
-/** Stages follow the config: new stages appear as Waiting, removed ones disappear. */
+/**
+ * Stages follow the config: new stages appear as Waiting, removed ones disappear, and what a
+ * stage kept of an ApplicationSet its config no longer names goes (its step row; the
+ * ApplicationSet's membership when no stage names it any more).
+ */
 export function alignStages(record: ReleaseRecord, pipeline: PipelineConfig): void {
   const byName = new Map(record.stages.map((s) => [s.name, s]));
   record.stages = pipeline.stages.map((s) => byName.get(s.name) ?? emptyStage(s.name, s.cluster));
+  dropUnnamedAppSets(record, pipeline);
 }

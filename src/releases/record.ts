@@ -47,6 +47,8 @@ export interface TargetState {
   /** Application targets: the revision Argo CD compared it against, and its sync status there. */
   revision?: string;
   syncStatus?: string;
+  /** Application targets: `status.reconciledAt`, the last full comparison (the status is at least this new). */
+  reconciledAt?: string;
   /** The target's own latch: first time it was Healthy (as its stage judges it) at this release. */
   healthyAt?: number;
   /** When the target was first seen in a non-Healthy phase, to judge the Degraded grace period. */

@@ -9,7 +9,7 @@
  * not list yet belongs to none); before that, every step stage holds it: a guess, so no step stage
  * is Healthy until the ApplicationSet is heard (derive-appset.ts).
  */
-import type { StageConfig } from '../config/file.js';
+import type { PipelineConfig, StageConfig } from '../config/file.js';
 import { targetKey, type ApplicationFact, type ApplicationSetFact } from '../facts/fact.js';
 import type { AppSetState } from './appset-record.js';
 import type { ReduceContext } from './context.js';
@@ -24,10 +24,43 @@ export function appSetKeyOfStage(stage: StageConfig): string | undefined {
   return sel ? targetKey({ kind: 'ApplicationSet', cluster: stage.cluster, namespace: sel.namespace, name: sel.name }) : undefined;
 }
 
-/** What an Application target keeps for the revision rule: the revision it was compared against, and its sync status there. */
-export function applicationTargetFields(fact: ApplicationFact): Pick<TargetState, 'revision' | 'syncStatus'> {
-  const revision = fact.application.revisions[0];
-  return { ...(revision !== undefined ? { revision } : {}), ...(fact.application.syncStatus !== undefined ? { syncStatus: fact.application.syncStatus } : {}) };
+/**
+ * What an Application target keeps for the revision rule: the revision it was compared against,
+ * its sync status there, and when Argo CD last compared it in full (`reconciledAt`: the evidence
+ * that a child behind was judged after a later step started, derive-appset.ts).
+ */
+export function applicationTargetFields(fact: ApplicationFact): Pick<TargetState, 'revision' | 'syncStatus' | 'reconciledAt'> {
+  const { revisions, syncStatus, reconciledAt } = fact.application;
+  const revision = revisions[0];
+  return {
+    ...(revision !== undefined ? { revision } : {}),
+    ...(syncStatus !== undefined ? { syncStatus } : {}),
+    ...(reconciledAt !== undefined ? { reconciledAt } : {}),
+  };
+}
+
+/**
+ * Where the record meets the config (alignStages): a stage whose config names no ApplicationSet
+ * any more loses its step row, and an ApplicationSet no stage names is forgotten. Records only
+ * ever replace `appSets` (the codec reuses the encoding of an unchanged one), so it is replaced
+ * here too, and only when something goes.
+ */
+export function dropUnnamedAppSets(record: ReleaseRecord, pipeline: PipelineConfig): void {
+  const named = new Set<string>();
+  for (const config of pipeline.stages) {
+    const key = appSetKeyOfStage(config);
+    if (key !== undefined) named.add(key);
+    else {
+      const stage = record.stages.find((s) => s.name === config.name);
+      if (stage?.stepProgress) delete stage.stepProgress;
+    }
+  }
+  const appSets = record.appSets;
+  if (!appSets) return;
+  const kept = Object.entries(appSets).filter(([key]) => named.has(key));
+  if (kept.length === Object.keys(appSets).length) return;
+  if (kept.length === 0) delete record.appSets;
+  else record.appSets = Object.fromEntries(kept);
 }
 
 /** Why a child's fact is not for this stage (undefined: it is). */
@@ -56,7 +89,15 @@ export function noteRevision(record: ReleaseRecord, fact: ApplicationFact): void
 function stateOf(fact: ApplicationSetFact): AppSetState {
   const o = fact.appSet;
   const members: AppSetState['members'] = {};
-  for (const m of o.members) members[m.application] = { status: m.status, step: m.step, targetRevisions: m.targetRevisions, ...(m.message ? { message: m.message } : {}) };
+  for (const m of o.members) {
+    members[m.application] = {
+      status: m.status,
+      step: m.step,
+      targetRevisions: m.targetRevisions,
+      ...(m.message ? { message: m.message } : {}),
+      ...(m.lastTransitionTime ? { since: m.lastTransitionTime } : {}),
+    };
+  }
   return {
     ref: fact.target,
     ...(o.uid !== undefined ? { uid: o.uid } : {}),

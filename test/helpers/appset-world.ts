@@ -3,7 +3,11 @@
  * would see (child Applications and the ApplicationSet, each with increasing resourceVersions),
  * as a timeline of observations. `staleCache` names a child whose ApplicationSet entry goes
  * Healthy from a stale cache while the Application is never synced (argo-cd#22558); later steps
- * then run anyway. The observations become facts through the product's own schemas and normaliser.
+ * then run anyway, and Argo CD's periodic refresh compares the child again (a new
+ * `status.reconciledAt`), still OutOfSync. The objects carry the controllers' clock as the real
+ * ones do: an entry's `lastTransitionTime` moves when its status does, an Application's
+ * `reconciledAt` at each full comparison (a refresh, the end of a sync), not on a health change.
+ * The observations become facts through the product's own schemas and normaliser.
  */
 import type { ApplicationFact, ApplicationSetFact } from '../../src/facts/fact.js';
 import { normaliseApplication, normaliseApplicationSet } from '../../src/facts/normalise.js';
@@ -17,11 +21,13 @@ export interface ChildState {
   health: 'Healthy' | 'Progressing';
   revision: string;
   op?: { phase: 'Running' | 'Succeeded'; revision?: string; startedAt: string };
+  reconciledAt?: string;
 }
 
 export interface MemberState {
   status: 'Waiting' | 'Pending' | 'Progressing' | 'Healthy';
   targetRevisions: string[];
+  lastTransitionTime?: string;
 }
 
 export type Observation =
@@ -45,6 +51,7 @@ export function applicationObject(name: string, rv: number, s: ChildState, label
     status: {
       sync: { status: s.sync, revision: s.revision },
       health: { status: s.health },
+      ...(s.reconciledAt ? { reconciledAt: s.reconciledAt } : {}),
       ...(s.op
         ? {
             operationState: {
@@ -69,7 +76,14 @@ export function applicationSetObject(rv: number, members: Record<string, MemberS
     status: {
       applicationStatus: Object.entries(members)
         .sort(([a], [b]) => a.localeCompare(b))
-        .map(([application, m]) => ({ application, status: m.status, step: String(m.step), targetRevisions: m.targetRevisions, message: `${application} is ${m.status}` })),
+        .map(([application, m]) => ({
+          application,
+          status: m.status,
+          step: String(m.step),
+          targetRevisions: m.targetRevisions,
+          message: `${application} is ${m.status}`,
+          ...(m.lastTransitionTime ? { lastTransitionTime: m.lastTransitionTime } : {}),
+        })),
     },
   };
 }
@@ -81,19 +95,26 @@ export function factOf(o: Observation, receivedAt: number, event = 'watch', clus
 
 /**
  * RollingSync of `revision` over `steps` (child names per step, 1-based order), every child having
- * run `from` before: refresh, then step after step (Pending, a sync, Progressing, Healthy).
+ * run `from` before: refresh, then step after step (Pending, a sync, Progressing, Healthy). With
+ * `staleCache`, the stale child's periodic refresh comes last unless `periodicRefresh` is false.
  */
-export function rollingSyncTimeline(steps: string[][], revision: string, options: { from?: string; staleCache?: string } = {}): Observation[] {
+export function rollingSyncTimeline(
+  steps: string[][],
+  revision: string,
+  options: { from?: string; staleCache?: string; periodicRefresh?: boolean } = {},
+): Observation[] {
   const from = options.from ?? '0'.repeat(40);
   const out: Observation[] = [];
   let rv = 100;
   let at = Date.parse('2026-08-20T09:00:00Z');
+  const time = () => new Date((at += 1000)).toISOString().replace(/\.\d+Z$/, 'Z');
   const apps = new Map<string, ChildState>();
   const members: Record<string, MemberState & { step: number }> = {};
+  const before = time();
   steps.forEach((names, i) => {
     for (const n of names) {
-      apps.set(n, { sync: 'Synced', health: 'Healthy', revision: from });
-      members[n] = { status: 'Healthy', targetRevisions: [from], step: i + 1 };
+      apps.set(n, { sync: 'Synced', health: 'Healthy', revision: from, reconciledAt: before });
+      members[n] = { status: 'Healthy', targetRevisions: [from], step: i + 1, lastTransitionTime: before };
     }
   });
   const app = (name: string, change: Partial<ChildState>) => {
@@ -102,12 +123,16 @@ export function rollingSyncTimeline(steps: string[][], revision: string, options
     out.push({ kind: 'app', name, rv: ++rv, state: next });
   };
   const appSet = (change: Record<string, Partial<MemberState>>) => {
-    for (const [n, c] of Object.entries(change)) members[n] = { ...(members[n] as MemberState & { step: number }), ...c };
+    const now = time();
+    for (const [n, c] of Object.entries(change)) {
+      const prev = members[n] as MemberState & { step: number };
+      const moved = c.status !== undefined && c.status !== prev.status;
+      members[n] = { ...prev, ...c, ...(moved || c.targetRevisions ? { lastTransitionTime: now } : {}) };
+    }
     out.push({ kind: 'appset', rv: ++rv, members: structuredClone(members) });
   };
-  const time = () => new Date((at += 1000)).toISOString().replace(/\.\d+Z$/, 'Z');
-  // A commit: every child is compared against the new revision and is OutOfSync there.
-  for (const names of steps) for (const n of names) app(n, { sync: 'OutOfSync', revision });
+  // A commit: every child is compared against the new revision (a refresh) and is OutOfSync there.
+  for (const names of steps) for (const n of names) app(n, { sync: 'OutOfSync', revision, reconciledAt: time() });
   const waiting: Record<string, Partial<MemberState>> = Object.fromEntries(steps.flat().map((n) => [n, { status: 'Waiting', targetRevisions: [revision] }]));
   // The stale cache: the controller reads the child as Synced (its state before the refresh) and calls it Healthy.
   if (options.staleCache) waiting[options.staleCache] = { status: 'Healthy', targetRevisions: [revision] };
@@ -118,12 +143,16 @@ export function rollingSyncTimeline(steps: string[][], revision: string, options
     for (const n of moving) {
       const startedAt = time();
       app(n, { op: { phase: 'Running', startedAt } });
-      app(n, { sync: 'Synced', health: 'Progressing', op: { phase: 'Succeeded', startedAt, revision } });
+      // The end of a sync compares the child in full.
+      app(n, { sync: 'Synced', health: 'Progressing', op: { phase: 'Succeeded', startedAt, revision }, reconciledAt: time() });
     }
     appSet(Object.fromEntries(moving.map((n) => [n, { status: 'Progressing' }])));
+    // A health change is a partial reconcile: reconciledAt stays.
     for (const n of moving) app(n, { health: 'Healthy' });
     appSet(Object.fromEntries(moving.map((n) => [n, { status: 'Healthy' }])));
   }
+  // Argo CD's periodic refresh (timeout.reconciliation) compares the stale child again: still OutOfSync.
+  if (options.staleCache && options.periodicRefresh !== false) app(options.staleCache, { reconciledAt: time() });
   return out;
 }
 

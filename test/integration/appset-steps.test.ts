@@ -4,7 +4,10 @@
  * Glidepath (`facts: watch`), writing to the Slack stand-in. What Slack received is asserted:
  * without the fault the rows go Healthy in step order and the release is Complete only when every
  * row is; with the controller's stale cache (argo-cd#22558) step 3 runs before step 2 was synced,
- * and the thread says so as a failure, naming the step and the children, never Complete.
+ * and the thread says so as a failure, naming the step and the children, never Complete. It says
+ * so once Argo CD's periodic refresh compared the step-2 child again after step 3 started (a
+ * newer `status.reconciledAt`, still OutOfSync): before that, the child's last word predates the
+ * start, which a delayed fact would look like too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
@@ -36,7 +39,8 @@ async function start(staleCache: string[] | false): Promise<{ world: WatchedWorl
     steps: [],
     pipeline: 'checkout-appset',
     stages: STAGES,
-    controllers: { argocd: [{ git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000 }], appSet: { faults: { staleCache } } },
+    // Argo CD's periodic refresh (timeout.reconciliation, 180 s by default) every 20 s, so that a test sees one.
+    controllers: { argocd: [{ git, refreshDelayMs: 1000, reconcileEveryMs: 20_000, jitterMs: 0, syncDurationMs: 2000 }], appSet: { faults: { staleCache } } },
   });
   const { store } = world.cluster;
   store.create(store.registry.byKind('ApplicationSet'), 'argocd', {
@@ -70,8 +74,10 @@ async function release(w: WatchedWorld, git: SimulatedGit, version: string): Pro
 
 /**
  * Advances the cluster a second at a time; after each, waits until Glidepath heard the
- * ApplicationSet as it is and Slack shows the release as its record says: a person watching the
- * thread sees every state the release went through.
+ * ApplicationSet as it is and Slack shows the release as its record says (the status, each row's,
+ * and whether a row waits for confirmation): a person watching the thread sees every state the
+ * release went through. (The writer renders the latest record, so a state not waited for here can
+ * be skipped in Slack.)
  */
 async function runCaughtUp(w: WatchedWorld, releaseId: string, seconds: number): Promise<void> {
   const appSets = w.cluster.store.registry.byKind('ApplicationSet');
@@ -83,7 +89,13 @@ async function runCaughtUp(w: WatchedWorld, releaseId: string, seconds: number):
       if (record === undefined) return true;
       if (Number(record.appSets?.['prod/argocd/appset:checkout']?.resourceVersion ?? 0) < rv) return false;
       const shown = thread(w, releaseId);
-      return shown !== undefined && shown.text === `Release ${releaseId} (checkout-appset): ${record.status}. ${record.stages.map((s) => `${s.name} ${s.status}`).join(', ')}`;
+      // The text has the status and each row's; a row waiting for confirmation says so in a line of its own.
+      const waiting = record.stages.some((s) => s.stepProgress?.unconfirmed !== undefined);
+      return (
+        shown !== undefined &&
+        shown.text === `Release ${releaseId} (checkout-appset): ${record.status}. ${record.stages.map((s) => `${s.name} ${s.status}`).join(', ')}` &&
+        JSON.stringify(shown.blocks).includes('waiting for confirmation') === waiting
+      );
     }, `Glidepath and Slack caught up with ApplicationSet version ${rv}`);
   }
 }
@@ -131,7 +143,7 @@ describe('an ApplicationSet pipeline in the thread, with notifications off', () 
     const sha = await release(w, git, '1.29.0');
     const short = sha.slice(0, 7);
     const releaseId = `revision-${sha.slice(0, 12)}`;
-    await runCaughtUp(w, releaseId, 30);
+    await runCaughtUp(w, releaseId, 45);
     // The cluster did run step 3 while step 2 never synced.
     const image = (t: string) => w.cluster.store.get(w.cluster.store.registry.byKind('Rollout'), 'shop', `checkout-${t}`).spec.template.spec.containers[0].image;
     expect(image('prod-us')).toBe('registry.example.com/shop/checkout:1.29.0');
@@ -146,6 +158,12 @@ describe('an ApplicationSet pipeline in the thread, with notifications off', () 
       return m && parse(m).status === 'Failed' ? m : undefined;
     }, 'the parent says Failed');
     expect(versions(parent).map(parse).some((v) => v.status === 'Complete')).toBe(false);
+    // Before the refresh, the step-3 row waited for confirmation and nothing had failed.
+    const shown = versions(parent);
+    const waited = shown.findIndex((v) => JSON.stringify(v.blocks).includes(`waiting for confirmation: step 3 started before step 2 was seen Healthy at ${short}`));
+    const failed = shown.findIndex((v) => parse(v).status === 'Failed');
+    expect(waited).toBeGreaterThanOrEqual(0);
+    expect(waited).toBeLessThan(failed);
     expect(parse(parent).rows).toMatchObject({ staging: 'Healthy', 'prod-eu': 'Progressing', 'prod-us': 'Degraded' });
     expect(JSON.stringify(parent.blocks)).toContain(`:x: out of order: step 3 started before step 2 was Healthy at ${short}`);
     // Said once.

@@ -5,7 +5,7 @@ import { code, untrusted } from './mrkdwn.js';
 export interface StepRow {
   /** Parts of the row's first line, after the status. */
   head: string[];
-  /** A line of its own (the out-of-order failure), when there is one. */
+  /** A line of its own (the out-of-order failure, or one waiting for confirmation), when there is one. */
   line?: string;
 }
 
@@ -16,6 +16,10 @@ export function stepRow(stage: StageState): StepRow | undefined {
   if (p.step !== undefined) head.push(p.stepCount !== undefined ? `step ${p.step} of ${p.stepCount}` : `step ${p.step}`);
   const at = p.revision ? ` at ${code(p.revision.slice(0, 7), 40)}` : '';
   head.push(p.known ? `${p.done}/${p.members} Healthy${at}` : 'step membership not known yet (the ApplicationSet was not heard)');
-  const line = p.outOfOrder ? `:x: out of order: ${untrusted(p.outOfOrder, 300, { oneLine: true })}` : undefined;
+  const line = p.outOfOrder
+    ? `:x: out of order: ${untrusted(p.outOfOrder, 300, { oneLine: true })}`
+    : p.unconfirmed
+      ? `:hourglass_flowing_sand: waiting for confirmation: ${untrusted(p.unconfirmed, 300, { oneLine: true })} (a delayed fact looks the same)`
+      : undefined;
   return { head, ...(line ? { line } : {}) };
 }
