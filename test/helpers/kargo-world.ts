@@ -140,7 +140,10 @@ export async function startKargoWorld(options: KargoWorldOptions = {}): Promise<
       }
     },
     thread(releaseId) {
-      return world.slack.transcript.messages(KARGO_CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`Release ${releaseId} — checkout-kargo`));
+      // By the release the writer put in the message's metadata, or by the name its header shows (a CI id it was announced as).
+      return world.slack.transcript
+        .messages(KARGO_CHANNEL)
+        .find((m) => m.metadata?.event_payload.release === releaseId || JSON.stringify(m.blocks).includes(`Release ${releaseId} — checkout-kargo`));
     },
     parentText,
   };

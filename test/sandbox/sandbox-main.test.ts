@@ -66,7 +66,7 @@ describe('npm run sandbox', () => {
       from += found!.index + found![0].length;
     }
     // Every thread block and every action line names a release, never a pipeline alone.
-    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|promotion \S+) · \S+ — /);
+    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|freight-\S+|promotion \S+) · \S+ — /);
     for (const line of out.split('\n').filter((l) => /^(→|✓|…) /.test(l))) expect(line).toMatch(/^. (rel-|brave-lynx)\S* /);
     // One approval is one change in its thread: no second line repeats it, nothing "not resumed".
     expect(out).not.toMatch(/<@U0SANDBOX>: approved/);

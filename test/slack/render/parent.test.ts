@@ -24,6 +24,18 @@ describe('renderParent', () => {
     expect(msg.text).toBe('Release rel-5 (checkout): InProgress. staging Healthy, prod Waiting');
   });
 
+  it('calls the release of a Freight nobody announced by its alias, never by its 40-hex content name', () => {
+    const name = '512fea34e78d2d31dc1e31cac67b507e66d4f279';
+    const kargo = { freight: { name, alias: 'brave-lynx', images: ['checkout:1.29.0'], commits: [] }, verificationConfigured: false, targetAware: false, judged: 'healthy' as const };
+    const dev = target('dev', { ref: { kind: 'KargoStage', cluster: 'prod', namespace: 'kargo-checkout', name: 'dev' }, phase: 'Healthy', kargo });
+    const msg = renderParent(record({ releaseId: `freight-${name}`, idSource: 'freight', commit: undefined, pullRequestUrl: undefined, author: undefined, stages: [stage('staging', 'Healthy', [dev]), stage('prod', 'Waiting')] }), pipeline);
+    expect(msg.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Release brave-lynx (Freight 512fea3) — checkout', emoji: false } });
+    expect(msg.text).toMatch(/^Release brave-lynx \(Freight 512fea3\) \(checkout\): /);
+    // Before any Stage told its alias: the short content name.
+    const bare = renderParent(record({ releaseId: `freight-${name}`, idSource: 'freight', stages: [stage('staging', 'Waiting'), stage('prod', 'Waiting')] }), pipeline);
+    expect(bare.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Release Freight 512fea34e78d — checkout', emoji: false } });
+  });
+
   it('leaves out what CI did not announce', () => {
     const msg = renderParent(record({ commit: undefined, pullRequestUrl: undefined, author: undefined, idSource: 'images' }), pipeline);
     const fields = JSON.stringify(msg.blocks[1]);
