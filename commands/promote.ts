@@ -1,6 +1,7 @@
 /**
  * `promote <pipeline@stage | project/stage> [--freight name|alias] [--stage name|glob:…|regex:…] [--selector labels]`:
- * Kargo Promotions, each reported by the name Kargo gave it and followed to its end in a thread.
+ * Kargo Promotions, each reported by the name Kargo gave it and followed to its end: in its Freight's
+ * release thread by the watch on a watched cluster (the answer says so), else by the command here.
  * Stages are chosen in Kargo's own stageSelector grammar (kargo-choice.ts); an exact name is
  * promoted at once, anything else comes and goes, so the matched Stages are listed and confirmed
  * first, and chosen again at the click (what disappeared is named, not promoted).
@@ -17,6 +18,7 @@ import { outcomeMessage } from './approve.js';
 import { actions, button, section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { releaseAtStage } from './releases.js';
+import { followedIn, releaseOfFreight, watchedCluster, type Created } from './kargo-follow.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
 import { stageByName, type StageRef } from './where.js';
 import { choiceOfSelection, choiceSelection, exactStage, selectionOfConfirm, type StageChoice } from './kargo-choice.js';
@@ -52,14 +54,17 @@ function resolve(ctx: CommandContext, raw: string): KargoScope {
 }
 
 /**
- * Promotes one Kargo Stage and follows the Promotion in a thread; returns the line for the summary.
+ * Promotes one Kargo Stage and says where it is followed (or follows it); returns the line for the summary.
  * Everything that can refuse it (permission, no Freight available, the cluster) is inside act(),
  * so every attempt is audited; and the Freight is only looked up for someone allowed to promote.
  */
 async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
   const target = `${scope.cluster}/${scope.project}/${stage}`;
   let followed: Followed | undefined;
-  const release = await releaseAtStage(ctx, scope.where.pipeline.name, scope.where.stage.name);
+  // Watched: the promotion shows in its Freight's release thread (kargo-follow.ts), and the line goes there, never to another Freight's.
+  const watched = watchedCluster(ctx, scope.cluster);
+  const pipeline = scope.where.pipeline.name;
+  const release = watched ? (freightWanted ? await releaseOfFreight(ctx, pipeline, freightWanted) : undefined) : await releaseAtStage(ctx, pipeline, scope.where.stage.name);
   const outcome = await act(ctx, {
     action: 'promote',
     target,
@@ -78,28 +83,31 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
       if (result.kind === 'refused') return result;
       const freightName = result.freight.metadata.name;
       if (result.via === 'promotion-request') {
-        followed = { kind: 'PromotionRequest', name: result.name };
+        followed = { kind: 'PromotionRequest', name: result.name, freight: result.freight };
         const targets = result.request.spec.targets?.length;
         const fanOut = targets === undefined ? 'to its Targets' : `to its ${targets} Target${targets === 1 ? '' : 's'}`;
         return { kind: 'done', summary: `created PromotionRequest ${result.name} of Freight ${freightLabel(result.freight)} to ${target} through Kargo's API (the Stage selects Targets; Kargo promotes ${fanOut})`, after: { promotionRequest: result.name, freight: freightName } };
       }
-      followed = { kind: 'Promotion', name: result.name };
+      followed = { kind: 'Promotion', name: result.name, freight: result.freight };
       return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
     },
   });
-  if (outcome.kind === 'done' && followed) follow(ctx, scope, stage, followed);
-  return `\`${stage}\`: ${outcomeMessage(outcome).text}`;
+  const answer = `\`${stage}\`: ${outcomeMessage(outcome).text}`;
+  if (outcome.kind !== 'done' || !followed) return answer;
+  if (watched) return `${answer}; ${await followedIn(ctx, pipeline, followed)}`;
+  follow(ctx, scope, stage, followed);
+  return answer;
 }
 
 /** What a promote created: a Promotion, or for a target-aware Stage the PromotionRequest Kargo's API created. */
-interface Followed {
-  kind: 'Promotion' | 'PromotionRequest';
+interface Followed extends Created {
   name: string;
 }
 
 /**
- * The phases of what was created until it ends, in the release thread of the stage when there is
- * one, else in a thread under a message of its own. A PromotionRequest is followed in its Stage's
+ * On a cluster heard only through webhooks (nothing else follows Kargo there): the phases of what
+ * was created until it ends, in the release thread of the stage when there is one, else in a
+ * thread under a message of its own. A PromotionRequest is followed in its Stage's
  * status (currentPromotionRequest, then lastPromotionRequest), where Kargo records it.
  */
 function follow(ctx: CommandContext, scope: PromoteScope, stage: string, followed: Followed): void {

@@ -100,7 +100,8 @@ async function main(): Promise<void> {
     // one on a later try.
     rmSync(kubeconfigPath, { force: true });
     // In the sandbox you are the SRE group everywhere, so your clicks act (real deployments list
-    // people per stage). A stall is said after a minute of silence at --speed 1, not 20.
+    // people per stage). A stall is said after a minute of silence at --speed 1, not 20; the watch
+    // relists twice as often (world-config.ts), so a watched release waiting for you never stalls.
     // prod's Kargo API stand-in listens where the config says (its URL is written before the world starts).
     const kargoApiPort = await freePort();
     const configText = sampleWorldConfig({

@@ -15,6 +15,12 @@ export interface WorldConfigOptions {
   approversEverywhere?: string[];
   /** Minutes of silence before a release in flight gets a stall alert (Glidepath's default 20). */
   stallAfterMinutes?: number;
+  /**
+   * How often the watch relists (a heartbeat of every object it follows; Glidepath's default 10).
+   * Default with `stallAfterMinutes`: half of it, so a watched release is heard before it could
+   * stall and only a real silence (a lost notification, a watch that is down) stalls.
+   */
+  watchResyncMinutes?: number;
   /** prod's Kargo API (the world's stand-in): the fleet Stage is target-aware and promoted through it. Its token goes in KARGO_API_TOKENS, never here. */
   kargoApiUrl?: string;
 }
@@ -35,9 +41,10 @@ export function sampleWorldConfig(options: WorldConfigOptions): string {
   };
   const prod = `{ approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }`;
   const path = JSON.stringify(options.kubeconfigPath);
+  const resync = options.watchResyncMinutes ?? (options.stallAfterMinutes ? options.stallAfterMinutes / 2 : undefined);
   return `# Generated for the sandbox's simulated clusters (sandbox/kube/world.ts).
 settings:
-  pullRequestHosts: [git.example.com]${options.stallAfterMinutes ? `\n  stallAfterMinutes: ${options.stallAfterMinutes}` : ''}
+  pullRequestHosts: [git.example.com]${options.stallAfterMinutes ? `\n  stallAfterMinutes: ${options.stallAfterMinutes}` : ''}${resync ? `\n  watchResyncMinutes: ${resync}` : ''}
 clusters:
   - name: dev
     kubeconfigContext: dev

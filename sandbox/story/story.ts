@@ -132,12 +132,19 @@ export class Story {
   private async kargoPromotion(): Promise<void> {
     const id = 'brave-lynx (1.29.0)';
     this.d.say(`\nChapter 4 · Kargo freight ${id} · a promotion
-  Kargo's warehouse has freight brave-lynx (checkout 1.29.0). You promote it to the dev stage.`);
+  Kargo's warehouse has freight brave-lynx (checkout 1.29.0). You promote it to the dev stage; the
+  watch follows the Promotion in the release thread of brave-lynx (one thread per release).`);
     await this.d.actor.command(id, this.d.channels.checkoutKargo, 'promote checkout-kargo@dev --freight brave-lynx');
     const channel = this.d.channels.checkoutKargo;
-    const succeeded = await this.until(id, 'the Promotion to succeed', async () =>
-      this.d.slack.transcript.messages(channel).some((m) => m.replies.some((r) => r.text.includes('is Succeeded') || JSON.stringify(r.blocks).includes('is Succeeded'))), 300_000);
-    if (succeeded) this.d.say(`✓ ${id} · promoted to the dev stage: Glidepath followed the Promotion to Succeeded`);
+    // The release thread of the Freight (from the watch), not a thread of the command's: dev Healthy there.
+    const healthy = await this.until(id, 'dev healthy in the release thread of brave-lynx', async () => {
+      const release = (await this.d.glidepath.releases('checkout-kargo')).find((r) =>
+        r.stages.some((s) => s.name === 'dev' && Object.values(s.targets).some((t) => t.kargo?.freight?.alias === 'brave-lynx')),
+      );
+      const thread = release && this.d.slack.transcript.messages(channel).find((m) => JSON.stringify(m.blocks).includes(`Release ${release.releaseId} —`));
+      return thread?.replies.some((r) => JSON.stringify(r.blocks).includes('*dev* is Healthy')) === true;
+    }, 300_000);
+    if (healthy) this.d.say(`✓ ${id} · promoted to the dev stage: its release thread shows the Promotion Succeeded and dev Healthy, with a Promote button toward staging`);
   }
 
   private async badImage(): Promise<void> {

@@ -18,6 +18,8 @@ export interface ReduceContext {
   /** Actions Glidepath itself sent, per target key (from the own-actions ledger), to tell them from changes made outside it. */
   ownActions?: Record<string, readonly OwnAction[]>;
   stallAfterMs: number;
+  /** How each cluster is heard (the config's `facts`), for what a stall reply says may be wrong; absent: webhook. */
+  clusterFacts?: Readonly<Record<string, 'webhook' | 'watch' | 'both'>>;
   /** Degraded or Unknown after the stage was healthy is reported only when it lasts this long. */
   unhealthyGraceMs: number;
   /** An Argo CD operation Running this long while its Rollout is paused is reported as hook-pinned. */

@@ -6,6 +6,7 @@ import type { ApplicationObservation, RolloutPhase, TargetRef } from '../facts/f
 import type { FailingMetric } from '../model/analysis-run.js';
 import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
 import type { KargoTargetState } from './kargo-state.js';
+import type { StallDetail } from './stall.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -173,6 +174,8 @@ export interface ReplyDetail {
   analysisRun?: string;
   /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
   promotedFully?: boolean;
+  /** stall: how the quiet stage is heard, and what the release waits for a person to do besides (src/releases/stall.ts). */
+  stall?: StallDetail;
   /** appset-out-of-order: the step that started, the earlier steps behind, and the children involved. */
   outOfOrder?: OutOfOrderDetail;
 }

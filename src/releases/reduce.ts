@@ -23,6 +23,7 @@ import { pauseEnded, pauseSuperseded } from './pause-end.js';
 import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { reduceRecheck } from './recheck.js';
+import { stallReply } from './stall.js';
 import type { ReduceKit } from './reduce-kit.js';
 
 export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
@@ -357,22 +358,10 @@ function reduceWatchdog(current: ReleaseRecord | undefined, fact: WatchdogFact, 
   const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
   record.stall = { alertedAt: fact.receivedAt, silentSince: current.lastHeardAt };
   addEvent(record, fact.receivedAt, 'stall', `nothing heard for ${Math.round((fact.receivedAt - current.lastHeardAt) / 60_000)} min`);
-  const quiet = quietestTarget(record);
-  const reply = noticeReply(record, `stall:${current.lastHeardAt}`, 'stall', { silentSince: current.lastHeardAt }, quiet?.stage, quiet?.ref);
+  const stall = stallReply(record, ctx, current.lastHeardAt);
+  const reply = noticeReply(record, `stall:${current.lastHeardAt}`, 'stall', stall.detail, stall.stage, stall.ref);
   // The stall is set, so finish() does not arm the watchdog again: the next fact will.
   return finish(record, fact.receivedAt, ctx, 'applied', reply ? [reply] : []);
-}
-
-/** The target (still in progress) heard from least recently: the most likely victim of a lost notification. */
-function quietestTarget(record: ReleaseRecord): { stage: string; ref: TargetRef } | undefined {
-  let best: { stage: string; ref: TargetRef; at: number } | undefined;
-  for (const stage of record.stages) {
-    if (stage.healthyAt !== undefined) continue;
-    for (const t of Object.values(stage.targets)) {
-      if (t.supersededBy === undefined && (!best || t.lastHeardAt < best.at)) best = { stage: stage.name, ref: t.ref, at: t.lastHeardAt };
-    }
-  }
-  return best;
 }
 
 function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFact, ctx: ReduceContext): Reduction {

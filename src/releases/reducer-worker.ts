@@ -154,6 +154,7 @@ export function reduceReleaseBatch(
     pipeline,
     releaseId,
     stallAfterMs: stallAfterMs(config, pipeline),
+    clusterFacts: Object.fromEntries(config.clusters.map((c) => [c.name, c.facts])),
     unhealthyGraceMs: settings.unhealthyGraceMinutes * 60_000,
     hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
   };

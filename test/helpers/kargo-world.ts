@@ -62,6 +62,8 @@ export interface KargoWorldOptions {
   kargoApi?: boolean;
   /** Glidepath's `unhealthyGraceMinutes` (default 0). */
   unhealthyGraceMinutes?: number;
+  /** More settings, as YAML flow entries (`stallAfterMinutes: 0.05`). */
+  settings?: string;
 }
 
 export async function startKargoWorld(options: KargoWorldOptions = {}): Promise<KargoWorld> {
@@ -71,7 +73,7 @@ export async function startKargoWorld(options: KargoWorldOptions = {}): Promise<
     kargo: { stepDurationMs: 200, ...options.kargo },
     ...(options.kargoApi ? { kargoApi: true } : {}),
     pipelines: pipeline(options.stages ?? STAGES),
-    settings: `unhealthyGraceMinutes: ${options.unhealthyGraceMinutes ?? 0}`,
+    settings: `unhealthyGraceMinutes: ${options.unhealthyGraceMinutes ?? 0}${options.settings ? `, ${options.settings}` : ''}`,
     env: { CI_TOKENS: `checkout-kargo=${KARGO_CI_TOKEN}` },
   });
   const { store } = world.cluster;

@@ -51,7 +51,7 @@ describe('npm run sandbox', () => {
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
       /→ rel-1\.29\.0 · you click Refresh and approve/,
       /✓ rel-1\.29\.0 · Complete in checkout/,
-      /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion/,
+      /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion .*; followed in the release thread of Freight brave-lynx/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
       /✓ rel-1\.30\.0 · dev is Degraded/,
       /→ rel-1\.30\.0 · the Abort dialog asks you to confirm/,
@@ -65,8 +65,9 @@ describe('npm run sandbox', () => {
       expect(found, `${m} after offset ${from}\n${out}`).not.toBeNull();
       from += found!.index + found![0].length;
     }
-    // Every thread block and every action line names a release, never a pipeline alone.
-    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|freight-\S+|promotion \S+) · \S+ — /);
+    // Every thread block and every action line names a release, never a pipeline alone; a promotion
+    // (prod is watched) shows in its Freight's release thread, never in a thread of its own.
+    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|freight-\S+) · \S+ — /);
     for (const line of out.split('\n').filter((l) => /^(→|✓|…) /.test(l))) expect(line).toMatch(/^. (rel-|brave-lynx)\S* /);
     // One approval is one change in its thread: no second line repeats it, nothing "not resumed".
     expect(out).not.toMatch(/<@U0SANDBOX>: approved/);

@@ -16,6 +16,7 @@ import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
 import { kargoReplyBody } from './kargo-reply.js';
+import { stallAwaiting, stallCause } from './stall-reply.js';
 
 const MESSAGE_LIMIT = 2500;
 
@@ -126,9 +127,10 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
       return `:warning: ${at} runs ${seen}, not this release's ${expected}. Someone changed it outside git (selfHeal may revert it).${quoted(d.message)}`;
     }
     case 'stall': {
-      const silent = minutesBetween(d.silentSince, record.stall?.alertedAt) ?? 'a while';
+      const minutes = minutesBetween(d.silentSince, record.stall?.alertedAt);
+      const silent = minutes === '0 min' ? 'under a minute' : (minutes ?? 'a while');
       const since = d.silentSince !== undefined ? ` (silent since ${slackDate(d.silentSince)})` : '';
-      return `:warning: No fact from ${at} for ${silent}${since}; the Rollouts notifications may have been lost.`;
+      return `:warning: No fact from ${at} for ${silent}${since}; ${stallCause(d.stall?.source)}.${stallAwaiting(d.stall?.awaiting)}`;
     }
     case 'heard-again': {
       const since = d.silentSince !== undefined ? ` after silence since ${slackDate(d.silentSince)}` : '';
