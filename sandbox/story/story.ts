@@ -141,7 +141,7 @@ export class Story {
       const release = (await this.d.glidepath.releases('checkout-kargo')).find((r) =>
         r.stages.some((s) => s.name === 'dev' && Object.values(s.targets).some((t) => t.kargo?.freight?.alias === 'brave-lynx')),
       );
-      const thread = release && this.d.slack.transcript.messages(channel).find((m) => JSON.stringify(m.blocks).includes(`Release ${release.releaseId} —`));
+      const thread = release && this.d.slack.transcript.messages(channel).find((m) => m.metadata?.event_payload.release === release.releaseId);
       return thread?.replies.some((r) => JSON.stringify(r.blocks).includes('*dev* is Healthy')) === true;
     }, 300_000);
     if (healthy) this.d.say(`✓ ${id} · promoted to the dev stage: its release thread shows the Promotion Succeeded and dev Healthy, with a Promote button toward staging`);

@@ -67,7 +67,7 @@ describe('npm run sandbox', () => {
     }
     // Every thread block and every action line names a release, never a pipeline alone; a promotion
     // (prod is watched) shows in its Freight's release thread, never in a thread of its own.
-    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|freight-\S+) · \S+ — /);
+    for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|freight-\S+|brave-lynx) · \S+ — /);
     for (const line of out.split('\n').filter((l) => /^(→|✓|…) /.test(l))) expect(line).toMatch(/^. (rel-|brave-lynx)\S* /);
     // One approval is one change in its thread: no second line repeats it, nothing "not resumed".
     expect(out).not.toMatch(/<@U0SANDBOX>: approved/);
