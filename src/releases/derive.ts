@@ -102,6 +102,8 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
     // (a pod restarting under autoscaling) is only reported if it lasts.
     const lasting = stage.healthyAt === undefined ? t.phase === 'Degraded' : now - t.phaseSince >= ctx.unhealthyGraceMs;
     if (lasting) notices.reply(`degraded:${where}:${t.podHash ?? ''}:${t.phaseSince}`, 'degraded', base, stage.name, t.ref);
+    // When the grace ends the reply is due even if no fact comes to say so (a steady Degraded sends none).
+    else if (stage.healthyAt !== undefined) notices.recheckAt(t.phaseSince + ctx.unhealthyGraceMs);
   }
   if (t.analysis && (t.analysis.status === 'Failed' || t.analysis.status === 'Error')) {
     notices.reply(

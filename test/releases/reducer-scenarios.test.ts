@@ -73,6 +73,20 @@ describe('reducer scenarios', () => {
     expect(stage(h, 'rel-4').healthyAt).toBe(T0);
   });
 
+  it('a Rollout still Degraded when the grace ends is reported then, though no fact comes to say so', () => {
+    const h = new Harness(testConfig());
+    const healthy = { ...rel4, stableRS: rel4.podHash };
+    h.apply(rolloutFact(rolloutBody({ ...healthy, rv: 300, phase: 'Healthy' }), T0));
+    const since = T0 + 2 * min;
+    h.apply(rolloutFact(rolloutBody({ ...healthy, generation: 13, rv: 302, replicas: 8, phase: 'Degraded', message: 'ProgressDeadlineExceeded: x' }), since));
+    expect(h.replies('degraded')).toHaveLength(0);
+    const grace = 2 * min;
+    expect(h.effects.map((e) => e.effect)).toContainEqual({ id: `recheck:${since + grace}`, type: 'release.recheck', dueAt: since + grace });
+    // The due time (the watchdog queue's delayed job) with nothing heard in between.
+    expect(h.apply({ kind: 'watchdog', source: 'watchdog', receivedAt: since + grace, pipeline: 'checkout', releaseId: 'rel-4', silentSince: since + grace, recheck: true })).toEqual(['applied']);
+    expect(h.replies('degraded')).toHaveLength(1);
+  });
+
   it('update back to an earlier image under a new release id is a new release and supersedes the old one', () => {
     const h = new Harness(testConfig());
     h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 400, stableRS: rel4.podHash, phase: 'Healthy' }), T0));
