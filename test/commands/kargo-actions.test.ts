@@ -12,6 +12,7 @@ import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
+import { advanceClockUntil } from '../helpers/wait.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { eventually } from '../slack/support/harness.js';
 import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
@@ -133,10 +134,7 @@ describe('promote', () => {
       expect(said(answer)).toContain(`created Promotion ${name} of Freight jolly-jaguar`);
       const thread = () => rig.slack.transcript.find(CHANNEL, parent.ts!)!.replies.map((r) => r.text);
       await eventually(() => thread().some((t) => t.includes('following its phase')) || undefined, 'the follow line in the release thread');
-      for (let i = 0; i < 60 && promotions()[0]!.status?.phase !== 'Succeeded'; i++) {
-        await clock.advance(500);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await advanceClockUntil(clock, () => promotions()[0]!.status?.phase === 'Succeeded', 'the Promotion to succeed');
       // Slack allows about one message a second per channel: the lines arrive as it lets them.
       await eventually(() => thread().some((t) => t.includes('is Succeeded')) || undefined, 'the end of the Promotion in the thread');
       expect(thread()[0]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);

@@ -5,6 +5,7 @@ import { availableFreight, followPromotion, promote, selectStages, stageHealth }
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
+import { advanceClockUntil } from '../helpers/wait.js';
 import { completed, failure, refusal, startKubeWorld, type KubeWorld } from './support.js';
 
 const NS = 'kargo-demo';
@@ -119,10 +120,7 @@ describe('Kargo', () => {
       const phases: string[] = [];
       let done = false;
       const following = followPromotion(api(), NS, name, { timeoutMs: 20_000, onPhase: (p) => phases.push(p) }).finally(() => (done = true));
-      for (let i = 0; i < 40 && !done; i++) {
-        await clock.advance(500);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await advanceClockUntil(clock, () => done, 'the Promotion to end');
       const result = await following;
       expect(result).toMatchObject({ phase: 'Succeeded', timedOut: false });
       expect(phases.at(-1)).toBe('Succeeded');
