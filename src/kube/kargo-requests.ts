@@ -10,7 +10,7 @@ import type { KubeApi } from './api.js';
 import { KubeActionError, type KubeCall } from './errors.js';
 import type { KargoApiClient, KargoApiRefusal } from './kargo-api.js';
 import { parseObject } from './parse-object.js';
-import { getStage } from './reads.js';
+import { followObject } from './follow-object.js';
 import { done, refused, type Refusable } from './refusal.js';
 import { STAGES } from './resources.js';
 import { PROMOTION_REQUEST_TERMINAL_PHASES, promotionRequestSchema, type PromotionRequest } from '../model/kargo-promotion-request.js';
@@ -58,59 +58,19 @@ export interface FollowRequestResult {
 
 /**
  * Follows PromotionRequest `name` through its Stage's status, on a watch of the Stage, until a
- * terminal phase (Succeeded, Failed, Errored); `onPhase` hears every phase change.
+ * terminal phase (Succeeded, Failed, Errored; follow-object.ts); `onPhase` hears every phase change.
  */
 export async function followPromotionRequest(api: KubeApi, project: string, stageName: string, name: string, options: { timeoutMs: number; onPhase?: (phase: string, stage: Stage) => void }): Promise<FollowRequestResult> {
-  let stage = await getStage(api, project, stageName);
-  let phase = requestPhase(stage, name);
-  if (phase) options.onPhase?.(phase, stage);
-  if (phase && PROMOTION_REQUEST_TERMINAL_PHASES.has(phase)) return { stage, phase, timedOut: false };
-  let lastVersion = stage.metadata.resourceVersion;
-  return new Promise<FollowRequestResult>((resolve, reject) => {
-    let settled = false;
-    let stop: (() => void) | undefined;
-    const finish = (timedOut: boolean, error?: unknown): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      stop?.();
-      if (error) reject(error);
-      else resolve({ stage, ...(phase ? { phase } : {}), timedOut });
-    };
-    const deadline = setTimeout(() => finish(true), options.timeoutMs);
-    const start = (): void => {
-      api
-        .watch(STAGES, project, { resourceVersion: lastVersion, fieldSelector: `metadata.name=${stageName}` }, (type, object) => {
-          if (type === 'DELETED') return finish(false, new KubeActionError('not-found', `Stage ${stageName} was deleted in ${api.cluster}/${project} before PromotionRequest ${name} finished`));
-          if (type !== 'ADDED' && type !== 'MODIFIED') return;
-          const parsed = stageSchema.safeParse(object);
-          if (!parsed.success) return;
-          stage = parsed.data;
-          lastVersion = stage.metadata.resourceVersion;
-          const next = requestPhase(stage, name);
-          if (next && next !== phase) {
-            phase = next;
-            options.onPhase?.(next, stage);
-          }
-          if (phase && PROMOTION_REQUEST_TERMINAL_PHASES.has(phase)) finish(false);
-        })
-        .then((handle) => {
-          stop = handle.stop;
-          if (settled) handle.stop();
-          handle.done.then(
-            () => {
-              if (!settled) start();
-            },
-            (err: unknown) => finish(false, err),
-          );
-        })
-        .catch((err: unknown) => finish(false, err));
-    };
-    start();
+  const followed = await followObject(api, {
+    resource: STAGES,
+    schema: stageSchema,
+    namespace: project,
+    name: stageName,
+    read: (stage) => requestPhase(stage, name),
+    isFinal: (phase) => PROMOTION_REQUEST_TERMINAL_PHASES.has(phase),
+    deletedMessage: `Stage ${stageName} was deleted in ${api.cluster}/${project} before PromotionRequest ${name} finished`,
+    timeoutMs: options.timeoutMs,
+    ...(options.onPhase ? { onChange: options.onPhase } : {}),
   });
-}
-
-/** For tests and readers: the Stage parsed as Glidepath reads it. */
-export function parseStage(object: unknown, call: KubeCall): Stage {
-  return parseObject(stageSchema, object, call);
+  return { stage: followed.object, ...(followed.state ? { phase: followed.state } : {}), timedOut: followed.timedOut };
 }

@@ -11,7 +11,8 @@ import { done, refused, type Refusable } from './refusal.js';
 import { freightAvailability, freightLabel, type Availability } from './kargo-availability.js';
 import { summarizeStage, type StageEvidence, type StageHealthSummary } from '../model/kargo-health.js';
 import { readStage } from '../model/kargo-stage-reading.js';
-import { getFreight, getPromotion, getStage, listFreight, listStages } from './reads.js';
+import { followObject } from './follow-object.js';
+import { getFreight, getStage, listFreight, listStages } from './reads.js';
 import { PROMOTIONS } from './resources.js';
 import { RBAC_FILE } from './verbs.js';
 import type { Freight } from '../model/kargo-freight.js';
@@ -138,55 +139,20 @@ export interface FollowResult {
   timedOut: boolean;
 }
 
-/** Follows a Promotion on a watch until a terminal phase; `onPhase` hears every phase change. */
+/** Follows a Promotion on a watch until a terminal phase (follow-object.ts); `onPhase` hears every phase change. */
 export async function followPromotion(api: KubeApi, project: string, name: string, options: { timeoutMs: number; onPhase?: (phase: string, promotion: Promotion) => void }): Promise<FollowResult> {
-  let promotion = await getPromotion(api, project, name);
-  let phase = promotion.status?.phase ?? undefined;
-  if (phase) options.onPhase?.(phase, promotion);
-  if (phase && TERMINAL_PROMOTION_PHASES.has(phase)) return { promotion, phase, timedOut: false };
-  let lastVersion = promotion.metadata.resourceVersion;
-  return new Promise<FollowResult>((resolve, reject) => {
-    let settled = false;
-    let stop: (() => void) | undefined;
-    const finish = (timedOut: boolean, error?: unknown): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      stop?.();
-      if (error) reject(error);
-      else resolve({ promotion, ...(phase ? { phase } : {}), timedOut });
-    };
-    const deadline = setTimeout(() => finish(true), options.timeoutMs);
-    const start = (): void => {
-      api
-        .watch(PROMOTIONS, project, { resourceVersion: lastVersion, fieldSelector: `metadata.name=${name}` }, (type, object) => {
-          if (type === 'DELETED') return finish(false, new KubeActionError('not-found', `Promotion ${name} was deleted in ${api.cluster}/${project} before it finished`));
-          if (type !== 'ADDED' && type !== 'MODIFIED') return;
-          const parsed = promotionSchema.safeParse(object);
-          if (!parsed.success) return;
-          promotion = parsed.data;
-          lastVersion = promotion.metadata.resourceVersion;
-          const next = promotion.status?.phase ?? undefined;
-          if (next && next !== phase) {
-            phase = next;
-            options.onPhase?.(next, promotion);
-          }
-          if (phase && TERMINAL_PROMOTION_PHASES.has(phase)) finish(false);
-        })
-        .then((handle) => {
-          stop = handle.stop;
-          if (settled) handle.stop();
-          handle.done.then(
-            () => {
-              if (!settled) start();
-            },
-            (err: unknown) => finish(false, err),
-          );
-        })
-        .catch((err: unknown) => finish(false, err));
-    };
-    start();
+  const followed = await followObject(api, {
+    resource: PROMOTIONS,
+    schema: promotionSchema,
+    namespace: project,
+    name,
+    read: (promotion) => promotion.status?.phase ?? undefined,
+    isFinal: (phase) => TERMINAL_PROMOTION_PHASES.has(phase),
+    deletedMessage: `Promotion ${name} was deleted in ${api.cluster}/${project} before it finished`,
+    timeoutMs: options.timeoutMs,
+    ...(options.onPhase ? { onChange: options.onPhase } : {}),
   });
+  return { promotion: followed.object, ...(followed.state ? { phase: followed.state } : {}), timedOut: followed.timedOut };
 }
 
 /**

@@ -19,7 +19,8 @@ export interface TypedList<T> {
   rejected: number;
 }
 
-async function getTyped<T extends z.ZodType>(api: KubeApi, res: ResourceRef, schema: T, namespace: string, name: string): Promise<z.infer<T>> {
+/** One object by name, parsed with its schema (a shape Glidepath cannot trust is a typed error). */
+export async function getTyped<T extends z.ZodType>(api: KubeApi, res: ResourceRef, schema: T, namespace: string, name: string): Promise<z.infer<T>> {
   const raw = await api.get(res, namespace, name);
   return parseObject(schema, raw, { cluster: api.cluster, verb: 'get', resource: res.plural, namespace, name });
 }

@@ -11,6 +11,8 @@ import { record, reply, stage as recordStage, T0, target } from '../slack/suppor
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
+import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
+import { advanceClockUntil } from '../helpers/wait.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { eventually } from '../slack/support/harness.js';
 import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
@@ -20,47 +22,24 @@ const OLD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 const NEW = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
 let clock: FakeClock;
 let world: KubeWorld;
+let kargo: KargoObjects;
 let rig: CommandsRig;
 
 const rt = (kind: string) => world.store.registry.byKind(kind, 'kargo.akuity.io');
 
-function stage(name: string, sources: Record<string, unknown>, labels: Record<string, string> = {}): KubeObject {
-  return world.store.create(rt('Stage'), NS, {
-    apiVersion: 'kargo.akuity.io/v1alpha1',
-    kind: 'Stage',
-    metadata: { name, labels },
-    spec: {
-      requestedFreight: [{ origin: { kind: 'Warehouse', name: 'shop' }, sources }],
-      promotionTemplate: { spec: { steps: [{ uses: 'argocd-update', config: { apps: [{ name: `shop-${name}` }] } }] } },
-    },
-  });
-}
-
-function freight(name: string, alias: string, created: string, status: Record<string, unknown>): void {
-  world.store.create(rt('Freight'), NS, {
-    apiVersion: 'kargo.akuity.io/v1alpha1',
-    kind: 'Freight',
-    metadata: { name, labels: { 'kargo.akuity.io/alias': alias } },
-    alias,
-    origin: { kind: 'Warehouse', name: 'shop' },
-    images: [{ repoURL: 'registry.example.com/shop/checkout', tag: created.slice(0, 10) }],
-  });
-  world.store.mutate(rt('Freight'), NS, name, (f) => void (f.metadata.creationTimestamp = created));
-  world.store.patch(rt('Freight'), NS, name, 'merge', { status }, { subresource: 'status' });
-}
-
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T12:00:00Z');
   world = await startKubeWorld({ clock });
-  stage('dev', { direct: true });
-  stage('staging', { stages: ['dev'] });
-  stage('prod-eu', { stages: ['staging'], requiredSoakTime: '1h' }, { tier: 'prod' });
-  stage('prod-us', { stages: ['staging'] }, { tier: 'prod' });
-  freight(OLD, 'wonky-wombat', '2026-08-19T10:00:00Z', {
+  kargo = kargoObjects(world.store, NS);
+  kargo.stage('dev', { direct: true });
+  kargo.stage('staging', { stages: ['dev'] });
+  kargo.stage('prod-eu', { stages: ['staging'], requiredSoakTime: '1h' }, { tier: 'prod' });
+  kargo.stage('prod-us', { stages: ['staging'] }, { tier: 'prod' });
+  kargo.freight(OLD, 'wonky-wombat', '2026-08-19T10:00:00Z', {
     verifiedIn: { dev: { verifiedAt: '2026-08-19T10:30:00Z' }, staging: { verifiedAt: '2026-08-19T11:00:00Z' } },
     currentlyIn: { staging: { since: '2026-08-19T10:45:00Z' } },
   });
-  freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z', {
+  kargo.freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z', {
     verifiedIn: { dev: { verifiedAt: '2026-08-20T11:40:00Z' }, staging: { verifiedAt: '2026-08-20T11:50:00Z' } },
     currentlyIn: { staging: { since: '2026-08-20T11:45:00Z' } },
   });
@@ -71,7 +50,7 @@ afterEach(async () => {
   await world.close();
 });
 
-const promotions = (): KubeObject[] => world.store.list(rt('Promotion'), NS).items;
+const promotions = (): KubeObject[] => kargo.list('Promotion');
 
 describe('promote', () => {
   it('by selector: lists the matched Stages and asks first; at the click, Stages that disappeared or appeared are named and not promoted', async () => {
@@ -83,7 +62,7 @@ describe('promote', () => {
 
     // Stages come and go between the question and the click.
     world.store.delete(rt('Stage'), NS, 'prod-eu');
-    stage('prod-ap', { stages: ['staging'] }, { tier: 'prod' });
+    kargo.stage('prod-ap', { stages: ['staging'] }, { tier: 'prod' });
 
     // The question was an ephemeral answer: it is replaced through the click's response_url.
     const clicked = await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: button.value, ephemeral: true, messageText: said(ask), messageBlocks: ask.body.blocks as unknown[] });
@@ -102,7 +81,7 @@ describe('promote', () => {
   });
 
   it('when a selector matches more Stages than one confirm button can carry, asks to narrow the choice and promotes nothing', async () => {
-    for (let i = 0; i < 40; i++) stage(`prod-${String(i).padStart(2, '0')}-${'x'.repeat(50)}`, { stages: ['staging'] }, { tier: 'prod' });
+    for (let i = 0; i < 40; i++) kargo.stage(`prod-${String(i).padStart(2, '0')}-${'x'.repeat(50)}`, { stages: ['staging'] }, { tier: 'prod' });
     const ask = await (await rig.command('promote shop@prod --freight jolly-jaguar')).first();
     expect(said(ask)).toBe(
       ':information_source: 42 Stages match stages with labels tier=prod in project kargo-demo: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with `/glidepath promote kargo-demo/<stage>`. Nothing was promoted.',
@@ -127,7 +106,7 @@ describe('promote', () => {
   });
 
   it('a promote refused before it reaches Kargo is audited too: no permission, or no Freight available', async () => {
-    stage('canary', { stages: ['prod-us'] });
+    kargo.stage('canary', { stages: ['prod-us'] });
     const denied = await (await rig.command('promote kargo-demo/canary', MALLORY)).first();
     expect(said(denied)).toMatch(/^`canary`: :no_entry: Not allowed: /);
     const none = await (await rig.command('promote kargo-demo/canary')).first();
@@ -155,10 +134,7 @@ describe('promote', () => {
       expect(said(answer)).toContain(`created Promotion ${name} of Freight jolly-jaguar`);
       const thread = () => rig.slack.transcript.find(CHANNEL, parent.ts!)!.replies.map((r) => r.text);
       await eventually(() => thread().some((t) => t.includes('following its phase')) || undefined, 'the follow line in the release thread');
-      for (let i = 0; i < 60 && promotions()[0]!.status?.phase !== 'Succeeded'; i++) {
-        await clock.advance(500);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await advanceClockUntil(clock, () => promotions()[0]!.status?.phase === 'Succeeded', 'the Promotion to succeed');
       // Slack allows about one message a second per channel: the lines arrive as it lets them.
       await eventually(() => thread().some((t) => t.includes('is Succeeded')) || undefined, 'the end of the Promotion in the thread');
       expect(thread()[0]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);

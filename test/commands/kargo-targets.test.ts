@@ -14,6 +14,7 @@ import type { KargoApiStandIn } from '../../sandbox/kube/kargo-api-server.js';
 import { ALICE, CHANNEL, commandsConfig, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
 import { eventually } from '../helpers/slack-harness.js';
+import { advanceClockUntil } from '../helpers/wait.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 
 const NS = 'kargo-demo';
@@ -41,14 +42,7 @@ function target(name: string, labels: Record<string, string>): void {
   world.store.create(world.store.registry.byKind('Target', 'kargo.akuity.io'), NS, { apiVersion: 'kargo.akuity.io/v1alpha1', kind: 'Target', metadata: { name, labels }, spec: { params: { cluster: name } } });
 }
 
-/** Advances the simulated clock until `done`, letting the controllers and Slack keep up. */
-async function runUntil(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 120 && !done(); i++) {
-    await clock.advance(500);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  if (!done()) throw new Error(`never happened: ${what}`);
-}
+const runUntil = (done: () => boolean, what: string): Promise<void> => advanceClockUntil(clock, done, what);
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T12:00:00Z');

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { configProblems } from '../helpers/pipeline.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { parseEnv } from '../../src/config/env.js';
-import { ConfigError } from '../../src/config/errors.js';
 import { parseConfigFile } from '../../src/config/file.js';
 
 const bad = `
@@ -31,15 +31,7 @@ pipelines:
         cluster: prod
 `;
 
-function problems(text: string): string[] {
-  try {
-    parseConfigFile(text);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problems = (text: string): string[] => configProblems(() => parseConfigFile(text));
 
 describe('config file', () => {
   it('lists every problem by its path', () => {

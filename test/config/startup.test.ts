@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../src/config/env.js';
-import { ConfigError } from '../../src/config/errors.js';
+import type { ConfigError } from '../../src/config/errors.js';
 import { parseConfigFile } from '../../src/config/file.js';
+import { configProblems } from '../helpers/pipeline.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const mainTs = join(root, 'src/main.ts');
@@ -34,15 +35,7 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function problems(source: NodeJS.ProcessEnv): string[] {
-  try {
-    parseEnv(source);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problems = (source: NodeJS.ProcessEnv): string[] => configProblems(() => parseEnv(source));
 
 describe('npm start', () => {
   const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start!;

@@ -3,13 +3,30 @@
  * (schema-parsed, then normalised), a Freight, and a removal (the watch's DELETED, or missing from
  * a relist: the last object seen, marked as having left the selector `from`).
  */
+import type { ConfigFile } from '../../src/config/file.js';
 import type { KargoFreightFact, KargoStageFact } from '../../src/facts/kargo-fact.js';
 import { normaliseKargoFreight, normaliseKargoStage } from '../../src/facts/normalise-kargo.js';
 import { freightSchema } from '../../src/model/kargo-freight.js';
 import { stageSchema } from '../../src/model/kargo-stage.js';
+import { testConfig } from './pipeline.js';
 
 export const KARGO_PROJECT = 'kargo-checkout';
 export const KARGO_REPO = 'r.example/shop/checkout';
+
+/**
+ * The test config with a pipeline `shop` (channel C0123SHOP, release ids from hangar.io/release-id)
+ * whose stages follow Kargo Stages of KARGO_PROJECT on cluster prod: each stage name with its
+ * Stage selection as YAML flow text, e.g. `{ dev: 'stage: dev', prod: 'selector: "tier=prod"' }`.
+ */
+export function kargoShopConfig(stages: Record<string, string>): ConfigFile {
+  const lines = Object.entries(stages).map(([name, selection]) => `      - { name: ${name}, cluster: prod, kargo: { project: ${KARGO_PROJECT}, ${selection} } }`);
+  return testConfig(`  - name: shop
+    channel: C0123SHOP
+    releaseIdAnnotation: hangar.io/release-id
+    stages:
+${lines.join('\n')}
+`);
+}
 
 export const freightName = (n: number): string => `${n}`.padStart(40, 'f');
 export const promotionName = (stage: string, n: number): string => `${stage}.01j${String(n).padStart(23, '0')}.${freightName(n).slice(0, 7)}`;
@@ -31,7 +48,7 @@ export interface StageShape {
   freight?: number;
   releaseId?: string | null;
   promotion?: 'running' | 'succeeded';
-  health?: 'Healthy' | 'Progressing' | 'Unhealthy' | 'Unknown';
+  health?: 'Healthy' | 'Progressing' | 'Unhealthy' | 'Unknown' | 'NotApplicable';
 }
 
 export function kargoStageObject(name: string, s: StageShape): unknown {

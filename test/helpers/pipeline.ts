@@ -1,4 +1,16 @@
+import { ConfigError } from '../../src/config/errors.js';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.js';
+
+/** The problems a ConfigError thrown by `run` lists (none when it does not throw); any other error is thrown. */
+export function configProblems(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
 
 export function testConfig(extra = ''): ConfigFile {
   return parseConfigFile(`

@@ -4,10 +4,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { Rollout } from '../../src/model/rollout-state.js';
 
 export const REFERENCE = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const fixture = (name: string): Record<string, any> =>
   JSON.parse(readFileSync(`${REFERENCE}payloads/rollouts/${name}.json`, 'utf8'));
+/** The Rollout of payload fixture `name`, as the model's judgements take it. */
+export const payloadRollout = (name: string): Rollout => fixture(name).rollout as Rollout;
+/** The judgements are total: tests also give them raw and partial objects that no schema has parsed. */
+export const unparsed = (value: unknown): Rollout => value as Rollout;
+
+/** Argo CD's Lua health check and resource actions for Rollouts, with their upstream test files. */
+export const ARGOCD_ROLLOUT_CUSTOMIZATIONS = `${REFERENCE}upstream/argocd-rollout-customizations`;
+export const readYaml = (file: string): Record<string, unknown> => parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 
 /** The seven steps of the payload scenario (payloads/rollouts/README.md); the payloads omit them. */
 export const STEPS = [

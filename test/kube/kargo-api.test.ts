@@ -37,7 +37,7 @@ describe('KargoApiClient.promoteToStage', () => {
     const kargo = kargoObjects(world.store, NS);
     kargo.stage('staging', { direct: true });
     kargo.stage('prod', { stages: ['staging'] });
-    kargo.freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z', {});
+    kargo.freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z');
     const url = world.standIn.kargoApi!.url;
     const client = (token: string) => new KargoApiClient({ cluster: 'prod', url, token });
 

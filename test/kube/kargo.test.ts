@@ -4,40 +4,16 @@ import { compileStageName } from '../../src/model/kargo-stage-selector.js';
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from '../../src/kube/kargo.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { KargoController } from '../../sandbox/kube/controllers/kargo.js';
-import type { KubeObject } from '../../sandbox/kube/object.js';
+import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
+import { advanceClockUntil } from '../helpers/wait.js';
 import { completed, failure, refusal, startKubeWorld, type KubeWorld } from './support.js';
 
 const NS = 'kargo-demo';
 let clock: FakeClock;
 let world: KubeWorld;
+let kargo: KargoObjects;
 
 const rt = (kind: string) => world.store.registry.byKind(kind, 'kargo.akuity.io');
-
-function stage(name: string, sources: Record<string, unknown>, labels: Record<string, string> = {}, steps = true): KubeObject {
-  return world.store.create(rt('Stage'), NS, {
-    apiVersion: 'kargo.akuity.io/v1alpha1',
-    kind: 'Stage',
-    metadata: { name, labels },
-    spec: {
-      requestedFreight: [{ origin: { kind: 'Warehouse', name: 'shop' }, sources }],
-      ...(steps ? { promotionTemplate: { spec: { steps: [{ uses: 'argocd-update', config: { apps: [{ name: `shop-${name}` }] } }] } } } : {}),
-    },
-  });
-}
-
-function freight(name: string, alias: string, created: string, status: Record<string, unknown> = {}): void {
-  world.store.create(rt('Freight'), NS, {
-    apiVersion: 'kargo.akuity.io/v1alpha1',
-    kind: 'Freight',
-    metadata: { name, labels: { 'kargo.akuity.io/alias': alias } },
-    alias,
-    origin: { kind: 'Warehouse', name: 'shop' },
-    images: [{ repoURL: 'registry.example.com/shop/checkout', tag: created.slice(0, 10) }],
-  });
-  // creationTimestamp is the store's clock: stamp the order explicitly.
-  world.store.mutate(rt('Freight'), NS, name, (f) => void (f.metadata.creationTimestamp = created));
-  if (Object.keys(status).length > 0) world.store.patch(rt('Freight'), NS, name, 'merge', { status }, { subresource: 'status' });
-}
 
 const OLD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
 const NEW = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
@@ -45,16 +21,17 @@ const NEW = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T12:00:00Z');
   world = await startKubeWorld({ clock });
-  stage('dev', { direct: true }, { tier: 'pre' });
-  stage('staging', { stages: ['dev'] }, { tier: 'pre' });
-  stage('prod-eu', { stages: ['staging'], requiredSoakTime: '1h' }, { tier: 'prod' });
-  stage('prod-us', { stages: ['staging'] }, { tier: 'prod' });
-  stage('gate', { stages: ['dev'] }, {}, false);
-  freight(OLD, 'wonky-wombat', '2026-08-19T10:00:00Z', {
+  kargo = kargoObjects(world.store, NS);
+  kargo.stage('dev', { direct: true }, { tier: 'pre' });
+  kargo.stage('staging', { stages: ['dev'] }, { tier: 'pre' });
+  kargo.stage('prod-eu', { stages: ['staging'], requiredSoakTime: '1h' }, { tier: 'prod' });
+  kargo.stage('prod-us', { stages: ['staging'] }, { tier: 'prod' });
+  kargo.controlFlowStage('gate', { stages: ['dev'] });
+  kargo.freight(OLD, 'wonky-wombat', '2026-08-19T10:00:00Z', {
     verifiedIn: { dev: { verifiedAt: '2026-08-19T10:30:00Z' }, staging: { verifiedAt: '2026-08-19T11:00:00Z' } },
     currentlyIn: { staging: { since: '2026-08-19T10:45:00Z' } },
   });
-  freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z', {
+  kargo.freight(NEW, 'jolly-jaguar', '2026-08-20T11:30:00Z', {
     verifiedIn: { dev: { verifiedAt: '2026-08-20T11:40:00Z' }, staging: { verifiedAt: '2026-08-20T11:50:00Z' } },
     currentlyIn: { staging: { since: '2026-08-20T11:45:00Z' } },
   });
@@ -111,7 +88,7 @@ describe('Kargo', () => {
     expect(control.reason).toContain('Stage gate in prod/kargo-demo has no promotion steps');
     const missing = await failure(promote(api(), NS, 'prod-us', 'no-such-freight', { now }));
     expect(missing.kind).toBe('not-found');
-    expect(world.store.list(rt('Promotion'), NS).items).toEqual([]);
+    expect(kargo.list('Promotion')).toEqual([]);
     expect(world.server.requestCounts.get('create promotions')).toBeUndefined();
   });
 
@@ -127,7 +104,7 @@ describe('Kargo', () => {
     expect(denied.message).toBe(
       `Kargo refused to promote Freight wonky-wombat (${OLD.slice(0, 7)}) to Stage staging in prod/kargo-demo: admission webhook "promotion.kargo.akuity.io" denied the request: Freight is not available to this Stage; nothing was changed`,
     );
-    expect(world.store.list(rt('Promotion'), NS).items).toEqual([]);
+    expect(kargo.list('Promotion')).toEqual([]);
   });
 
   it('without the custom verb `promote` on stages, Kargo refuses and the RBAC gap is named', async () => {
@@ -143,10 +120,7 @@ describe('Kargo', () => {
       const phases: string[] = [];
       let done = false;
       const following = followPromotion(api(), NS, name, { timeoutMs: 20_000, onPhase: (p) => phases.push(p) }).finally(() => (done = true));
-      for (let i = 0; i < 40 && !done; i++) {
-        await clock.advance(500);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await advanceClockUntil(clock, () => done, 'the Promotion to end');
       const result = await following;
       expect(result).toMatchObject({ phase: 'Succeeded', timedOut: false });
       expect(phases.at(-1)).toBe('Succeeded');

@@ -1,29 +1,18 @@
 /** Glidepath's reading of Rollouts agrees with Argo CD's own Lua health check and resource actions (their upstream test files). */
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import {
   deriveRolloutState,
   rolloutActionPatch,
   type RolloutActionName,
   type RolloutActions,
-  type Rollout,
 } from '../../src/model/rollout-state.js';
-import { REFERENCE } from '../helpers/rollout-bodies.js';
+import { ARGOCD_ROLLOUT_CUSTOMIZATIONS, payloadRollout as payload, readYaml, unparsed } from '../helpers/rollout-bodies.js';
 
-const CUSTOMIZATIONS = path.join(REFERENCE, 'upstream/argocd-rollout-customizations');
+const CUSTOMIZATIONS = ARGOCD_ROLLOUT_CUSTOMIZATIONS;
 const ACTIONS = path.join(CUSTOMIZATIONS, 'actions');
-const PAYLOADS = path.join(REFERENCE, 'payloads/rollouts');
 
 type Json = Record<string, unknown>;
-
-const readYaml = (file: string): Json => parse(fs.readFileSync(file, 'utf8')) as Json;
-const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
-const payload = (name: string): Rollout => readJson(path.join(PAYLOADS, `${name}.json`)).rollout as Rollout;
-
-/** The judgements are total: here they also meet raw and partial objects that no schema has parsed. */
-const unparsed = (value: unknown): Rollout => value as Rollout;
 
 describe('agrees with Argo CD health on every case of health_test.yaml', () => {
   const { tests } = readYaml(path.join(CUSTOMIZATIONS, 'health_test.yaml')) as {

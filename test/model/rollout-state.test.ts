@@ -2,30 +2,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import {
   canaryStepLabel,
   deriveRolloutState,
   type CanaryStep,
   type Rollout,
 } from '../../src/model/rollout-state.js';
-import { REFERENCE, STEPS } from '../helpers/rollout-bodies.js';
+import { ARGOCD_ROLLOUT_CUSTOMIZATIONS, payloadRollout as payload, readYaml, REFERENCE, STEPS, unparsed } from '../helpers/rollout-bodies.js';
 
-const CUSTOMIZATIONS = path.join(REFERENCE, 'upstream/argocd-rollout-customizations');
+const CUSTOMIZATIONS = ARGOCD_ROLLOUT_CUSTOMIZATIONS;
 const UPSTREAM_ROLLOUTS = path.join(REFERENCE, 'upstream/rollouts');
-const PAYLOADS = path.join(REFERENCE, 'payloads/rollouts');
 
 type Json = Record<string, unknown>;
 
-const readYaml = (file: string): Json => parse(fs.readFileSync(file, 'utf8')) as Json;
-const readJson = (file: string): Json => JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
-const payload = (name: string): Rollout => readJson(path.join(PAYLOADS, `${name}.json`)).rollout as Rollout;
-const upstream = (name: string): Rollout => readJson(path.join(UPSTREAM_ROLLOUTS, name)) as Rollout;
+const upstream = (name: string): Rollout => JSON.parse(fs.readFileSync(path.join(UPSTREAM_ROLLOUTS, name), 'utf8')) as Rollout;
 
 const PAYLOAD_STEPS: CanaryStep[] = STEPS;
-
-/** The judgements are total: here they also meet raw and partial objects that no schema has parsed. */
-const unparsed = (value: unknown): Rollout => value as Rollout;
 
 describe('the webhook payload fixtures', () => {
   it('paused.json: paused at step 1 of 7 on CanaryPauseStep, at 20%', () => {

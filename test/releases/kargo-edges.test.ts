@@ -13,19 +13,12 @@ import { promotionSchema } from '../../src/model/kargo-promotion.js';
 import { joinedRelease } from '../../src/releases/kargo-announce.js';
 import { reduceReleaseBatch } from '../../src/releases/reducer-worker.js';
 import { Harness } from '../helpers/reduce-harness.js';
-import { testConfig } from '../helpers/pipeline.js';
-import { freightName, freightRef, KARGO_PROJECT, KARGO_REPO, kargoStageFact, kargoStageRemoval, promotionName } from '../helpers/kargo-facts.js';
+import { freightName, freightRef, KARGO_PROJECT, KARGO_REPO, kargoShopConfig, kargoStageFact, kargoStageRemoval, promotionName } from '../helpers/kargo-facts.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');
 const GRACE_MS = 2 * 60_000;
 
-const config = testConfig(`  - name: shop
-    channel: C0123SHOP
-    releaseIdAnnotation: hangar.io/release-id
-    stages:
-      - { name: dev, cluster: prod, kargo: { project: ${KARGO_PROJECT}, stage: dev } }
-      - { name: prod, cluster: prod, kargo: { project: ${KARGO_PROJECT}, selector: "tier=prod" } }
-`);
+const config = kargoShopConfig({ dev: 'stage: dev', prod: 'selector: "tier=prod"' });
 
 const recheck = (dueAt: number, releaseId = 'rel-1'): WatchdogFact => ({ kind: 'watchdog', source: 'watchdog', receivedAt: dueAt, pipeline: 'shop', releaseId, silentSince: dueAt, recheck: true });
 
@@ -65,12 +58,7 @@ describe('an Unhealthy Kargo Stage is reported when its grace ends', () => {
 });
 
 describe("a Kargo Stage's removal holds against older observations of it", () => {
-  const config = testConfig(`  - name: shop
-    channel: C0123SHOP
-    releaseIdAnnotation: hangar.io/release-id
-    stages:
-      - { name: prod, cluster: prod, kargo: { project: ${KARGO_PROJECT}, selector: "tier=prod" } }
-`);
+  const config = kargoShopConfig({ prod: 'selector: "tier=prod"' });
   const PROD = { labels: { tier: 'prod' } };
   const prodA = (h: Harness, at: number) => {
     h.apply(kargoStageFact('prod-a', { ...PROD, rv: 10, freight: 1, promotion: 'running' }, at));
@@ -168,12 +156,7 @@ describe("a Kargo Stage's removal holds against older observations of it", () =>
 });
 
 describe("a CI announcement after its Freight's release opened joins that release", () => {
-  const config = testConfig(`  - name: shop
-    channel: C0123SHOP
-    releaseIdAnnotation: hangar.io/release-id
-    stages:
-      - { name: dev, cluster: prod, kargo: { project: ${KARGO_PROJECT}, stage: dev } }
-`);
+  const config = kargoShopConfig({ dev: 'stage: dev' });
   const announcement = (releaseId: string, author = 'alice'): ReleaseAnnouncedFact => ({ kind: 'release', source: 'ci', receivedAt: T0 + 10_000, pipeline: 'shop', releaseId, images: [`${KARGO_REPO}:7.0.0`], commit: 'abc1234def', author });
 
   it('the batch step records the CI id on the Freight\'s release, once, and the release keeps its id and its stages', () => {

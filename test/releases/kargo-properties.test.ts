@@ -8,53 +8,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts/fact.js';
-import { normaliseKargoFreight, normaliseKargoPromotion, normaliseKargoStage } from '../../src/facts/normalise-kargo.js';
+import { normaliseKargoFreight, normaliseKargoPromotion } from '../../src/facts/normalise-kargo.js';
 import { freightSchema } from '../../src/model/kargo-freight.js';
 import { promotionSchema } from '../../src/model/kargo-promotion.js';
-import { stageSchema } from '../../src/model/kargo-stage.js';
+import { freightName, freightRef, KARGO_PROJECT, kargoShopConfig, kargoStageFact, promotionName, type StageShape } from '../helpers/kargo-facts.js';
 import { Harness } from '../helpers/reduce-harness.js';
-import { testConfig } from '../helpers/pipeline.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');
-const PROJECT = 'kargo-checkout';
 const STAGES = ['dev', 'staging', 'prod-a', 'prod-b'] as const;
 type StageName = (typeof STAGES)[number];
 
-const config = testConfig(`  - name: shop
-    channel: C0123SHOP
-    releaseIdAnnotation: hangar.io/release-id
-    stages:
-      - { name: dev, cluster: prod, kargo: { project: ${PROJECT}, stage: dev } }
-      - { name: staging, cluster: prod, kargo: { project: ${PROJECT}, stage: "regex:^stag" } }
-      - { name: prod, cluster: prod, kargo: { project: ${PROJECT}, selector: "tier=prod" } }
-`);
+const config = kargoShopConfig({ dev: 'stage: dev', staging: 'stage: "regex:^stag"', prod: 'selector: "tier=prod"' });
 config.settings.unhealthyGraceMinutes = 1e9;
 
-const freightName = (n: number) => `${n}`.padStart(40, 'f');
-const ref = (n: number) => ({ name: freightName(n), origin: { kind: 'Warehouse', name: 'checkout' }, images: [{ repoURL: 'r.example/shop/checkout', tag: `${n}.0.0`, annotations: { 'hangar.io/release-id': `rel-${n}` } }] });
-const promotionName = (stage: string, n: number) => `${stage}.01j${String(n).padStart(23, '0')}.${freightName(n).slice(0, 7)}`;
+type Observed = 'none' | 'promoting' | 'succeeded' | 'healthy' | 'progressing';
 
-type Observed = 'none' | 'promoting' | 'succeeded' | 'healthy' | 'progressing' | 'failed';
-
-/** A Stage object as Kargo writes it, for Freight `n` in state `state`. */
-function stageObject(stage: StageName, rv: number, n: number, state: Observed): unknown {
-  const labels = stage.startsWith('prod') ? { tier: 'prod' } : {};
-  const promo = { name: promotionName(stage, n), freight: ref(n) };
-  const status =
-    state === 'none'
-      ? {}
-      : state === 'promoting'
-        ? { currentPromotion: promo, health: { status: 'Unknown' } }
-        : {
-            lastPromotion: { ...promo, status: { phase: state === 'failed' ? 'Failed' : 'Succeeded', message: state === 'failed' ? 'boom' : undefined, finishedAt: '2026-08-20T09:00:00Z' }, finishedAt: '2026-08-20T09:00:00Z' },
-            freightHistory: state === 'failed' ? [] : [{ id: freightName(n), items: { 'Warehouse/checkout': ref(n) } }],
-            health: { status: state === 'healthy' ? 'Healthy' : state === 'failed' ? 'Unknown' : 'Progressing' },
-          };
-  return { metadata: { namespace: PROJECT, name: stage, uid: `uid-${stage}`, resourceVersion: String(rv), generation: 1, labels }, spec: {}, status };
+/** What a Stage says of Freight `n` in state `state`, as Kargo writes it (test/helpers/kargo-facts.ts). */
+function shape(n: number, state: Observed): Omit<StageShape, 'rv' | 'labels'> {
+  if (state === 'none') return {};
+  if (state === 'promoting') return { freight: n, promotion: 'running' };
+  return { freight: n, promotion: 'succeeded', health: state === 'healthy' ? 'Healthy' : 'Progressing' };
 }
 
 const stageFact = (stage: StageName, rv: number, n: number, state: Observed, at: number): Fact =>
-  normaliseKargoStage(stageSchema.parse(stageObject(stage, rv, n, state)), 'prod', at, 'watch');
+  kargoStageFact(stage, { rv, labels: stage.startsWith('prod') ? { tier: 'prod' } : {}, ...shape(n, state) }, at);
 
 /** One release (Freight 1) walking dev → staging → prod-a, prod-b: every observation, in the order Kargo makes them. */
 function walk(): { fact: (at: number) => Fact; stage: StageName; healthy: boolean }[] {
@@ -99,7 +76,7 @@ describe('Kargo facts under any delivery (the worker batch step)', () => {
 
   it('the latch holds through Progressing: a Stage healthy since its Promotion stays healthy and done, and says what it is now', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom('Healthy', 'Progressing', 'Unknown', 'NotApplicable'), { minLength: 1, maxLength: 12 }), (healths) => {
+      fc.property(fc.array(fc.constantFrom<NonNullable<StageShape['health']>>('Healthy', 'Progressing', 'Unknown', 'NotApplicable'), { minLength: 1, maxLength: 12 }), (healths) => {
         const h = new Harness(config);
         let rv = 10;
         h.apply(stageFact('dev', rv++, 1, 'promoting', T0));
@@ -107,9 +84,7 @@ describe('Kargo facts under any delivery (the worker batch step)', () => {
         const doneAt = h.record('rel-1', 'shop')!.stages[0]!.healthyAt;
         expect(doneAt).toBeDefined();
         healths.forEach((health, k) => {
-          const object = stageObject('dev', rv++, 1, 'succeeded') as { status: { health: { status: string } } };
-          object.status.health.status = health;
-          h.apply(normaliseKargoStage(stageSchema.parse(object), 'prod', T0 + 2000 + k * 1000, 'watch'));
+          h.apply(kargoStageFact('dev', { rv: rv++, freight: 1, promotion: 'succeeded', health }, T0 + 2000 + k * 1000));
           const dev = h.record('rel-1', 'shop')!.stages[0]!;
           const target = Object.values(dev.targets)[0]!;
           expect(target.phase).toBe('Healthy');
@@ -126,17 +101,17 @@ describe('Kargo facts under any delivery (the worker batch step)', () => {
   it('Freight and finished or pending Promotions open no thread, however many a relist brings', () => {
     const h = new Harness(config);
     for (let n = 1; n <= 20; n++) {
-      h.apply(normaliseKargoFreight(freightSchema.parse({ metadata: { namespace: PROJECT, name: freightName(n), resourceVersion: String(n) }, alias: `alias-${n}`, ...ref(n) }), 'prod', T0, 'watch-resync'));
+      h.apply(normaliseKargoFreight(freightSchema.parse({ metadata: { namespace: KARGO_PROJECT, name: freightName(n), resourceVersion: String(n) }, alias: `alias-${n}`, ...freightRef(n) }), 'prod', T0, 'watch-resync'));
       for (const phase of ['Succeeded', 'Failed', 'Pending']) {
-        const promotion = { metadata: { namespace: PROJECT, name: promotionName('dev', n), resourceVersion: String(100 + n), annotations: { 'kargo.akuity.io/create-actor': 'admin' } }, spec: { stage: 'dev', freight: freightName(n) }, status: { phase, freight: ref(n) } };
+        const promotion = { metadata: { namespace: KARGO_PROJECT, name: promotionName('dev', n), resourceVersion: String(100 + n), annotations: { 'kargo.akuity.io/create-actor': 'admin' } }, spec: { stage: 'dev', freight: freightName(n) }, status: { phase, freight: freightRef(n) } };
         h.apply(normaliseKargoPromotion(promotionSchema.parse(promotion), 'prod', T0, 'watch-resync'));
       }
     }
     expect(h.records.size).toBe(0);
     // A running one does, and then the Freight's alias and the Promotion's actor show on it.
-    const running = { metadata: { namespace: PROJECT, name: promotionName('dev', 21), resourceVersion: '500', annotations: { 'kargo.akuity.io/create-actor': 'email:alice@example.com' } }, spec: { stage: 'dev', freight: freightName(21) }, status: { phase: 'Running', currentStep: 1, freight: ref(21) } };
+    const running = { metadata: { namespace: KARGO_PROJECT, name: promotionName('dev', 21), resourceVersion: '500', annotations: { 'kargo.akuity.io/create-actor': 'email:alice@example.com' } }, spec: { stage: 'dev', freight: freightName(21) }, status: { phase: 'Running', currentStep: 1, freight: freightRef(21) } };
     h.apply(normaliseKargoPromotion(promotionSchema.parse(running), 'prod', T0, 'watch'));
-    h.apply(normaliseKargoFreight(freightSchema.parse({ metadata: { namespace: PROJECT, name: freightName(21), resourceVersion: '501' }, alias: 'wise-owl', ...ref(21) }), 'prod', T0, 'watch'));
+    h.apply(normaliseKargoFreight(freightSchema.parse({ metadata: { namespace: KARGO_PROJECT, name: freightName(21), resourceVersion: '501' }, alias: 'wise-owl', ...freightRef(21) }), 'prod', T0, 'watch'));
     expect([...h.records.keys()]).toEqual(['shop/rel-21']);
     const target = Object.values(h.record('rel-21', 'shop')!.stages[0]!.targets)[0]!;
     expect(target.kargo).toMatchObject({ freight: { alias: 'wise-owl' }, promotion: { phase: 'Running', actor: 'email:alice@example.com', step: { number: 2 } } });
