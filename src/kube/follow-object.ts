@@ -3,8 +3,10 @@
  * loop behind `followPromotion` (a Promotion's phase, kargo.ts) and `followPromotionRequest` (a
  * PromotionRequest's phase in its Stage's status, kargo-requests.ts). Read once, then watched
  * from that resourceVersion; when the server ends the watch (as API servers do every few
- * minutes) it is started again from the last version seen. It ends on a final state, on the
- * object's deletion (an error), on a watch error, or at the timeout (`timedOut`).
+ * minutes) it is started again from the last version seen; when that version is gone (410, after
+ * etcd compaction: a long Promotion outlives it) the object is read again and watched from there.
+ * It ends on a final state, on the object's deletion (an error), on another watch error, or at
+ * the timeout (`timedOut`).
  */
 import type { z } from 'zod';
 import type { KubeApi } from './api.js';
@@ -58,21 +60,37 @@ export async function followObject<T extends ClusterObjectSchema>(api: KubeApi, 
       else resolve({ object, ...(state ? { state } : {}), timedOut });
     };
     const deadline = setTimeout(() => finish(true), spec.timeoutMs);
+    const heard = (next: z.infer<T>): void => {
+      object = next;
+      lastVersion = object.metadata.resourceVersion;
+      const now = read(object);
+      if (now && now !== state) {
+        state = now;
+        onChange?.(now, object);
+      }
+      if (state && isFinal(state)) finish(false);
+    };
+    /** The version to resume from is gone: read the object again (what changed meanwhile is in it) and watch from there. */
+    const gone = (err: unknown): boolean => err instanceof KubeActionError && err.status === 410;
+    const failed = (err: unknown): void => {
+      if (settled) return;
+      if (!gone(err)) return finish(false, err);
+      getTyped(api, resource, schema, namespace, name).then(
+        (fresh) => {
+          if (settled) return;
+          heard(fresh);
+          if (!settled) start();
+        },
+        (readError: unknown) => finish(false, readError instanceof KubeActionError && readError.kind === 'not-found' ? new KubeActionError('not-found', spec.deletedMessage) : readError),
+      );
+    };
     const start = (): void => {
       api
         .watch(resource, namespace, { resourceVersion: lastVersion, fieldSelector: `metadata.name=${name}` }, (type, raw) => {
           if (type === 'DELETED') return finish(false, new KubeActionError('not-found', spec.deletedMessage));
           if (type !== 'ADDED' && type !== 'MODIFIED') return;
           const parsed = schema.safeParse(raw);
-          if (!parsed.success) return;
-          object = parsed.data;
-          lastVersion = object.metadata.resourceVersion;
-          const next = read(object);
-          if (next && next !== state) {
-            state = next;
-            onChange?.(next, object);
-          }
-          if (state && isFinal(state)) finish(false);
+          if (parsed.success) heard(parsed.data);
         })
         .then((handle) => {
           stop = handle.stop;
@@ -81,10 +99,10 @@ export async function followObject<T extends ClusterObjectSchema>(api: KubeApi, 
             () => {
               if (!settled) start();
             },
-            (err: unknown) => finish(false, err),
+            failed,
           );
         })
-        .catch((err: unknown) => finish(false, err));
+        .catch(failed);
     };
     start();
   });

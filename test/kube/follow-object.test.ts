@@ -59,6 +59,22 @@ describe('followObject', () => {
     expect(watches()).toBe(2);
   });
 
+  it('when the version to resume from is gone (410 after compaction), reads the object again and follows on from there', async () => {
+    const heard: string[] = [];
+    const following = follow(60_000, heard);
+    await waitFor(async () => watches() === 1, 'the first watch');
+    setHealth('Progressing');
+    await waitFor(async () => heard.includes('Progressing'), 'Progressing heard');
+    // Written while no watch runs, then the history is compacted: resuming from the last version seen answers 410.
+    world.server.dropWatches();
+    setHealth('Unknown');
+    world.store.compact();
+    await waitFor(async () => watches() >= 2, 'the resumed watch');
+    setHealth('Healthy');
+    expect(await following).toMatchObject({ state: 'Healthy', timedOut: false });
+    expect(heard).toEqual(['Unknown', 'Progressing', 'Unknown', 'Healthy']);
+  });
+
   it('ends with not-found when the object is deleted before a final state', async () => {
     const following = follow(60_000, []);
     await waitFor(async () => watches() === 1, 'the watch');
