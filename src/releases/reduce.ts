@@ -276,7 +276,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     : undefined;
   const stageConfig = ctx.pipeline.stages.find((s) => s.name === ctx.stage);
   if (!stageConfig) return unchanged('ignored', `stage ${ctx.stage ?? '(none)'} is not in pipeline ${ctx.pipeline.name}`);
-  const outside = stageConfig.applicationSet ? childOutsideStage(current, stageConfig, fact) : undefined;
+  const outside = stageConfig.applicationSet ? childOutsideStage(current, stageConfig, fact, ctx.appSets) : undefined;
   if (outside) return unchanged('ignored', outside);
   const record = openRecord(current, ctx, ctx.releaseId, ctx.idSource ?? 'images', [], now);
   const stage = findStage(record, ctx.stage) as StageState;
