@@ -11,7 +11,8 @@
  *   a member whose Application was not heard yet is pending, as a Rollout not heard yet is.
  * - A member whose child moved on to a newer release counts as it last was in this one (the
  *   ApplicationSet's entry then speaks of the newer revision): done when it was Healthy and Synced
- *   at the revision.
+ *   at the revision. One whose entry targets another revision before its child's own fact says it
+ *   moved on is done when it was done here (its latch).
  * - A step stage is Healthy when every member is done; a step that lists no member is not.
  *
  * The out-of-order rule (a later step started while an earlier one was not done) is in
@@ -42,6 +43,11 @@ export function doneWhenMovedOn(target: TargetState, revision: string | undefine
   return revision !== undefined && target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
 }
 
+/** The ApplicationSet targets the child at another revision than the release's (a newer release, or one not compared yet). */
+function leaving(member: AppSetMemberState, revision: string | undefined): boolean {
+  return revision !== undefined && member.targetRevisions.length > 0 && !member.targetRevisions.includes(revision);
+}
+
 export interface Member {
   name: string;
   member: AppSetMemberState;
@@ -60,6 +66,8 @@ export interface MemberIndex {
   keys: Map<Member[], Set<string>>;
   /** The latest lastTransitionTime of any entry (ms): the status was written at least this late. */
   latestTransition?: number;
+  /** Every revision some entry targets. */
+  targeted: Set<string>;
 }
 
 const indexes = new WeakMap<AppSetState, MemberIndex>();
@@ -70,12 +78,14 @@ export function memberIndex(appSet: AppSetState): MemberIndex {
     const all = Object.entries(appSet.members).map(([name, member]) => ({ name, member, key: childTargetKey(appSet.ref, name) }));
     const byStep = new Map<string, Member[]>();
     let latest = Number.NEGATIVE_INFINITY;
+    const targeted = new Set<string>();
     for (const m of all) {
       (byStep.get(m.member.step) ?? byStep.set(m.member.step, []).get(m.member.step)!).push(m);
+      for (const r of m.member.targetRevisions) targeted.add(r);
       const at = Date.parse(m.member.since ?? '');
       if (at > latest) latest = at;
     }
-    indexes.set(appSet, (index = { all, byStep, keys: new Map(), ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
+    indexes.set(appSet, (index = { all, byStep, keys: new Map(), targeted, ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
   }
   return index;
 }
@@ -126,6 +136,9 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
       // The ApplicationSet now speaks of the newer release: the child counts as it last was here.
       movedOn += 1;
       if (doneWhenMovedOn(target, revision)) done += 1;
+    } else if (leaving(member, revision)) {
+      // The ApplicationSet already targets another revision, the child's own word has not come yet: done here if it was.
+      if (target.healthyAt !== undefined) done += 1;
     } else if (memberDone(member, target, revision)) {
       done += 1;
       target.healthyAt ??= now;
