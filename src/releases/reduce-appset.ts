@@ -81,6 +81,20 @@ export function childOutsideStage(record: ReleaseRecord | undefined, stage: Stag
 }
 
 /**
+ * A target moves on to a newer release in every row that holds it: a child placed in every step
+ * stage before the ApplicationSet was heard is one target in several rows, and once the membership
+ * is known only the row of its step keeps it (which must say it moved on).
+ */
+export function supersedeEveryCopy(record: ReleaseRecord, key: string, byReleaseId: string, at: NonNullable<TargetState['supersededAt']>): void {
+  for (const stage of record.stages) {
+    const target = stage.targets[key];
+    if (!target) continue;
+    target.supersededBy = byReleaseId;
+    target.supersededAt = at;
+  }
+}
+
+/**
  * The revision a step is judged at: the one the release's children report (for a release keyed by
  * revision, the revision that keyed it; with a release id annotation, the latest a child reported).
  */

@@ -20,7 +20,7 @@ import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState }
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
-import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet } from './reduce-appset.js';
+import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { reduceRecheck } from './recheck.js';
 import type { ReduceKit } from './reduce-kit.js';
@@ -388,8 +388,7 @@ function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFa
   const target = findStage(record, stage.name)?.targets[key] as TargetState;
   // Judged before the change below (a batch updates the record in place).
   const settled = pauseSuperseded(record, stage.name, target, fact.byReleaseId);
-  target.supersededBy = fact.byReleaseId;
-  target.supersededAt = fact.at;
+  supersedeEveryCopy(record, key, fact.byReleaseId, fact.at);
   addEvent(record, fact.receivedAt, 'superseded', `moved on to release ${fact.byReleaseId}`, key);
   return finish(record, fact.receivedAt, ctx, 'applied', settled);
 }
