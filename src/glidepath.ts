@@ -37,6 +37,7 @@ import type { ThreadEffect, ThreadEffectSink } from './releases/ports.js';
 import type { ReleaseRecord } from './releases/record.js';
 import { registerReadRoutes } from './releases/read-api.js';
 import { FactReducer } from './releases/reducer-worker.js';
+import { AppSetMemberships } from './releases/appset-memberships.js';
 import { ReleaseStore } from './releases/store.js';
 import { TargetIndex } from './releases/target-index.js';
 import { OwnActions } from './releases/own-actions.js';
@@ -205,6 +206,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       analysisRuns: new AnalysisRunReader(clusters, logger),
       promoteFreight: new PromoteFreightResolver(config, clusters, logger),
       announcedImages: new AnnouncedImages(work, keys, longestReleaseTtlMs(config)),
+      appSetMemberships: new AppSetMemberships(work, keys, longestReleaseTtlMs(config)),
     });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({

@@ -67,11 +67,14 @@ function startOf(member: AppSetMemberState, target: TargetState | undefined, rev
  * it ('appset'), when its Application contradicts the ApplicationSet's Healthy: compared against
  * another revision, or not Synced, the stale cache ('application'), or when it still targets
  * another revision that this release's child never ran, judged before it was even compared
- * (argo-cd#29347; 'appset'). A child this release ran that now targets another revision has moved
- * on to a newer release: not behind.
+ * (argo-cd#29347; 'appset'), in a status that speaks of this revision (some entry targets it). A
+ * child this release ran that now targets another revision has moved on to a newer release: not
+ * behind. A status in which no entry targets the revision is about another rollout (a newer one
+ * this release's record took from the known membership or a child's route, or an older one the
+ * ApplicationSet's stream has not moved past yet): it says nothing of this release's order.
  */
-function behindBy(member: AppSetMemberState, target: TargetState | undefined, revision: string): 'appset' | 'application' | undefined {
-  if (!member.targetRevisions.includes(revision)) return target === undefined ? 'appset' : undefined;
+function behindBy(member: AppSetMemberState, target: TargetState | undefined, revision: string, aboutRevision: boolean): 'appset' | 'application' | undefined {
+  if (!member.targetRevisions.includes(revision)) return target === undefined && aboutRevision ? 'appset' : undefined;
   if (member.status !== 'Healthy') return 'appset';
   if (target === undefined || target.revision === undefined) return undefined;
   return target.revision !== revision || (target.syncStatus !== undefined && target.syncStatus !== 'Synced') ? 'application' : undefined;
@@ -129,6 +132,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
       if (step !== undefined && stage) stageOfStep.set(step, stage);
     }
     const index = memberIndex(appSet);
+    const aboutRevision = index.targeted.has(revision);
     const started = new Map<number, Started>();
     const behind: Behind[] = [];
     for (const { name, member, key: childKey } of index.all) {
@@ -145,7 +149,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
         if (start.at !== undefined && (s.at === undefined || start.at < s.at)) s.at = start.at;
       }
       // A step whose stage was done at this revision stays done: a later change there is no fault of the order.
-      const by = stageOfStep.get(step)?.healthyAt === undefined ? behindBy(member, target, revision) : undefined;
+      const by = stageOfStep.get(step)?.healthyAt === undefined ? behindBy(member, target, revision, aboutRevision) : undefined;
       if (by) {
         const evidenceAt = by === 'application' ? timeOf(target?.reconciledAt) : index.latestTransition;
         behind.push({ step, name, member, target, by, ...(evidenceAt !== undefined ? { evidenceAt } : {}) });

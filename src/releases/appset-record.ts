@@ -36,6 +36,8 @@ export interface StepProgress {
   members: number;
   /** Members Healthy in the ApplicationSet's status, targeting the release's revision, and (when heard) Healthy and Synced at it. */
   done: number;
+  /** Members whose child moved on to a newer release (counted in `done` when they were done here when they left). */
+  movedOn?: number;
   revision?: string;
   /** Set while a later step started before this stage's step was done at the revision (the stale-cache fault). */
   outOfOrder?: string;

@@ -1,4 +1,5 @@
 import type { PipelineConfig } from '../config/file.js';
+import type { KnownAppSets } from './appset-known.js';
 import type { OwnAction } from './own-actions.js';
 import type { ReleaseRecord } from './record.js';
 
@@ -15,6 +16,12 @@ export interface ReduceContext {
   previousReleaseOfTarget?: string;
   /** Targets known to belong to each stage (recently heard), from the target index. */
   knownTargets?: Record<string, string[]>;
+  /**
+   * The latest state heard of each ApplicationSet the pipeline names (the worker's side index,
+   * written whenever an ApplicationSet fact is processed): a record adopts it when it is newer than
+   * its own, so a release opened after the ApplicationSet was heard knows its step membership.
+   */
+  appSets?: KnownAppSets;
   /** Actions Glidepath itself sent, per target key (from the own-actions ledger), to tell them from changes made outside it. */
   ownActions?: Record<string, readonly OwnAction[]>;
   stallAfterMs: number;

@@ -9,6 +9,10 @@
  *   release's revision, and its Application was heard in this release Healthy and Synced at that
  *   revision. Never on the ApplicationSet's Healthy alone: that is what a stale cache gets wrong;
  *   a member whose Application was not heard yet is pending, as a Rollout not heard yet is.
+ * - A member whose child moved on to a newer release counts as it last was in this one (the
+ *   ApplicationSet's entry then speaks of the newer revision): done when it was Healthy and Synced
+ *   at the revision. One whose entry targets another revision before its child's own fact says it
+ *   moved on is done when it was done here (its latch).
  * - A step stage is Healthy when every member is done; a step that lists no member is not.
  *
  * The out-of-order rule (a later step started while an earlier one was not done) is in
@@ -30,6 +34,20 @@ export function memberDone(member: AppSetMemberState, target: TargetState | unde
   return target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
 }
 
+/**
+ * A member whose child moved on to a newer release is done here when its Application was, the
+ * last time this release heard it: latched at the revision, or Healthy and Synced at it.
+ */
+export function doneWhenMovedOn(target: TargetState, revision: string | undefined): boolean {
+  if (target.healthyAt !== undefined) return true;
+  return revision !== undefined && target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
+}
+
+/** The ApplicationSet targets the child at another revision than the release's (a newer release, or one not compared yet). */
+function leaving(member: AppSetMemberState, revision: string | undefined): boolean {
+  return revision !== undefined && member.targetRevisions.length > 0 && !member.targetRevisions.includes(revision);
+}
+
 export interface Member {
   name: string;
   member: AppSetMemberState;
@@ -48,6 +66,8 @@ export interface MemberIndex {
   keys: Map<Member[], Set<string>>;
   /** The latest lastTransitionTime of any entry (ms): the status was written at least this late. */
   latestTransition?: number;
+  /** Every revision some entry targets. */
+  targeted: Set<string>;
 }
 
 const indexes = new WeakMap<AppSetState, MemberIndex>();
@@ -58,12 +78,14 @@ export function memberIndex(appSet: AppSetState): MemberIndex {
     const all = Object.entries(appSet.members).map(([name, member]) => ({ name, member, key: childTargetKey(appSet.ref, name) }));
     const byStep = new Map<string, Member[]>();
     let latest = Number.NEGATIVE_INFINITY;
+    const targeted = new Set<string>();
     for (const m of all) {
       (byStep.get(m.member.step) ?? byStep.set(m.member.step, []).get(m.member.step)!).push(m);
+      for (const r of m.member.targetRevisions) targeted.add(r);
       const at = Date.parse(m.member.since ?? '');
       if (at > latest) latest = at;
     }
-    indexes.set(appSet, (index = { all, byStep, keys: new Map(), ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
+    indexes.set(appSet, (index = { all, byStep, keys: new Map(), targeted, ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
   }
   return index;
 }
@@ -105,23 +127,36 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   // Children placed here before the ApplicationSet was heard, and children that changed step, leave.
   for (const k of Object.keys(stage.targets)) if (!keys.has(k)) delete stage.targets[k];
   let done = 0;
+  let movedOn = 0;
   const pending: string[] = [];
   for (const { member, key } of members) {
     const target = stage.targets[key];
     if (!target) pending.push(key);
-    else if (memberDone(member, target, revision)) {
+    else if (target.supersededBy !== undefined) {
+      // The ApplicationSet now speaks of the newer release: the child counts as it last was here.
+      movedOn += 1;
+      if (doneWhenMovedOn(target, revision)) done += 1;
+    } else if (leaving(member, revision)) {
+      // The ApplicationSet already targets another revision, the child's own word has not come yet: done here if it was.
+      if (target.healthyAt !== undefined) done += 1;
+    } else if (memberDone(member, target, revision)) {
       done += 1;
-      if (target.supersededBy === undefined) target.healthyAt ??= now;
+      target.healthyAt ??= now;
     }
   }
   pending.sort();
   if (!sameKeys(stage.pending, pending)) stage.pending = pending;
   const active = Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
   const started = members.some((m) => m.member.status === 'Pending' || m.member.status === 'Progressing');
+  const complete = members.length > 0 && done === members.length;
   if (active.length > 0 || Object.keys(stage.targets).length === 0) {
-    stage.status =
-      activeStatus(stage) ??
-      (members.length > 0 && done === members.length ? 'Healthy' : active.length === 0 && !started && done === 0 ? 'Waiting' : 'Progressing');
+    stage.status = activeStatus(stage) ?? (complete ? 'Healthy' : active.length === 0 && !started && done === 0 ? 'Waiting' : 'Progressing');
+  } else if (complete) {
+    // Every child moved on, each done here when it left.
+    stage.status = 'Healthy';
+  } else if (stage.status === 'Healthy') {
+    // Every child moved on, not all of them done here (or one never heard here): not Healthy for this release.
+    stage.status = 'Progressing';
   }
   const progress: StepProgress = {
     ...(sel.step !== undefined ? { step: sel.step } : {}),
@@ -129,6 +164,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     known: true,
     members: members.length,
     done,
+    ...(movedOn > 0 ? { movedOn } : {}),
     ...(revision ? { revision } : {}),
     ...kept,
   };

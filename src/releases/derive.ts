@@ -9,6 +9,7 @@ import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
 import { judgeStepStage } from './derive-appset.js';
+import { adoptKnownAppSets } from './appset-known.js';
 import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
@@ -152,6 +153,8 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
 /** Recomputes everything derived and returns the replies that became due. */
 export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext): Effect[] {
   const notices = new Notices(record);
+  // Step membership known beside the record (heard before this release opened, or since).
+  adoptKnownAppSets(record, ctx.pipeline, ctx);
   for (const stage of record.stages) {
     stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
     stage.status = stageStatus(stage);

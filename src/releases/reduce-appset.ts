@@ -4,14 +4,16 @@
  * how far it got; the record keeps it per ApplicationSet (`record.appSets`), and the step stages
  * are judged from it in derive-appset.ts.
  *
- * Placement of a child Application: its facts are routed to every stage naming its ApplicationSet.
- * Once the ApplicationSet is heard, a child belongs only to the stage of its step (a child it does
- * not list yet belongs to none); before that, every step stage holds it: a guess, so no step stage
- * is Healthy until the ApplicationSet is heard (derive-appset.ts).
+ * Placement of a child Application: once the ApplicationSet is heard (by this release, or by the
+ * worker before it: the known membership, appset-known.ts), a child belongs only to the stage of
+ * its step (a child it does not list yet belongs to none), and the worker routes its facts there
+ * alone. Before that, its facts go to every stage naming its ApplicationSet and every step stage
+ * holds it: a guess, so no step stage is Healthy until the ApplicationSet is heard (derive-appset.ts).
  */
 import type { PipelineConfig, StageConfig } from '../config/file.js';
 import { targetKey, type ApplicationFact, type ApplicationSetFact } from '../facts/fact.js';
 import type { AppSetState } from './appset-record.js';
+import { appSetStateOf, latestAppSet, type KnownAppSets } from './appset-known.js';
 import type { ReduceContext } from './context.js';
 import type { Effect, ReleaseRecord, TargetState } from './record.js';
 import type { Reduction } from './reduce.js';
@@ -63,16 +65,33 @@ export function dropUnnamedAppSets(record: ReleaseRecord, pipeline: PipelineConf
   else record.appSets = Object.fromEntries(kept);
 }
 
-/** Why a child's fact is not for this stage (undefined: it is). */
-export function childOutsideStage(record: ReleaseRecord | undefined, stage: StageConfig, fact: ApplicationFact): string | undefined {
+/**
+ * Why a child's fact is not for this stage (undefined: it is), by the newer of the record's
+ * membership and the one known beside it (`known`, appset-known.ts).
+ */
+export function childOutsideStage(record: ReleaseRecord | undefined, stage: StageConfig, fact: ApplicationFact, known?: KnownAppSets): string | undefined {
   const step = stage.applicationSet?.step;
   const key = appSetKeyOfStage(stage);
   if (step === undefined || key === undefined) return undefined;
-  const appSet = record?.appSets?.[key];
+  const appSet = latestAppSet(record, known, key);
   if (!appSet) return undefined;
   const member = appSet.members[fact.target.name];
   if (!member) return `ApplicationSet ${appSet.ref.name} does not list ${fact.target.name} (yet)`;
   return member.step === String(step) ? undefined : `${fact.target.name} is in step ${member.step}, not ${step}`;
+}
+
+/**
+ * A target moves on to a newer release in every row that holds it: a child placed in every step
+ * stage before the ApplicationSet was heard is one target in several rows, and once the membership
+ * is known only the row of its step keeps it (which must say it moved on).
+ */
+export function supersedeEveryCopy(record: ReleaseRecord, key: string, byReleaseId: string, at: NonNullable<TargetState['supersededAt']>): void {
+  for (const stage of record.stages) {
+    const target = stage.targets[key];
+    if (!target) continue;
+    target.supersededBy = byReleaseId;
+    target.supersededAt = at;
+  }
 }
 
 /**
@@ -82,31 +101,6 @@ export function childOutsideStage(record: ReleaseRecord | undefined, stage: Stag
 export function noteRevision(record: ReleaseRecord, fact: ApplicationFact): void {
   const revision = fact.application.revisions[0];
   if (revision !== undefined) record.revision = revision;
-}
-
-/** The reducer's shared steps, handed in by reduce.ts (which imports this file). */
-
-function stateOf(fact: ApplicationSetFact): AppSetState {
-  const o = fact.appSet;
-  const members: AppSetState['members'] = {};
-  for (const m of o.members) {
-    members[m.application] = {
-      status: m.status,
-      step: m.step,
-      targetRevisions: m.targetRevisions,
-      ...(m.message ? { message: m.message } : {}),
-      ...(m.lastTransitionTime ? { since: m.lastTransitionTime } : {}),
-    };
-  }
-  return {
-    ref: fact.target,
-    ...(o.uid !== undefined ? { uid: o.uid } : {}),
-    ...(o.generation !== undefined ? { generation: o.generation } : {}),
-    ...(o.resourceVersion !== undefined ? { resourceVersion: o.resourceVersion } : {}),
-    heardAt: fact.receivedAt,
-    ...(o.stepCount !== undefined ? { stepCount: o.stepCount } : {}),
-    members,
-  };
 }
 
 /**
@@ -133,7 +127,7 @@ export function reduceApplicationSet(current: ReleaseRecord | undefined, fact: A
     return tools.finish(record, now, ctx, 'heartbeat', effects);
   }
   record.counters.facts += 1;
-  record.appSets = { ...appSets, [key]: stateOf(fact) };
+  record.appSets = { ...appSets, [key]: appSetStateOf(fact) };
   tools.hear(record, now, effects);
   return tools.finish(record, now, ctx, 'applied', effects);
 }

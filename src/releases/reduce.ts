@@ -20,7 +20,7 @@ import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState }
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
-import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet } from './reduce-appset.js';
+import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { reduceRecheck } from './recheck.js';
 import { stallReply } from './stall.js';
@@ -277,7 +277,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     : undefined;
   const stageConfig = ctx.pipeline.stages.find((s) => s.name === ctx.stage);
   if (!stageConfig) return unchanged('ignored', `stage ${ctx.stage ?? '(none)'} is not in pipeline ${ctx.pipeline.name}`);
-  const outside = stageConfig.applicationSet ? childOutsideStage(current, stageConfig, fact) : undefined;
+  const outside = stageConfig.applicationSet ? childOutsideStage(current, stageConfig, fact, ctx.appSets) : undefined;
   if (outside) return unchanged('ignored', outside);
   const record = openRecord(current, ctx, ctx.releaseId, ctx.idSource ?? 'images', [], now);
   const stage = findStage(record, ctx.stage) as StageState;
@@ -377,8 +377,7 @@ function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFa
   const target = findStage(record, stage.name)?.targets[key] as TargetState;
   // Judged before the change below (a batch updates the record in place).
   const settled = pauseSuperseded(record, stage.name, target, fact.byReleaseId);
-  target.supersededBy = fact.byReleaseId;
-  target.supersededAt = fact.at;
+  supersedeEveryCopy(record, key, fact.byReleaseId, fact.at);
   addEvent(record, fact.receivedAt, 'superseded', `moved on to release ${fact.byReleaseId}`, key);
   return finish(record, fact.receivedAt, ctx, 'applied', settled);
 }

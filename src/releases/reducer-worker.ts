@@ -18,7 +18,9 @@ import type { ThreadEffect, ThreadEffectSink } from './ports.js';
 import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
 import { routeFact } from './route.js';
-import { childTargetKeys, pipelinesOfAppSet, routeApplicationSet } from './route-appset.js';
+import { routeApplicationSet } from './route-appset.js';
+import { placeChildRoutes, type KnownAppSets } from './appset-known.js';
+import { appSetRouteInputs, type AppSetMemberships } from './appset-memberships.js';
 import { isKargoRemoval, placedRoutes, resolveKargoRoutes, type KargoRouteHints } from './kargo-routing.js';
 import { kargoRouteHints, noteUnplacedStage, type AnnouncedImages } from './kargo-index.js';
 import { screenKargoBatch, type KargoSeen } from './kargo-tombstones.js';
@@ -48,6 +50,8 @@ export interface FactReducerDeps {
   analysisRuns?: Pick<AnalysisRunReader, 'enrich'>;
   /** The releases CI announced, by images: a Kargo Freight with the same images joins one (optional). */
   announcedImages?: AnnouncedImages;
+  /** The latest step membership of each ApplicationSet, kept beside the records (optional: without it a release learns it from ApplicationSet facts alone). */
+  appSetMemberships?: AppSetMemberships;
   /** Puts the Freight a Promote button is shown for on stage-healthy replies (optional). */
   promoteFreight?: Pick<PromoteFreightResolver, 'enrich'>;
 }
@@ -82,6 +86,7 @@ export function resolveRoutes(
   managed: readonly { pipeline: string; stage: string; releaseId: string }[] = [],
   appSetChildren: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
   kargo: KargoRouteHints = {},
+  appSets: ReadonlyMap<string, KnownAppSets> = new Map(),
 ): ResolvedRoute[] {
   const pipelineNamed = (name: string) => config.pipelines.find((p) => p.name === name);
   switch (fact.kind) {
@@ -98,7 +103,7 @@ export function resolveRoutes(
         const stage = pipeline?.stages.find((s) => s.name === m.stage);
         if (pipeline && stage?.rollouts && stage.cluster === fact.target.cluster) direct.push({ pipeline, stage, releaseId: m.releaseId });
       }
-      return direct;
+      return placeChildRoutes(direct, fact, appSets);
     }
     case 'application-set':
       return routeApplicationSet(config, fact, appSetChildren);
@@ -143,7 +148,7 @@ export interface BatchStep {
 export function reduceReleaseBatch(
   current: ReleaseRecord | undefined,
   items: readonly RoutedFact[],
-  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]>; kargoSeen?: ReadonlyMap<string, KargoSeen> },
+  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]>; kargoSeen?: ReadonlyMap<string, KargoSeen>; appSets?: KnownAppSets },
 ): BatchStep {
   const { config } = input;
   const { settings } = config;
@@ -181,6 +186,7 @@ export function reduceReleaseBatch(
       previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
       knownTargets,
       ...(input.ownActions ? { ownActions: input.ownActions } : {}),
+      ...(input.appSets ? { appSets: input.appSets } : {}),
     };
     const reduction = reduceDraft(record, item.fact, ctx);
     outcomes.push(reduction.outcome);
@@ -239,12 +245,8 @@ export class FactReducer {
     if (fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') return this.kargoRoutes(fact);
     if (fact.kind === 'release' && this.deps.announcedImages) return announcementRoutes(fact, resolveRoutes(this.deps.config, fact), this.deps.announcedImages, this.deps.store);
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
-    const children = new Map<string, ReadonlyMap<string, string>>();
-    if (fact.kind === 'application-set') {
-      const keys = childTargetKeys(fact);
-      for (const pipeline of pipelinesOfAppSet(this.deps.config, fact.target)) children.set(pipeline.name, await this.deps.targets.releasesOf(pipeline.name, keys));
-    }
-    return resolveRoutes(this.deps.config, fact, managed, children);
+    const { children, known } = await appSetRouteInputs(this.deps.config, fact, this.deps.targets, this.deps.appSetMemberships);
+    return resolveRoutes(this.deps.config, fact, managed, children, {}, known);
   }
 
   /** Kargo routes, with the announced release of the Freight's images and the release in flight; a Stage no release can take yet is still known to its stage. */
@@ -303,18 +305,19 @@ export class FactReducer {
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
     const owned = [...new Set(items.map(ownedTarget).filter((t): t is string => t !== undefined))];
     const rolloutTargets = [...new Set(items.flatMap((i) => (i.fact.kind === 'rollout' ? [targetKey(i.fact.target)] : [])))];
-    const [knownTargets, { releases: previousOfTarget, kargo: kargoSeen }, ownActions] = await Promise.all([
+    const [knownTargets, { releases: previousOfTarget, kargo: kargoSeen }, ownActions, appSets] = await Promise.all([
       this.deps.targets.knownTargets(pipeline.name, now),
       this.deps.targets.ownedOf(pipeline.name, owned),
       // What Glidepath itself did to these Rollouts: the thread tells it from changes made outside.
       this.deps.ownActions ? this.deps.ownActions.of(rolloutTargets) : Promise.resolve(undefined),
+      this.deps.appSetMemberships?.of(pipeline),
     ]);
 
     let leftover: StoredRelease | undefined;
     let seen: ReadonlyMap<string, KargoSeen> = kargoSeen;
     const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
       leftover = current;
-      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, kargoSeen, ...(ownActions ? { ownActions } : {}) });
+      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, kargoSeen, ...(ownActions ? { ownActions } : {}), ...(appSets ? { appSets } : {}) });
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
       seen = step.kargoSeen;
       return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };

@@ -65,6 +65,12 @@ export interface Keys {
   releaseIndex(pipeline: string): string;
   /** Hash: target key → release id the target currently runs, per pipeline. */
   targetReleases(pipeline: string): string;
+  /**
+   * Hash (with TTL, the longest a release lives) per pipeline and ApplicationSet it names: `v` (the
+   * observation: uid, generation, resourceVersion) and `state` (the latest step membership and
+   * progress heard), so a release opened after the ApplicationSet was heard starts from it.
+   */
+  appSetMembership(pipeline: string, appSet: string): string;
   /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
   applicationTargets(application: string): string;
   /** Stream: the append-only audit log of every action attempted through Glidepath. */
@@ -161,6 +167,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     releaseIndex: (pipeline) => `${prefix}:releases:${pl(pipeline)}`,
     openReleaseIndex: (pipeline) => `${prefix}:open-releases:${pl(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${pl(pipeline)}`,
+    appSetMembership: (pipeline, appSet) => `${prefix}:appset-membership:${pl(pipeline)}:${part(appSet)}`,
     applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
     // The audit stream and its per-person counters are written by one script: one slot.
     audit: () => (sharded ? `${prefix}:{audit}` : `${prefix}:audit`),

@@ -97,16 +97,18 @@ export function factOf(o: Observation, receivedAt: number, event = 'watch', clus
  * RollingSync of `revision` over `steps` (child names per step, 1-based order), every child having
  * run `from` before: refresh, then step after step (Pending, a sync, Progressing, Healthy). With
  * `staleCache`, the stale child's periodic refresh comes last unless `periodicRefresh` is false.
+ * `rv` and `at` are where resourceVersions and the controllers' clock start (a later rollout
+ * starts after an earlier one's).
  */
 export function rollingSyncTimeline(
   steps: string[][],
   revision: string,
-  options: { from?: string; staleCache?: string; periodicRefresh?: boolean } = {},
+  options: { from?: string; staleCache?: string; periodicRefresh?: boolean; rv?: number; at?: string } = {},
 ): Observation[] {
   const from = options.from ?? '0'.repeat(40);
   const out: Observation[] = [];
-  let rv = 100;
-  let at = Date.parse('2026-08-20T09:00:00Z');
+  let rv = options.rv ?? 100;
+  let at = Date.parse(options.at ?? '2026-08-20T09:00:00Z');
   const time = () => new Date((at += 1000)).toISOString().replace(/\.\d+Z$/, 'Z');
   const apps = new Map<string, ChildState>();
   const members: Record<string, MemberState & { step: number }> = {};

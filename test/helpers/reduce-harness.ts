@@ -1,6 +1,6 @@
 /**
  * Drives the reducer worker's own pure steps (routing, the batch step, the target index updates,
- * superseded facts fed back) with plain maps standing in for Redis, one fact per batch, for
+ * the ApplicationSet membership index, superseded facts fed back) with plain maps standing in for Redis, one fact per batch, for
  * exhaustive pure tests. Nothing here re-implements a rule of the worker.
  */
 import type { ConfigFile } from '../../src/config/file.js';
@@ -16,6 +16,8 @@ import type { ReduceOutcome } from '../../src/releases/reduce.js';
 import type { Effect, ReleaseRecord } from '../../src/releases/record.js';
 import { ownedTarget, reduceReleaseBatch, resolveRoutes, targetIndexUpdates } from '../../src/releases/reducer-worker.js';
 import { childTargetKeys, pipelinesOfAppSet } from '../../src/releases/route-appset.js';
+import { appSetStateOf, compareAppSetStates, type KnownAppSets } from '../../src/releases/appset-known.js';
+import type { AppSetState } from '../../src/releases/appset-record.js';
 
 export function rolloutFact(body: unknown, receivedAt: number, cluster = 'prod'): RolloutFact {
   return normaliseRollout(rolloutFactBody.parse(body), cluster, receivedAt);
@@ -30,6 +32,8 @@ export class Harness {
   readonly applications = new Map<string, Map<string, string>>();
   readonly effects: { releaseId: string; effect: Effect }[] = [];
   readonly outcomes: ReduceOutcome[] = [];
+  /** The ApplicationSet membership index: per pipeline, ApplicationSet key → the latest state heard (AppSetMemberships). */
+  readonly appSets = new Map<string, Map<string, AppSetState>>();
   /** Glidepath's own actions per target, as the worker reads them from Redis (undefined: not known). */
   ownActions: Record<string, OwnAction[]> | undefined;
 
@@ -86,11 +90,16 @@ export class Harness {
     const appSetChildren = new Map<string, Map<string, string>>();
     if (fact.kind === 'application-set') {
       for (const p of pipelinesOfAppSet(this.config, fact.target)) {
+        // As AppSetMemberships.note, before routing: the newest state heard, whether or not a release takes it.
+        const kept = this.appSets.get(p.name) ?? this.appSets.set(p.name, new Map()).get(p.name)!;
+        const state = appSetStateOf(fact);
+        if (compareAppSetStates(state, kept.get(targetKey(fact.target))) > 0) kept.set(targetKey(fact.target), state);
         const index = this.targetsOf(p.name);
         appSetChildren.set(p.name, new Map(childTargetKeys(fact).flatMap((k) => (index.has(k) ? [[k, index.get(k)!.releaseId] as [string, string]] : []))));
       }
     }
-    for (const route of resolveRoutes(this.config, fact, managed, appSetChildren, this.kargoHints(fact))) {
+    const known = new Map<string, KnownAppSets>([...this.appSets].map(([p, m]) => [p, Object.fromEntries(m)]));
+    for (const route of resolveRoutes(this.config, fact, managed, appSetChildren, this.kargoHints(fact), known)) {
       const pipeline = route.pipeline.name;
       const key = `${pipeline}/${route.releaseId}`;
       const item = { fact, route };
@@ -105,7 +114,8 @@ export class Harness {
       const previous = entry && !entry.kargo?.removed ? new Map([[owned!, entry.releaseId]]) : new Map<string, string>();
       const kargoSeen = entry?.kargo ? new Map<string, KargoSeen>([[owned!, entry.kargo]]) : new Map<string, KargoSeen>();
       const current = this.records.get(key);
-      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}) });
+      const appSets = known.get(pipeline);
+      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}), ...(appSets ? { appSets } : {}) });
       out.push(...step.outcomes);
       this.outcomes.push(...step.outcomes);
       const updates = targetIndexUpdates([item], step.outcomes, step.kargoSeen);

@@ -7,7 +7,10 @@
  * and the thread says so as a failure, naming the step and the children, never Complete. It says
  * so once Argo CD's periodic refresh compared the step-2 child again after step 3 started (a
  * newer `status.reconciledAt`, still OutOfSync): before that, the child's last word predates the
- * start, which a delayed fact would look like too.
+ * start, which a delayed fact would look like too. Step membership is the ApplicationSet's, known
+ * beside the records: a release opened after the ApplicationSet was heard shows each child in its
+ * step's row from the first parent Slack receives, even when the ApplicationSet says nothing more,
+ * and the release its children left stays Complete, each row counting its child as it left.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFRESH_ANNOTATION } from '../../sandbox/kube/controllers/argocd.js';
@@ -31,9 +34,9 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function start(staleCache: string[] | false): Promise<{ world: WatchedWorld; git: SimulatedGit }> {
+async function start(staleCache: string[] | false): Promise<{ world: WatchedWorld; git: SimulatedGit; initial: string }> {
   const git = new SimulatedGit();
-  git.commit(REPO, 'main', tree('1.28.0'));
+  const initial = git.commit(REPO, 'main', tree('1.28.0'));
   world = await startWatchedWorld({
     channel: CHANNEL,
     steps: [],
@@ -61,7 +64,7 @@ async function start(staleCache: string[] | false): Promise<{ world: WatchedWorl
       },
     },
   });
-  return { world, git };
+  return { world, git, initial };
 }
 
 /** A commit, then every child refreshed (as Argo CD's git webhook does). */
@@ -114,8 +117,13 @@ function parse(v: MessageVersion): { status: string; rows: Record<string, string
 
 describe('an ApplicationSet pipeline in the thread, with notifications off', () => {
   it('without the fault: rows go Healthy in step order, and the release is Complete only when every row is Healthy at its revision', async () => {
-    const { world: w, git } = await start(false);
+    const { world: w, git, initial } = await start(false);
     await w.runFor(30_000);
+    // The first rollout: Glidepath heard the ApplicationSet, and the thread of that revision is Complete.
+    await waitFor(async () => {
+      const m = thread(w, `revision-${initial.slice(0, 12)}`);
+      return m && parse(m).status === 'Complete' ? m : undefined;
+    }, 'the first revision Complete in Slack');
     const sha = await release(w, git, '1.29.0');
     const releaseId = `revision-${sha.slice(0, 12)}`;
     await runCaughtUp(w, releaseId, 40);
@@ -135,6 +143,41 @@ describe('an ApplicationSet pipeline in the thread, with notifications off', () 
     expect(last).toContain(`step 3 of 3 · 1/1 Healthy at \`${sha.slice(0, 7)}\``);
     expect(parent.replies.map((r) => r.text).filter((t) => t.includes('out of order') || t.includes('started before'))).toEqual([]);
     await waitFor(async () => parent.replies.find((r) => r.text.includes(`Release \`${releaseId}\` is complete`)), 'the release-complete reply');
+    // The ApplicationSet was heard before this release opened: the first parent Slack received already
+    // shows each row with the one child of its step, none as "membership not known".
+    const first = JSON.stringify(versions(parent)[0]?.blocks);
+    expect(first).not.toContain('membership not known');
+    for (const [i, t] of TARGETS.entries()) expect(first).toMatch(new RegExp(`\\*${t}\\* — \\w+ · step ${i + 1} of 3 · [01]/1 Healthy at \`${sha.slice(0, 7)}\``));
+    const record = await w.app.store.get('checkout-appset', releaseId);
+    expect(record?.stages.map((s) => Object.keys(s.targets))).toEqual(TARGETS.map((t) => [`prod/argocd/app:checkout-${t}`]));
+  }, 120_000);
+
+  it('a release opened after the ApplicationSet was heard shows each row with its own step from the first parent, even when the ApplicationSet says nothing more (its controller down)', async () => {
+    const { world: w, git, initial } = await start(false);
+    await w.runFor(30_000);
+    const before = `revision-${initial.slice(0, 12)}`;
+    await waitFor(async () => {
+      const m = thread(w, before);
+      return m && parse(m).status === 'Complete' ? m : undefined;
+    }, 'the first revision Complete in Slack');
+    // The ApplicationSet controller stops (a restart, a crash loop): its status stays as it was, and no fact of it follows.
+    w.cluster.appSet?.stop();
+    const sha = await release(w, git, '1.29.0');
+    const releaseId = `revision-${sha.slice(0, 12)}`;
+    await w.runFor(5_000);
+    const parent = await waitFor(async () => thread(w, releaseId), 'the new release in Slack');
+    const first = JSON.stringify(versions(parent)[0]?.blocks);
+    expect(first).not.toContain('membership not known');
+    for (const [i, t] of TARGETS.entries()) expect(first).toMatch(new RegExp(`\\*${t}\\* — \\w+ · step ${i + 1} of 3 · 0/1 Healthy at \`${sha.slice(0, 7)}\``));
+    const record = await w.app.store.get('checkout-appset', releaseId);
+    expect(record?.stages.map((s) => Object.keys(s.targets))).toEqual(TARGETS.map((t) => [`prod/argocd/app:checkout-${t}`]));
+    // The release its children left is still Complete, each row counting its child as it left.
+    const old = await waitFor(async () => {
+      const m = thread(w, before);
+      return m && JSON.stringify(m.blocks).split(`moved on to \`${releaseId}\``).length - 1 === TARGETS.length ? m : undefined;
+    }, 'the first release says its children moved on');
+    expect(parse(old).status).toBe('Complete');
+    for (const [i, t] of TARGETS.entries()) expect(JSON.stringify(old.blocks)).toMatch(new RegExp(`\\*${t}\\* — Healthy · step ${i + 1} of 3 · 1/1 Healthy at \`${initial.slice(0, 7)}\``));
   }, 120_000);
 
   it('with the stale-cache fault: the thread flags step 3 started before step 2, naming the children, and is never Complete', async () => {

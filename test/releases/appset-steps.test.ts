@@ -272,8 +272,9 @@ function resync(timeline: readonly Observation[]): Observation[] {
 
 /**
  * Step 3 started: the ApplicationSet moved a step-3 child on, or the child synced to the revision.
- * The ApplicationSet as the record holds it: one delivered before any child opened the release
- * was dropped (it opens none), and step membership comes from it, so without it nothing is judged.
+ * The ApplicationSet as the record holds it (the newest heard, from its own facts or from the
+ * membership the worker keeps beside the records): step membership comes from it, so without it
+ * nothing is judged.
  */
 function step3Started(r: ReleaseRecord | undefined, delivered: readonly Observation[]): boolean {
   const appSet = r?.appSets?.['prod/argocd/appset:checkout'];

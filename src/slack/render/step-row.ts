@@ -16,6 +16,8 @@ export function stepRow(stage: StageState): StepRow | undefined {
   if (p.step !== undefined) head.push(p.stepCount !== undefined ? `step ${p.step} of ${p.stepCount}` : `step ${p.step}`);
   const at = p.revision ? ` at ${code(p.revision.slice(0, 7), 40)}` : '';
   head.push(p.known ? `${p.done}/${p.members} Healthy${at}` : 'step membership not known yet (the ApplicationSet was not heard)');
+  // When every child moved on, the row's last line says so (parent.ts); when some did, the head does.
+  if (p.movedOn && Object.values(stage.targets).some((t) => t.supersededBy === undefined)) head.push(`${p.movedOn} moved on`);
   const line = p.outOfOrder
     ? `:x: out of order: ${untrusted(p.outOfOrder, 300, { oneLine: true })}`
     : p.unconfirmed

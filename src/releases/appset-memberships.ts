@@ -1,0 +1,124 @@
+/**
+ * The latest state heard of each ApplicationSet a pipeline names, kept in Redis beside the release
+ * records (`keys.appSetMembership`): step membership is a property of the ApplicationSet, not of a
+ * release. Written whenever the worker processes an ApplicationSet fact, whether or not a release
+ * takes it (one that arrives before any child opened its release opens none); read for each batch
+ * of a pipeline that names an ApplicationSet and handed to the reducer (`ReduceContext.appSets`,
+ * appset-known.ts), and for a child's routes (only to the stage of its step).
+ *
+ * Bounded: one hash per pipeline and ApplicationSet named in the config, holding one state (the
+ * size of an ApplicationSet's status, which the record keeps too), expiring the longest a release
+ * lives after its last write. Ordered: a write is a compare-and-set on the observation it replaces,
+ * and never replaces a newer one (two workers, a redelivered older fact).
+ */
+import type { Redis } from 'ioredis';
+import type { ConfigFile, PipelineConfig } from '../config/file.js';
+import { targetKey, type ApplicationSetFact, type Fact } from '../facts/fact.js';
+import type { Keys } from '../store/keys.js';
+import type { AppSetState } from './appset-record.js';
+import { appSetStateOf, compareAppSetStates, type KnownAppSets } from './appset-known.js';
+import { appSetKeyOfStage } from './reduce-appset.js';
+import { childTargetKeys, pipelinesOfAppSet } from './route-appset.js';
+import type { TargetIndex } from './target-index.js';
+
+/* KEYS[1] the membership hash; ARGV[1] the observation expected there ("" for none), ARGV[2] the new one, ARGV[3] the state JSON, ARGV[4] TTL ms. */
+const REPLACE_IF_UNCHANGED = `
+if (redis.call('HGET', KEYS[1], 'v') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'state', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`;
+
+type Observation = Pick<AppSetState, 'uid' | 'generation' | 'resourceVersion' | 'heardAt'>;
+
+function observationOf(state: AppSetState): string {
+  const o: Observation = { uid: state.uid, generation: state.generation, resourceVersion: state.resourceVersion, heardAt: state.heardAt };
+  return JSON.stringify(o);
+}
+
+/** The ApplicationSets a pipeline's stages name, as target keys. */
+export function namedAppSets(pipeline: PipelineConfig): string[] {
+  return [...new Set(pipeline.stages.map(appSetKeyOfStage).filter((k): k is string => k !== undefined))];
+}
+
+export class AppSetMemberships {
+  /** Parsed states by Redis key and observation: an unchanged state is parsed once, and stays the same object. */
+  private readonly parsed = new Map<string, { observation: string; state: AppSetState }>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keys: Keys,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Keeps the state an ApplicationSet fact carries, for each pipeline naming it, unless a newer one is kept. */
+  async note(config: ConfigFile, fact: ApplicationSetFact): Promise<void> {
+    const state = appSetStateOf(fact);
+    const appSet = targetKey(fact.target);
+    for (const pipeline of pipelinesOfAppSet(config, fact.target)) await this.put(this.keys.appSetMembership(pipeline.name, appSet), state);
+  }
+
+  private async put(key: string, state: AppSetState): Promise<void> {
+    const next = observationOf(state);
+    // A lost compare-and-set means another worker wrote in between: judge again against it.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await this.redis.hget(key, 'v');
+      const order = compareAppSetStates(state, current ? (JSON.parse(current) as Observation) : undefined);
+      if (order < 0) return;
+      if (order === 0) {
+        await this.redis.pexpire(key, Math.round(this.ttlMs));
+        return;
+      }
+      const saved = await this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, current ?? '', next, JSON.stringify(state), String(Math.round(this.ttlMs)));
+      if (saved === 1) return;
+    }
+  }
+
+  /** The latest state kept of each ApplicationSet the pipeline names (undefined: it names none). */
+  async of(pipeline: PipelineConfig): Promise<KnownAppSets | undefined> {
+    const appSets = namedAppSets(pipeline);
+    if (appSets.length === 0) return undefined;
+    const known: Record<string, AppSetState> = {};
+    for (const appSet of appSets) {
+      const key = this.keys.appSetMembership(pipeline.name, appSet);
+      const observation = await this.redis.hget(key, 'v');
+      if (!observation) continue;
+      let cached = this.parsed.get(key);
+      if (cached?.observation !== observation) {
+        const [v, json] = await this.redis.hmget(key, 'v', 'state');
+        if (!v || !json) continue;
+        this.parsed.set(key, (cached = { observation: v, state: JSON.parse(json) as AppSetState }));
+      }
+      known[appSet] = cached.state;
+    }
+    return known;
+  }
+}
+
+/**
+ * What routing a fact needs from the ApplicationSet side: for an ApplicationSet fact (its state
+ * noted first), per pipeline the releases its children run; for a child Application, the known
+ * membership of the pipelines it may go to.
+ */
+export async function appSetRouteInputs(
+  config: ConfigFile,
+  fact: Fact,
+  targets: Pick<TargetIndex, 'releasesOf'>,
+  memberships: AppSetMemberships | undefined,
+): Promise<{ children: Map<string, ReadonlyMap<string, string>>; known: Map<string, KnownAppSets> }> {
+  const children = new Map<string, ReadonlyMap<string, string>>();
+  const known = new Map<string, KnownAppSets>();
+  if (fact.kind === 'application-set') {
+    await memberships?.note(config, fact);
+    const keys = childTargetKeys(fact);
+    for (const pipeline of pipelinesOfAppSet(config, fact.target)) children.set(pipeline.name, await targets.releasesOf(pipeline.name, keys));
+  } else if (fact.kind === 'application' && fact.application.appSet !== undefined && memberships) {
+    const owner = targetKey({ kind: 'ApplicationSet', cluster: fact.target.cluster, namespace: fact.target.namespace, name: fact.application.appSet });
+    for (const pipeline of config.pipelines) {
+      if (!namedAppSets(pipeline).includes(owner)) continue;
+      const states = await memberships.of(pipeline);
+      if (states) known.set(pipeline.name, states);
+    }
+  }
+  return { children, known };
+}
