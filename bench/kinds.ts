@@ -19,7 +19,8 @@
  * the thread effects it handed to Slack's outbox, and the size of the release records its stream
  * saved. BullMQ's own work per job (fetching, completing) is reported apart, as `queue`.
  * Knobs: BENCH_KINDS_FREIGHTS (10), BENCH_KINDS_CHILDREN (2000), BENCH_KINDS_CHUNK (children per
- * ApplicationSet status write, 50), BENCH_KINDS_CONCURRENCY (REDUCER_CONCURRENCY, 1).
+ * ApplicationSet status write, 50), BENCH_KINDS_CHILD_SYNC=1 (each child's synced fact too: minutes
+ * more), BENCH_KINDS_CONCURRENCY (REDUCER_CONCURRENCY, 1).
  * One JSON line per kind, then one for the run.
  */
 import { randomUUID } from 'node:crypto';
@@ -39,6 +40,7 @@ import { APPSET_PIPELINE, appSetStream, KARGO_PIPELINE, kindsConfig, pipelinesFo
 const FREIGHTS = Number(process.env.BENCH_KINDS_FREIGHTS ?? 10);
 const CHILDREN = Number(process.env.BENCH_KINDS_CHILDREN ?? 2000);
 const CHUNK = Number(process.env.BENCH_KINDS_CHUNK ?? 50);
+const CHILD_SYNC = process.env.BENCH_KINDS_CHILD_SYNC === '1';
 const CONCURRENCY = Number(process.env.BENCH_KINDS_CONCURRENCY ?? 1);
 const TIMEOUT_MS = Number(process.env.BENCH_KINDS_TIMEOUT_S ?? 240) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -50,7 +52,7 @@ const started = Date.now();
 const counter = new RedisCounter().install();
 const t0 = Date.now();
 const kargo = kargoStream(FREIGHTS, WATCHED_CLUSTER, t0);
-const appset = appSetStream(CHILDREN, CHUNK, t0);
+const appset = appSetStream(CHILDREN, CHUNK, t0, CHILD_SYNC);
 const newKindFacts = kargo.length + appset.filter((f) => f.kind === 'application-set').length;
 const rollouts = rolloutStream(newKindFacts);
 const rolloutPipelines = pipelinesFor(rollouts.length);
@@ -232,5 +234,5 @@ const load = loadavg().map((x) => round(x, 1));
 const queuePerJob = Object.fromEntries(results.map((r) => [r.name, round((r.tallies.get('untagged')?.commands ?? 0) / r.jobs)]));
 const endToEnd = Object.fromEntries(results.map((r) => [r.name, Math.round(r.jobs / r.seconds)]));
 console.log(`load average ${load.join(' ')} (2 cores shared); run took ${round((Date.now() - started) / 1000, 1)} s`);
-console.log(JSON.stringify({ bench: 'kinds', summary: true, concurrency: CONCURRENCY, freights: FREIGHTS, children: CHILDREN, chunk: CHUNK, jobsPerSecEndToEnd: endToEnd, queueCommandsPerJob: queuePerJob, loadAverage: load, seconds: round((Date.now() - started) / 1000, 1) }));
+console.log(JSON.stringify({ bench: 'kinds', summary: true, concurrency: CONCURRENCY, freights: FREIGHTS, children: CHILDREN, chunk: CHUNK, childSync: CHILD_SYNC, jobsPerSecEndToEnd: endToEnd, queueCommandsPerJob: queuePerJob, loadAverage: load, seconds: round((Date.now() - started) / 1000, 1) }));
 process.exit(0);
