@@ -27,7 +27,7 @@ export function releaseOf(message: TranscriptMessage, parent: TranscriptMessage,
   };
   const id = fromMeta(message) ?? fromMeta(parent);
   // A Freight's release goes by its alias in its header (`Release brave-lynx (Freight 512fea3) —`): so does the story.
-  const alias = id?.startsWith('freight-') ? /^Release (\S+) \(Freight \w+\) —/.exec(parent.text)?.[1] : undefined;
+  const alias = id?.startsWith('freight-') ? /^Release (\S+) \(Freight \w+\) /.exec(parent.text)?.[1] : undefined;
   return alias ?? id ?? /Release (\S+) —/.exec(parent.text)?.[1] ?? /Release (\S+) —/.exec(describeMessage(parent.text, parent.blocks))?.[1] ?? promotionOf(parent) ?? fallback();
 }
 
