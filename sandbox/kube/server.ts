@@ -67,6 +67,11 @@ export class KubeServer {
   readonly requestCounts = new Map<string, number>();
   /** See KubeServerOptions.onRequest; may be replaced while the server runs. */
   onRequest?: (request: ServedRequest) => void;
+  /**
+   * How long to hold a resource request before serving it (real milliseconds; 0 or undefined: at
+   * once), as a loaded API server answers some lists later than others. Tests set it.
+   */
+  serveDelayMs?: (request: ServedRequest) => number | undefined;
 
   constructor(private readonly options: KubeServerOptions) {
     this.store = options.store ?? new ObjectStore(new ResourceRegistry());
@@ -193,6 +198,8 @@ export class KubeServer {
     const countKey = `${served.verb} ${served.resource}`;
     this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
     this.onRequest?.(served);
+    const delayMs = this.serveDelayMs?.(served);
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (sub !== undefined && sub !== 'status' && !(sub === 'scale' && path.rt.scale)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }

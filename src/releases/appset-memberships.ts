@@ -44,6 +44,12 @@ export function namedAppSets(pipeline: PipelineConfig): string[] {
 export class AppSetMemberships {
   /** Parsed states by Redis key and observation: an unchanged state is parsed once, and stays the same object. */
   private readonly parsed = new Map<string, { observation: string; state: AppSetState }>();
+  /**
+   * Writes under way in this process, by key. A read waits for them: BullMQ hands one partition's
+   * jobs out in queue order but runs them side by side, so without this a child queued after its
+   * ApplicationSet (the watch lists those first, list-order.ts) could read before it was written.
+   */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly redis: Redis,
@@ -55,7 +61,23 @@ export class AppSetMemberships {
   async note(config: ConfigFile, fact: ApplicationSetFact): Promise<void> {
     const state = appSetStateOf(fact);
     const appSet = targetKey(fact.target);
-    for (const pipeline of pipelinesOfAppSet(config, fact.target)) await this.put(this.keys.appSetMembership(pipeline.name, appSet), state);
+    // Every key is marked before the first await: a read started after this call waits for them.
+    const writes = pipelinesOfAppSet(config, fact.target).map((pipeline) => this.track(this.keys.appSetMembership(pipeline.name, appSet), state));
+    await Promise.all(writes);
+  }
+
+  private track(key: string, state: AppSetState): Promise<void> {
+    const before = this.writing.get(key);
+    const write = (before ?? Promise.resolve()).then(() => this.put(key, state));
+    const settled = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.writing.set(key, settled);
+    void settled.then(() => {
+      if (this.writing.get(key) === settled) this.writing.delete(key);
+    });
+    return write;
   }
 
   private async put(key: string, state: AppSetState): Promise<void> {
@@ -81,6 +103,7 @@ export class AppSetMemberships {
     const known: Record<string, AppSetState> = {};
     for (const appSet of appSets) {
       const key = this.keys.appSetMembership(pipeline.name, appSet);
+      await this.writing.get(key);
       const observation = await this.redis.hget(key, 'v');
       if (!observation) continue;
       let cached = this.parsed.get(key);

@@ -47,6 +47,8 @@ export interface WatchedWorldOptions {
   controllers?: Omit<StandInControllers, 'rollouts' | 'kargo'>;
   /** Kargo's API stand-in on the cluster, and Glidepath configured with it (`kargoApi.url`, its token in KARGO_API_TOKENS). */
   kargoApi?: boolean;
+  /** Glidepath is not started with the world (the cluster runs unwatched): `startGlidepath()` starts it later. */
+  glidepathLater?: boolean;
 }
 
 export interface WatchedWorld {
@@ -55,7 +57,10 @@ export interface WatchedWorld {
   /** The custom objects API as the cluster's admin (kubectl). */
   admin(): CustomObjectsApi;
   slack: SlackStandIn;
-  app: Glidepath;
+  /** The Glidepath watching the cluster (with `glidepathLater`, only once `startGlidepath()` resolved). */
+  readonly app: Glidepath;
+  /** Starts Glidepath (with `glidepathLater`), resolving once it holds the cluster's watch lease. */
+  startGlidepath(): Promise<Glidepath>;
   /** Creates the Rollout, or rolls it to another version and release id. */
   deploy(name: string, version: string, releaseId: string): void;
   runFor(ms: number): Promise<void>;
@@ -100,8 +105,14 @@ clusters:
   - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch${kargoApi} }
 pipelines:${pipelines}
 `);
-  const app = await startTestGlidepath(config, env);
-  await waitFor(async () => app.watchSource?.held().includes('prod') || undefined, 'lease held');
+  let app: Glidepath | undefined;
+  const startApp = async (): Promise<Glidepath> => {
+    if (app) return app;
+    const started = (app = await startTestGlidepath(config, env));
+    await waitFor(async () => started.watchSource?.held().includes('prod') || undefined, 'lease held');
+    return started;
+  };
+  if (!o.glidepathLater) await startApp();
   const { store } = cluster;
   const rt = () => store.registry.byKind('Rollout');
   const admin = () => cluster.kubeConfig('admin@prod').makeApiClient(CustomObjectsApi);
@@ -110,7 +121,11 @@ pipelines:${pipelines}
     clock,
     admin,
     slack,
-    app,
+    get app(): Glidepath {
+      if (!app) throw new Error('Glidepath is not started yet (glidepathLater)');
+      return app;
+    },
+    startGlidepath: startApp,
     deploy(name, version, releaseId) {
       const image = `registry.example.com/shop/${name}:${version}`;
       if (!store.tryGet(rt(), 'shop', name)) {
@@ -133,7 +148,7 @@ pipelines:${pipelines}
     },
     replies: () => slack.transcript.messages(o.channel).flatMap((m) => m.replies),
     async close() {
-      await app.close();
+      await app?.close();
       await cluster.stop();
       await slack.close();
       await dropPrefix(env.REDIS_PREFIX);

@@ -34,7 +34,7 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function start(staleCache: string[] | false): Promise<{ world: WatchedWorld; git: SimulatedGit; initial: string }> {
+async function start(staleCache: string[] | false, options: { glidepathLater?: boolean } = {}): Promise<{ world: WatchedWorld; git: SimulatedGit; initial: string }> {
   const git = new SimulatedGit();
   const initial = git.commit(REPO, 'main', tree('1.28.0'));
   world = await startWatchedWorld({
@@ -44,6 +44,7 @@ async function start(staleCache: string[] | false): Promise<{ world: WatchedWorl
     stages: STAGES,
     // Argo CD's periodic refresh (timeout.reconciliation, 180 s by default) every 20 s, so that a test sees one.
     controllers: { argocd: [{ git, refreshDelayMs: 1000, reconcileEveryMs: 20_000, jitterMs: 0, syncDurationMs: 2000 }], appSet: { faults: { staleCache } } },
+    ...options,
   });
   const { store } = world.cluster;
   store.create(store.registry.byKind('ApplicationSet'), 'argocd', {
@@ -178,6 +179,26 @@ describe('an ApplicationSet pipeline in the thread, with notifications off', () 
     }, 'the first release says its children moved on');
     expect(parse(old).status).toBe('Complete');
     for (const [i, t] of TARGETS.entries()) expect(JSON.stringify(old.blocks)).toMatch(new RegExp(`\\*${t}\\* — Healthy · step ${i + 1} of 3 · 1/1 Healthy at \`${initial.slice(0, 7)}\``));
+  }, 120_000);
+
+  it('Glidepath started after the world rolled out: the first parent Slack receives knows each step\'s member (the ApplicationSet listed before its children)', async () => {
+    const { world: w, initial } = await start(false, { glidepathLater: true });
+    // The first revision rolls out through its three steps with nobody watching.
+    await w.runFor(30_000);
+    const appSet = w.cluster.store.get(w.cluster.store.registry.byKind('ApplicationSet'), 'argocd', 'checkout');
+    expect((appSet.status.applicationStatus as { status: string }[]).map((s) => s.status)).toEqual(['Healthy', 'Healthy', 'Healthy']);
+    // The API server answers the ApplicationSet's list last (as a loaded one may): its children are listed first unless Glidepath waits.
+    w.cluster.server.serveDelayMs = (r) => (r.verb === 'list' && r.resource === 'applicationsets' ? 500 : undefined);
+    await w.startGlidepath();
+    const releaseId = `revision-${initial.slice(0, 12)}`;
+    const parent = await waitFor(async () => {
+      const m = thread(w, releaseId);
+      return m && parse(m).status === 'Complete' ? m : undefined;
+    }, 'the release Complete in Slack');
+    // Never a row without its step's member, from the first parent Slack received.
+    for (const v of versions(parent)) expect(JSON.stringify(v.blocks)).not.toContain('not known');
+    const first = JSON.stringify(versions(parent)[0]?.blocks);
+    for (const [i, t] of TARGETS.entries()) expect(first).toMatch(new RegExp(`\\*${t}\\* — \\w+ · step ${i + 1} of 3 · [01]/1 Healthy at \`${initial.slice(0, 7)}\``));
   }, 120_000);
 
   it('with the stale-cache fault: the thread flags step 3 started before step 2, naming the children, and is never Complete', async () => {

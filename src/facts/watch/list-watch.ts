@@ -36,6 +36,10 @@ export interface ListWatchOptions {
   maxBackoffMs?: number;
   /** List again this often even without a 410, as an informer's resync does (0: never). */
   relistEveryMs?: number;
+  /** Awaited before every (re)list, before the API server is asked (list-order.ts: what lists first). */
+  beforeList?: () => Promise<void> | void;
+  /** Awaited after a list delivered every object, before the watch starts. */
+  afterList?: () => Promise<void> | void;
 }
 
 function objectKey(object: unknown): string {
@@ -113,7 +117,10 @@ export class ListWatch {
       try {
         const relistDue = (this.options.relistEveryMs ?? 0) > 0 && Date.now() - listedAt >= (this.options.relistEveryMs ?? 0);
         if (mustList || relistDue) {
+          await this.options.beforeList?.();
+          if (this.stopped) break;
           await this.list();
+          await this.options.afterList?.();
           listedAt = Date.now();
           mustList = false;
         }

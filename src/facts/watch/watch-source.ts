@@ -24,6 +24,7 @@ import { isKargoScope, KargoDirectory, kargoFactFromObject } from './kargo-watch
 import { kargoFactFollowed } from '../../releases/route-kargo.js';
 import { RedisLease } from './lease.js';
 import { ListWatch } from './list-watch.js';
+import { ListOrder, listRole } from './list-order.js';
 import { watchedClusters, watchScopes, type WatchScope } from './scopes.js';
 
 export const WATCH_EVENT = 'watch';
@@ -42,6 +43,8 @@ export interface WatchSourceOptions {
   /** Which replica this is, for the lease (default: random). */
   holder?: string;
   now?: () => number;
+  /** How long the Applications of a namespace wait for its ApplicationSets' list to be queued (list-order.ts; default 5 s). */
+  listOrderWaitMs?: number;
 }
 
 /**
@@ -71,6 +74,7 @@ export function factFromObject(scope: WatchScope, cluster: string, object: unkno
 
 class ClusterWatch {
   private readonly watches: ListWatch[] = [];
+  private order?: ListOrder;
   readonly lease: RedisLease;
   /** While the lease is held but the cluster's client cannot be configured yet (a kubeconfig not mounted yet): the next try. */
   private retry?: NodeJS.Timeout;
@@ -113,8 +117,18 @@ class ClusterWatch {
     const now = this.o.now ?? Date.now;
     // What this cluster's watches know of its Kargo projects (Stage labels, Freight), for Promotion facts.
     const kargo = new KargoDirectory();
-    for (const scope of watchScopes(this.o.config, this.cluster)) {
+    const scopes = watchScopes(this.o.config, this.cluster);
+    // The ApplicationSets' lists are queued before their children's start (list-order.ts).
+    const order = (this.order = new ListOrder(this.o.listOrderWaitMs ?? 5_000));
+    for (const scope of scopes) {
+      const role = listRole(scope, scopes);
+      if (role !== undefined && role !== 'follower') order.listDue(role.leader);
+    }
+    for (const scope of scopes) {
       const labels = { cluster: this.cluster, kind: scope.resource.kind };
+      const role = listRole(scope, scopes);
+      /** A leader's list being delivered: its facts' queueing. */
+      const listing: Promise<void>[] = [];
       const deliver = (object: unknown, how: 'list' | 'watch' | 'deleted'): void => {
         const receivedAt = now();
         const event = how === 'list' ? WATCH_RESYNC_EVENT : how === 'deleted' ? WATCH_DELETED_EVENT : WATCH_EVENT;
@@ -129,7 +143,7 @@ class ClusterWatch {
         if ((fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') && !kargoFactFollowed(this.o.config, fact)) return;
         this.o.metrics.factsReceived.inc({ source: 'watch' });
         this.o.metrics.watchEvents.inc({ ...labels, how });
-        this.o.facts.add(fact).then(
+        const queued = this.o.facts.add(fact).then(
           () => {
             this.o.metrics.factsAccepted.inc({ source: 'watch' });
             this.o.metrics.watchLag.observe(labels, (now() - receivedAt) / 1000);
@@ -140,6 +154,7 @@ class ClusterWatch {
             this.o.logger.warn({ ...labels, err: (err as Error).message }, 'a watched fact could not be queued');
           },
         );
+        if (how === 'list' && role !== undefined && role !== 'follower') listing.push(queued);
       };
       const watch = new ListWatch(
         api,
@@ -153,7 +168,19 @@ class ClusterWatch {
             this.o.logger.debug({ ...labels, reason, relist }, 'watch restarts');
           },
         },
-        { relistEveryMs: this.o.config.settings.watchResyncMinutes * 60_000 },
+        {
+          relistEveryMs: this.o.config.settings.watchResyncMinutes * 60_000,
+          ...(role === 'follower' ? { beforeList: () => order.ready() } : {}),
+          ...(role !== undefined && role !== 'follower'
+            ? {
+                beforeList: () => order.listDue(role.leader),
+                afterList: async () => {
+                  await Promise.all(listing.splice(0));
+                  order.listQueued(role.leader);
+                },
+              }
+            : {}),
+        },
       ).start();
       this.watches.push(watch);
     }
@@ -163,6 +190,7 @@ class ClusterWatch {
     this.o.metrics.watchLeaseHeld.set({ cluster: this.cluster }, 0);
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
+    this.order?.close();
     const watches = this.watches.splice(0);
     await Promise.all(watches.map((w) => w.stop()));
     if (watches.length > 0) this.o.logger.info({ cluster: this.cluster }, 'stopped watching the cluster');
