@@ -242,4 +242,13 @@ describe('the membership index in Redis', () => {
     await memberships.note(config, fact(settled(REV1, 100), T0 + 3000, 'uid-appset-2'));
     expect((await memberships.of(pipeline))!['prod/argocd/appset:checkout']).toMatchObject({ uid: 'uid-appset-2', resourceVersion: '100' });
   });
+
+  it('a read started after a write began (the worker runs jobs side by side) sees that write: a child queued after its ApplicationSet is placed by it', async () => {
+    const keys = createKeys(`${prefix}-side-by-side`);
+    const memberships = new AppSetMemberships(redis, keys, 3_600_000);
+    const pipeline = config.pipelines.find((p) => p.name === PIPELINE)!;
+    const noting = memberships.note(config, fact(settled(REV1, 301), T0));
+    expect((await memberships.of(pipeline))!['prod/argocd/appset:checkout']).toMatchObject({ resourceVersion: '301' });
+    await noting;
+  });
 });
