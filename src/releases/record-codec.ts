@@ -1,6 +1,6 @@
 /**
  * A release record as Redis hash fields: one field for the release and its stage rows, one per
- * target, one per stage for its pending targets. A fact usually changes one target, so a save
+ * target, one per stage for its target keys in order and one for its pending targets. A fact usually changes one target, so a save
  * sends that target and the small head instead of the whole record (a stage of a hundred
  * Rollouts is tens of kilobytes; a stage's pending list can name thousands of targets).
  */
@@ -15,6 +15,8 @@ const APPSETS_FIELD = 'appsets';
 const appSetsJson = new WeakMap<object, string>();
 const TARGET_PREFIX = 't\u0000';
 const PENDING_PREFIX = 'p\u0000';
+/** A stage's target keys in their order (records saved before this field carry them in the head). */
+const KEYS_PREFIX = 'k\u0000';
 
 /**
  * Encodings of pending lists, by list: the reducer replaces a stage's pending array when it
@@ -33,8 +35,8 @@ function encodePending(pending: readonly string[]): string {
 }
 
 interface HeadStage extends Omit<StageState, 'targets' | 'pending'> {
-  /** Target keys in their order, so a record reads back exactly as it was saved. */
-  targetKeys: string[];
+  /** Records saved before the key order had a field of its own carry it here. */
+  targetKeys?: string[];
   /** Records saved before pending had a field of its own carry it here. */
   pending?: string[];
 }
@@ -45,12 +47,51 @@ function targetField(stage: string, key: string): string {
   return `${TARGET_PREFIX}${stage}\u0000${key}`;
 }
 
+/**
+ * Encodings of targets, by target: the reducer replaces a target it changes (target-edit.ts) and
+ * never changes one in place, so an unchanged target is neither encoded again nor sent again. An
+ * encoded target is frozen, so a change in place would throw instead of going unsaved.
+ */
+const targetJson = new WeakMap<TargetState, string>();
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
+function encodeTarget(target: TargetState): string {
+  let json = targetJson.get(target);
+  if (json === undefined) {
+    json = JSON.stringify(target);
+    deepFreeze(target);
+    targetJson.set(target, json);
+  }
+  return json;
+}
+
+/**
+ * Each stage's target keys in their order (so a record reads back exactly as it was saved), as
+ * last encoded by stage's targets object: thousands of keys for a step stage of an
+ * ApplicationSet, encoded and sent again only when the keys change.
+ */
+const keysJson = new WeakMap<Record<string, TargetState>, { keys: string[]; json: string }>();
+
+function encodeKeys(targets: Record<string, TargetState>): string {
+  const keys = Object.keys(targets);
+  const known = keysJson.get(targets);
+  if (known && known.keys.length === keys.length && known.keys.every((k, i) => k === keys[i])) return known.json;
+  const json = JSON.stringify(keys);
+  keysJson.set(targets, { keys, json });
+  return json;
+}
+
 export function encodeRecord(record: ReleaseRecord): Map<string, string> {
   const fields = new Map<string, string>();
   const { version: _version, stages, notices, events, appSets, ...rest } = record;
   const head: Head = {
     ...rest,
-    stages: stages.map(({ targets, pending: _pending, ...stage }) => ({ ...stage, targetKeys: Object.keys(targets) })),
+    stages: stages.map(({ targets: _targets, pending: _pending, ...stage }) => stage),
   };
   fields.set(HEAD_FIELD, JSON.stringify(head));
   fields.set(NOTICES_FIELD, JSON.stringify(notices));
@@ -62,7 +103,8 @@ export function encodeRecord(record: ReleaseRecord): Map<string, string> {
   }
   for (const stage of stages) {
     fields.set(`${PENDING_PREFIX}${stage.name}`, encodePending(stage.pending));
-    for (const [key, target] of Object.entries(stage.targets)) fields.set(targetField(stage.name, key), JSON.stringify(target));
+    fields.set(`${KEYS_PREFIX}${stage.name}`, encodeKeys(stage.targets));
+    for (const [key, target] of Object.entries(stage.targets)) fields.set(targetField(stage.name, key), encodeTarget(target));
   }
   return fields;
 }
@@ -71,12 +113,19 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
   const headJson = fields.get(HEAD_FIELD);
   if (headJson === undefined) return undefined;
   const head = JSON.parse(headJson) as Head;
-  const stages: StageState[] = head.stages.map(({ targetKeys, pending: inHead, ...stage }) => {
+  const stages: StageState[] = head.stages.map(({ targetKeys: keysInHead, pending: inHead, ...stage }) => {
     const targets: Record<string, TargetState> = {};
-    for (const key of targetKeys) {
+    const keysField = fields.get(`${KEYS_PREFIX}${stage.name}`);
+    const keys = keysField === undefined ? (keysInHead ?? []) : (JSON.parse(keysField) as string[]);
+    for (const key of keys) {
       const json = fields.get(targetField(stage.name, key));
-      if (json !== undefined) targets[key] = JSON.parse(json) as TargetState;
+      if (json === undefined) continue;
+      const target = JSON.parse(json) as TargetState;
+      deepFreeze(target);
+      targetJson.set(target, json);
+      targets[key] = target;
     }
+    if (keysField !== undefined && Object.keys(targets).length === keys.length) keysJson.set(targets, { keys, json: keysField });
     const pendingField = fields.get(`${PENDING_PREFIX}${stage.name}`);
     const pending = pendingField === undefined ? (inHead ?? []) : (JSON.parse(pendingField) as string[]);
     if (pendingField !== undefined) pendingJson.set(pending, pendingField);
