@@ -4,18 +4,28 @@
  * sends that target and the small head instead of the whole record (a stage of a hundred
  * Rollouts is tens of kilobytes; a stage's pending list can name thousands of targets).
  */
+import type { AppSetState } from './appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
+import { decodeChunks, encodeChunks } from './record-chunks.js';
 
 export const HEAD_FIELD = 'head';
 /** Notices and events grow slowly and change rarely: fields of their own keep the head small. */
 const NOTICES_FIELD = 'notices';
 const EVENTS_FIELD = 'events';
-/** ApplicationSet step membership: one entry per child (thousands), replaced only when an ApplicationSet fact changes it. */
+/**
+ * ApplicationSet step membership: one entry per child (thousands), replaced only when an
+ * ApplicationSet fact changes it. The field holds each ApplicationSet without its members (records
+ * saved before held them here too); the members are in chunks (record-chunks.ts) under
+ * MEMBERS_PREFIX and the ApplicationSet's key, so a status write that moves 50 children sends
+ * the chunks that hold them.
+ */
 const APPSETS_FIELD = 'appsets';
-const appSetsJson = new WeakMap<object, string>();
+const MEMBERS_PREFIX = 'm\u0000';
+type AppSets = NonNullable<ReleaseRecord['appSets']>;
+const appSetsFields = new WeakMap<AppSets, [string, string][]>();
 const TARGET_PREFIX = 't\u0000';
 const PENDING_PREFIX = 'p\u0000';
-/** A stage's target keys in their order (records saved before this field carry them in the head). */
+/** A stage's target keys in their order, in chunks (records saved before these fields carry them in the head). */
 const KEYS_PREFIX = 'k\u0000';
 
 /**
@@ -75,15 +85,48 @@ function encodeTarget(target: TargetState): string {
  * last encoded by stage's targets object: thousands of keys for a step stage of an
  * ApplicationSet, encoded and sent again only when the keys change.
  */
-const keysJson = new WeakMap<Record<string, TargetState>, { keys: string[]; json: string }>();
+const keysJson = new WeakMap<Record<string, TargetState>, { keys: string[]; jsons: string[] }>();
 
-function encodeKeys(targets: Record<string, TargetState>): string {
+function encodeKeys(targets: Record<string, TargetState>): string[] {
   const keys = Object.keys(targets);
   const known = keysJson.get(targets);
-  if (known && known.keys.length === keys.length && known.keys.every((k, i) => k === keys[i])) return known.json;
-  const json = JSON.stringify(keys);
-  keysJson.set(targets, { keys, json });
-  return json;
+  if (known && known.keys.length === keys.length && known.keys.every((k, i) => k === keys[i])) return known.jsons;
+  const jsons = encodeChunks(keys, (k) => k);
+  keysJson.set(targets, { keys, jsons });
+  return jsons;
+}
+
+function encodeAppSets(appSets: AppSets): [string, string][] {
+  let fields = appSetsFields.get(appSets);
+  if (fields !== undefined) return fields;
+  const heads: Record<string, Omit<AppSetState, 'members'>> = {};
+  fields = [];
+  for (const [key, { members, ...state }] of Object.entries(appSets)) {
+    heads[key] = state;
+    encodeChunks(Object.entries(members), ([name]) => name).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
+  }
+  fields.push([APPSETS_FIELD, JSON.stringify(heads)]);
+  appSetsFields.set(appSets, fields);
+  return fields;
+}
+
+function decodeAppSets(fields: ReadonlyMap<string, string>, json: string): AppSets {
+  const appSets = JSON.parse(json) as Record<string, Omit<AppSetState, 'members'> & { members?: AppSetState['members'] }>;
+  // The fields this came from, as encodeAppSets would write them (an old layout is written anew on the next save).
+  let encoded: [string, string][] | undefined = [];
+  for (const [key, state] of Object.entries(appSets)) {
+    if (state.members !== undefined) {
+      encoded = undefined;
+      continue;
+    }
+    const prefix = `${MEMBERS_PREFIX}${key}\u0000`;
+    const chunks = decodeChunks<[string, AppSetState['members'][string]]>(fields, prefix);
+    state.members = Object.fromEntries(chunks?.items ?? []);
+    chunks?.jsons.forEach((chunk, i) => encoded?.push([`${prefix}${i}`, chunk]));
+  }
+  const decoded = appSets as AppSets;
+  if (encoded) appSetsFields.set(decoded, [...encoded, [APPSETS_FIELD, json]]);
+  return decoded;
 }
 
 export function encodeRecord(record: ReleaseRecord): Map<string, string> {
@@ -96,14 +139,10 @@ export function encodeRecord(record: ReleaseRecord): Map<string, string> {
   fields.set(HEAD_FIELD, JSON.stringify(head));
   fields.set(NOTICES_FIELD, JSON.stringify(notices));
   fields.set(EVENTS_FIELD, JSON.stringify(events));
-  if (appSets) {
-    let json = appSetsJson.get(appSets);
-    if (json === undefined) appSetsJson.set(appSets, (json = JSON.stringify(appSets)));
-    fields.set(APPSETS_FIELD, json);
-  }
+  if (appSets) for (const [field, json] of encodeAppSets(appSets)) fields.set(field, json);
   for (const stage of stages) {
     fields.set(`${PENDING_PREFIX}${stage.name}`, encodePending(stage.pending));
-    fields.set(`${KEYS_PREFIX}${stage.name}`, encodeKeys(stage.targets));
+    encodeKeys(stage.targets).forEach((json, i) => fields.set(`${KEYS_PREFIX}${stage.name}\u0000${i}`, json));
     for (const [key, target] of Object.entries(stage.targets)) fields.set(targetField(stage.name, key), encodeTarget(target));
   }
   return fields;
@@ -115,8 +154,8 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
   const head = JSON.parse(headJson) as Head;
   const stages: StageState[] = head.stages.map(({ targetKeys: keysInHead, pending: inHead, ...stage }) => {
     const targets: Record<string, TargetState> = {};
-    const keysField = fields.get(`${KEYS_PREFIX}${stage.name}`);
-    const keys = keysField === undefined ? (keysInHead ?? []) : (JSON.parse(keysField) as string[]);
+    const chunks = decodeChunks<string>(fields, `${KEYS_PREFIX}${stage.name}\u0000`);
+    const keys = chunks?.items ?? keysInHead ?? [];
     for (const key of keys) {
       const json = fields.get(targetField(stage.name, key));
       if (json === undefined) continue;
@@ -125,7 +164,7 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
       targetJson.set(target, json);
       targets[key] = target;
     }
-    if (keysField !== undefined && Object.keys(targets).length === keys.length) keysJson.set(targets, { keys, json: keysField });
+    if (chunks !== undefined && Object.keys(targets).length === keys.length) keysJson.set(targets, { keys, jsons: chunks.jsons });
     const pendingField = fields.get(`${PENDING_PREFIX}${stage.name}`);
     const pending = pendingField === undefined ? (inHead ?? []) : (JSON.parse(pendingField) as string[]);
     if (pendingField !== undefined) pendingJson.set(pending, pendingField);
@@ -135,8 +174,7 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
   const events = JSON.parse(fields.get(EVENTS_FIELD) ?? '[]') as ReleaseRecord['events'];
   const appSetsField = fields.get(APPSETS_FIELD);
   if (appSetsField === undefined) return { ...head, stages, notices, events, version };
-  const appSets = JSON.parse(appSetsField) as NonNullable<ReleaseRecord['appSets']>;
-  appSetsJson.set(appSets, appSetsField);
+  const appSets = decodeAppSets(fields, appSetsField);
   return { ...head, appSets, stages, notices, events, version };
 }
 

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts/fact.js';
 import type { ReleaseRecord } from '../../src/releases/record.js';
 import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
+import { decodeChunks, encodeChunks } from '../../src/releases/record-chunks.js';
 import { revisionReleaseId } from '../../src/releases/route.js';
 import { factOf, rollingSyncTimeline } from '../helpers/appset-world.js';
 import { kargoFreightFact, kargoShopConfig, kargoStageFact } from '../helpers/kargo-facts.js';
@@ -19,12 +20,16 @@ import { rolloutBody } from '../helpers/rollout-bodies.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');
 
-/** The fields a record saved before the key order had a field of its own held: the order in the head. */
-function legacyLayout(fields: ReadonlyMap<string, string>): Map<string, string> {
-  const out = new Map([...fields].filter(([f]) => !f.startsWith('k\u0000')));
+/**
+ * The fields a record saved before the key order and the ApplicationSet members had fields of
+ * their own held: the key order in the head, the members in the `appsets` field.
+ */
+function legacyLayout(fields: ReadonlyMap<string, string>, record: ReleaseRecord): Map<string, string> {
+  const out = new Map([...fields].filter(([f]) => !f.startsWith('k\u0000') && !f.startsWith('m\u0000')));
   const head = JSON.parse(fields.get(HEAD_FIELD) as string) as { stages: { name: string; targetKeys?: string[] }[] };
-  for (const stage of head.stages) stage.targetKeys = JSON.parse(fields.get(`k\u0000${stage.name}`) as string) as string[];
+  for (const stage of head.stages) stage.targetKeys = Object.keys(record.stages.find((s) => s.name === stage.name)?.targets ?? {});
   out.set(HEAD_FIELD, JSON.stringify(head));
+  if (record.appSets) out.set('appsets', JSON.stringify(record.appSets));
   return out;
 }
 
@@ -72,7 +77,7 @@ class CodecStore {
     expectSame(decodeRecord(after, record.version), record);
     expect(after).toEqual(encodeRecord(structuredClone(record)));
     if (this.legacy) {
-      const old = legacyLayout(after);
+      const old = legacyLayout(after, record);
       expectSame(decodeRecord(old, record.version), record);
       this.hashes.set(key, old);
       this.cache.delete(key);
@@ -173,6 +178,27 @@ ${STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSe
         run(new Harness(config), facts, forget);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('a long list in chunks reads back in order; appending to it changes its last chunks only, removing an entry few chunks', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { maxLength: 600 }), fc.nat(), (names, at) => {
+        const fieldsOf = (list: string[]) => new Map(encodeChunks(list, (n) => n).map((json, i) => [`x${i}`, json]));
+        const whole = fieldsOf(names);
+        expect(decodeChunks<string>(whole, 'x')?.items ?? []).toEqual(names);
+        if (names.length < 2) return;
+        const cut = at % names.length;
+        const prefix = fieldsOf(names.slice(0, cut));
+        // Every chunk of a prefix but its last is a chunk of the whole list.
+        expect([...prefix].filter(([f, json]) => whole.get(f) !== json).length).toBeLessThanOrEqual(1);
+        const removed = fieldsOf(names.filter((_, i) => i !== cut));
+        expect(decodeChunks<string>(removed, 'x')?.items).toEqual(names.filter((_, i) => i !== cut));
+        const changed = [...removed].filter(([f, json]) => whole.get(f) !== json).length;
+        // A chunk loses the entry; only when it ended a chunk do the later ones renumber.
+        if (removed.size === whole.size) expect(changed).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 300 },
     );
   });
 });
