@@ -35,7 +35,7 @@ const KEYS_PREFIX = 'k\u0000';
  */
 const pendingJson = new WeakMap<readonly string[], string>();
 
-function encodePending(pending: readonly string[]): string {
+export function encodePending(pending: readonly string[]): string {
   let json = pendingJson.get(pending);
   if (json === undefined) {
     json = JSON.stringify(pending);
@@ -53,7 +53,7 @@ interface HeadStage extends Omit<StageState, 'targets' | 'pending'> {
 
 type Head = Omit<ReleaseRecord, 'stages' | 'version' | 'notices' | 'events' | 'appSets'> & { stages: HeadStage[] };
 
-function targetField(stage: string, key: string): string {
+export function targetField(stage: string, key: string): string {
   return `${TARGET_PREFIX}${stage}\u0000${key}`;
 }
 
@@ -70,7 +70,7 @@ function deepFreeze(value: unknown): void {
   for (const inner of Object.values(value)) deepFreeze(inner);
 }
 
-function encodeTarget(target: TargetState): string {
+export function encodeTarget(target: TargetState): string {
   let json = targetJson.get(target);
   if (json === undefined) {
     json = JSON.stringify(target);
@@ -87,7 +87,7 @@ function encodeTarget(target: TargetState): string {
  */
 const keysJson = new WeakMap<Record<string, TargetState>, { keys: string[]; jsons: string[] }>();
 
-function encodeKeys(targets: Record<string, TargetState>): string[] {
+export function encodeKeys(targets: Record<string, TargetState>): string[] {
   const keys = Object.keys(targets);
   const known = keysJson.get(targets);
   if (known && known.keys.length === keys.length && known.keys.every((k, i) => k === keys[i])) return known.jsons;
@@ -96,7 +96,7 @@ function encodeKeys(targets: Record<string, TargetState>): string[] {
   return jsons;
 }
 
-function encodeAppSets(appSets: AppSets): [string, string][] {
+export function encodeAppSets(appSets: AppSets): [string, string][] {
   let fields = appSetsFields.get(appSets);
   if (fields !== undefined) return fields;
   const heads: Record<string, Omit<AppSetState, 'members'>> = {};
@@ -129,20 +129,34 @@ function decodeAppSets(fields: ReadonlyMap<string, string>, json: string): AppSe
   return decoded;
 }
 
-export function encodeRecord(record: ReleaseRecord): Map<string, string> {
-  const fields = new Map<string, string>();
-  const { version: _version, stages, notices, events, appSets, ...rest } = record;
+export const pendingField = (stage: string): string => `${PENDING_PREFIX}${stage}`;
+export const keysField = (stage: string, chunk: number): string => `${KEYS_PREFIX}${stage}\u0000${chunk}`;
+/** Fields of the ApplicationSets: `appsets` and their members' chunks. */
+export const isAppSetsField = (field: string): boolean => field === APPSETS_FIELD || field.startsWith(MEMBERS_PREFIX);
+/** Fields of a stage: its targets, key order and pending list. */
+export const isStageField = (field: string, stage: string): boolean =>
+  field === pendingField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
+
+/** The head, notices and events fields: the small parts of a record, encoded on every save. */
+export function encodeHead(record: ReleaseRecord): [string, string][] {
+  const { version: _version, stages, notices, events, appSets: _appSets, ...rest } = record;
   const head: Head = {
     ...rest,
     stages: stages.map(({ targets: _targets, pending: _pending, ...stage }) => stage),
   };
-  fields.set(HEAD_FIELD, JSON.stringify(head));
-  fields.set(NOTICES_FIELD, JSON.stringify(notices));
-  fields.set(EVENTS_FIELD, JSON.stringify(events));
-  if (appSets) for (const [field, json] of encodeAppSets(appSets)) fields.set(field, json);
-  for (const stage of stages) {
-    fields.set(`${PENDING_PREFIX}${stage.name}`, encodePending(stage.pending));
-    encodeKeys(stage.targets).forEach((json, i) => fields.set(`${KEYS_PREFIX}${stage.name}\u0000${i}`, json));
+  return [
+    [HEAD_FIELD, JSON.stringify(head)],
+    [NOTICES_FIELD, JSON.stringify(notices)],
+    [EVENTS_FIELD, JSON.stringify(events)],
+  ];
+}
+
+export function encodeRecord(record: ReleaseRecord): Map<string, string> {
+  const fields = new Map<string, string>(encodeHead(record));
+  if (record.appSets) for (const [field, json] of encodeAppSets(record.appSets)) fields.set(field, json);
+  for (const stage of record.stages) {
+    fields.set(pendingField(stage.name), encodePending(stage.pending));
+    encodeKeys(stage.targets).forEach((json, i) => fields.set(keysField(stage.name, i), json));
     for (const [key, target] of Object.entries(stage.targets)) fields.set(targetField(stage.name, key), encodeTarget(target));
   }
   return fields;

@@ -11,6 +11,7 @@ import type { Fact } from '../../src/facts/fact.js';
 import type { ReleaseRecord } from '../../src/releases/record.js';
 import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
 import { decodeChunks, encodeChunks } from '../../src/releases/record-chunks.js';
+import { encodeChanges, type Encoded } from '../../src/releases/record-save.js';
 import { revisionReleaseId } from '../../src/releases/route.js';
 import { factOf, rollingSyncTimeline } from '../helpers/appset-world.js';
 import { kargoFreightFact, kargoShopConfig, kargoStageFact } from '../helpers/kargo-facts.js';
@@ -46,11 +47,13 @@ function expectSame(read: ReleaseRecord | undefined, record: ReleaseRecord): voi
  */
 class CodecStore {
   readonly hashes = new Map<string, Map<string, string>>();
-  private readonly cache = new Map<string, { record: ReleaseRecord; fields: Map<string, string> }>();
+  private readonly cache = new Map<string, { record: ReleaseRecord; encoded: Encoded }>();
   fieldsSent = 0;
   fieldsHeld = 0;
   private loads = 0;
   private readonly versions = new Map<string, number>();
+  /** The fields (and what they were encoded from) of the record last handed out, as the store keeps them. */
+  private readonly handed = new Map<string, Encoded>();
 
   constructor(private readonly forget: readonly boolean[], private readonly legacy = false) {}
 
@@ -58,24 +61,33 @@ class CodecStore {
     const entry = this.cache.get(key);
     this.cache.delete(key);
     const forget = this.forget[this.loads++ % Math.max(1, this.forget.length)] ?? false;
-    if (entry && !forget) return entry.record;
+    if (entry && !forget) {
+      this.handed.set(key, entry.encoded);
+      return entry.record;
+    }
     const hash = this.hashes.get(key);
+    this.handed.set(key, { fields: new Map(hash) });
     return hash ? decodeRecord(hash, this.versions.get(key) ?? 0) : undefined;
   }
 
   save(key: string, record: ReleaseRecord): void {
     const before = this.hashes.get(key) ?? new Map<string, string>();
     this.versions.set(key, record.version);
-    const fields = encodeRecord(record);
-    const { set, del } = diffFields(before, fields);
+    const changes = encodeChanges(record, this.handed.get(key));
+    this.handed.delete(key);
     const after = new Map(before);
-    for (const [f, v] of set) after.set(f, v);
-    for (const f of del) after.delete(f);
-    this.fieldsSent += set.length;
-    this.fieldsHeld += fields.size;
-    // What Redis holds reads back as the record, and is what a from-scratch encoding writes.
+    for (const [f, v] of changes.set) after.set(f, v);
+    for (const f of changes.del) after.delete(f);
+    this.fieldsSent += changes.set.length;
+    this.fieldsHeld += after.size;
+    // What Redis holds reads back as the record, and is what a from-scratch encoding writes; the changes are exactly the differences.
     expectSame(decodeRecord(after, record.version), record);
-    expect(after).toEqual(encodeRecord(structuredClone(record)));
+    const scratch = encodeRecord(structuredClone(record));
+    expect(after).toEqual(scratch);
+    expect(changes.after.fields).toEqual(scratch);
+    expect(changes.set.map(([f]) => f).sort()).toEqual(diffFields(before, scratch).set.map(([f]) => f).sort());
+    expect([...changes.del].sort()).toEqual(diffFields(before, scratch).del.sort());
+    const fields = changes.after;
     if (this.legacy) {
       const old = legacyLayout(after, record);
       expectSame(decodeRecord(old, record.version), record);
@@ -84,7 +96,7 @@ class CodecStore {
       return;
     }
     this.hashes.set(key, after);
-    this.cache.set(key, { record, fields });
+    this.cache.set(key, { record, encoded: fields });
   }
 }
 
