@@ -17,14 +17,28 @@ import { targetKey, type ApplicationSetFact, type Fact } from '../facts/fact.js'
 import type { Keys } from '../store/keys.js';
 import type { AppSetState } from './appset-record.js';
 import { appSetStateOf, compareAppSetStates, type KnownAppSets } from './appset-known.js';
+import { decodeMembership, encodeMembership } from './appset-membership-codec.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
 import { childTargetKeys, pipelinesOfAppSet } from './route-appset.js';
 import type { TargetIndex } from './target-index.js';
 
-/* KEYS[1] the membership hash; ARGV[1] the observation expected there ("" for none), ARGV[2] the new one, ARGV[3] the state JSON, ARGV[4] TTL ms. */
+/*
+ * KEYS[1] the membership hash; ARGV[1] the observation expected there ("" for none), ARGV[2] the
+ * new one, ARGV[3] the state JSON without its members, ARGV[4] TTL ms, ARGV[5] "1" to rewrite the
+ * hash, ARGV[6] the number of member chunks, then chunk index/JSON pairs (the chunks that changed).
+ */
 const REPLACE_IF_UNCHANGED = `
 if (redis.call('HGET', KEYS[1], 'v') or '') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'state', ARGV[3])
+local old = tonumber(redis.call('HGET', KEYS[1], 'n') or '0')
+if ARGV[5] == '1' then redis.call('DEL', KEYS[1]) old = 0 end
+local n = tonumber(ARGV[6])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'state', ARGV[3], 'n', ARGV[6])
+local i = 7
+while i <= #ARGV do
+  redis.call('HSET', KEYS[1], 'm' .. ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+for c = n, old - 1 do redis.call('HDEL', KEYS[1], 'm' .. c) end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `;
@@ -50,6 +64,8 @@ export class AppSetMemberships {
    * ApplicationSet (the watch lists those first, list-order.ts) could read before it was written.
    */
   private readonly writing = new Map<string, Promise<void>>();
+  /** The member chunks Redis holds under each key at an observation (written or read here): a write sends the chunks that changed. */
+  private readonly chunks = new Map<string, { observation: string; chunks: string[] }>();
 
   constructor(
     private readonly redis: Redis,
@@ -91,8 +107,15 @@ export class AppSetMemberships {
         await this.redis.pexpire(key, Math.round(this.ttlMs));
         return;
       }
-      const saved = await this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, current ?? '', next, JSON.stringify(state), String(Math.round(this.ttlMs)));
-      if (saved === 1) return;
+      const { head, chunks } = encodeMembership(state);
+      const held = this.chunks.get(key);
+      const partial = current !== null && held?.observation === current;
+      const changed = chunks.flatMap((json, i) => (partial && held.chunks[i] === json ? [] : [String(i), json]));
+      const saved = await this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, current ?? '', next, head, String(Math.round(this.ttlMs)), partial ? '0' : '1', String(chunks.length), ...changed);
+      if (saved === 1) {
+        this.chunks.set(key, { observation: next, chunks });
+        return;
+      }
     }
   }
 
@@ -108,9 +131,10 @@ export class AppSetMemberships {
       if (!observation) continue;
       let cached = this.parsed.get(key);
       if (cached?.observation !== observation) {
-        const [v, json] = await this.redis.hmget(key, 'v', 'state');
-        if (!v || !json) continue;
-        this.parsed.set(key, (cached = { observation: v, state: JSON.parse(json) as AppSetState }));
+        const decoded = decodeMembership(await this.redis.hgetall(key));
+        if (!decoded) continue;
+        this.parsed.set(key, (cached = { observation: decoded.observation, state: decoded.state }));
+        if (decoded.chunks) this.chunks.set(key, { observation: decoded.observation, chunks: decoded.chunks });
       }
       known[appSet] = cached.state;
     }

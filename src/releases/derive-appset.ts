@@ -141,7 +141,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
       if (target.healthyAt !== undefined) done += 1;
     } else if (memberDone(member, target, revision)) {
       done += 1;
-      target.healthyAt ??= now;
+      if (target.healthyAt === undefined) stage.targets[key] = { ...target, healthyAt: now };
     }
   }
   pending.sort();

@@ -52,7 +52,9 @@ export function stageDone(stage: StageState): boolean {
 
 /** Each target's own latch: Healthy at this release at least once (step stages judge theirs in derive-appset.ts). */
 function latchTargets(stage: StageState, now: number): void {
-  for (const t of activeTargets(stage)) if (t.phase === 'Healthy') t.healthyAt ??= now;
+  for (const [key, t] of Object.entries(stage.targets)) {
+    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) stage.targets[key] = { ...t, healthyAt: now };
+  }
 }
 
 function releaseStatus(record: ReleaseRecord): ReleaseStatus {

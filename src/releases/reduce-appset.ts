@@ -89,8 +89,7 @@ export function supersedeEveryCopy(record: ReleaseRecord, key: string, byRelease
   for (const stage of record.stages) {
     const target = stage.targets[key];
     if (!target) continue;
-    target.supersededBy = byReleaseId;
-    target.supersededAt = at;
+    stage.targets[key] = { ...target, supersededBy: byReleaseId, supersededAt: at };
   }
 }
 

@@ -22,6 +22,7 @@ import type { Effect, ReleaseRecord, StageState, TargetState } from './record.js
 import type { Reduction } from './reduce.js';
 import { compareObservations } from './versions.js';
 import type { ReduceKit } from './reduce-kit.js';
+import { editTarget } from './target-edit.js';
 
 /** What reduce.ts shares with these rules. */
 
@@ -59,7 +60,7 @@ function newestVersion(a: string | undefined, b: string | undefined): string | u
 function heartbeat(record: ReleaseRecord, stage: StageState, target: TargetState, now: number, ctx: ReduceContext, kit: Kit): Reduction {
   const effects: Effect[] = [];
   record.counters.duplicate += 1;
-  target.lastHeardAt = Math.max(target.lastHeardAt, now);
+  editTarget(stage, target, { lastHeardAt: Math.max(target.lastHeardAt, now) });
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   kit.hear(record, now, effects);
   return kit.finish(record, now, ctx, 'heartbeat', effects);
@@ -212,7 +213,7 @@ function reduceFreight(current: ReleaseRecord | undefined, fact: KargoFreightFac
   for (const stage of record.stages) {
     for (const t of Object.values(stage.targets)) {
       if (!stale(t) || !t.kargo?.freight) continue;
-      t.kargo.freight = slim(f, t.kargo.freight);
+      editTarget(stage, t, { kargo: { ...t.kargo, freight: slim(f, t.kargo.freight) } });
     }
   }
   if (record.images.length === 0 && f.images.length > 0) record.images = [...f.images];

@@ -23,6 +23,7 @@ import { pauseEnded, pauseSuperseded } from './pause-end.js';
 import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { reduceRecheck } from './recheck.js';
+import { editTarget } from './target-edit.js';
 import { stallReply } from './stall.js';
 import type { ReduceKit } from './reduce-kit.js';
 
@@ -140,7 +141,7 @@ function heartbeat(
   effects: Effect[],
 ): Reduction {
   record.counters.duplicate += 1;
-  target.lastHeardAt = Math.max(target.lastHeardAt, now);
+  editTarget(stage, target, { lastHeardAt: Math.max(target.lastHeardAt, now) });
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   hear(record, now, effects);
   return finish(record, now, ctx, 'heartbeat', effects);
@@ -292,7 +293,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
       hear(record, now, effects);
       return finish(record, now, ctx, 'heartbeat', effects);
     }
-    for (const t of managed) t.sync = sync;
+    for (const t of managed) editTarget(stage, t, { sync });
     record.counters.facts += 1;
     hear(record, now, effects);
     return finish(record, now, ctx, 'applied', effects);

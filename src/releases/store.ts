@@ -8,7 +8,8 @@ import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { ReleaseReader } from './ports.js';
 import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseRecord } from './record.js';
-import { decodeRecord, diffFields, encodeRecord } from './record-codec.js';
+import { decodeRecord } from './record-codec.js';
+import { encodeChanges, type Encoded } from './record-save.js';
 
 /*
  * KEYS[1] release hash, KEYS[2] release index (zset), KEYS[3] open-release index (zset: the
@@ -71,7 +72,7 @@ export interface StoredRelease {
 
 /** What was read or written, with the hash fields it came from (to send only what changes). */
 interface Snapshot extends StoredRelease {
-  fields: Map<string, string>;
+  encoded: Encoded;
 }
 
 export interface UpdateOutcome<T> {
@@ -133,7 +134,7 @@ export class ReleaseStore implements ReleaseReader {
     const fields = new Map(Object.entries(rest));
     const record = decodeRecord(fields, Number(v));
     if (!record) return undefined;
-    return { record, outbox: outbox ? (JSON.parse(outbox) as Effect[]) : [], fields };
+    return { record, outbox: outbox ? (JSON.parse(outbox) as Effect[]) : [], encoded: { fields } };
   }
 
   async load(pipeline: string, releaseId: string): Promise<Snapshot | undefined> {
@@ -229,8 +230,7 @@ export class ReleaseStore implements ReleaseReader {
       const record: ReleaseRecord = { ...outcome.next, version: expected + 1 };
       const outbox = [...(current?.outbox ?? []), ...(outcome.outbox ?? [])];
       const finished = FINISHED_RELEASE_STATUSES.includes(record.status);
-      const fields = encodeRecord(record);
-      const { set, del } = diffFields(current?.fields ?? new Map(), fields);
+      const { set, del, after } = encodeChanges(record, current?.encoded);
       const saved = await this.redis.glidepathSave(
         this.keys.release(pipeline, releaseId),
         this.keys.releaseIndex(pipeline),
@@ -250,7 +250,7 @@ export class ReleaseStore implements ReleaseReader {
         ...del,
       );
       if (saved === 1) {
-        this.remember(pipeline, releaseId, { record, outbox, fields });
+        this.remember(pipeline, releaseId, { record, outbox, encoded: after });
         return { result: outcome.result, saved: { record, outbox } };
       }
       this.conflicts++;

@@ -36,6 +36,11 @@ export class Harness {
   readonly appSets = new Map<string, Map<string, AppSetState>>();
   /** Glidepath's own actions per target, as the worker reads them from Redis (undefined: not known). */
   ownActions: Record<string, OwnAction[]> | undefined;
+  /**
+   * Stands in for the release store's cache (test/releases/record-codec.test.ts): the record the
+   * batch step is handed (default: a copy of the last one), and each record saved.
+   */
+  store: { load(key: string, last: ReleaseRecord | undefined): ReleaseRecord | undefined; save(key: string, record: ReleaseRecord): void } | undefined;
 
   constructor(readonly config: ConfigFile) {}
 
@@ -115,13 +120,15 @@ export class Harness {
       const kargoSeen = entry?.kargo ? new Map<string, KargoSeen>([[owned!, entry.kargo]]) : new Map<string, KargoSeen>();
       const current = this.records.get(key);
       const appSets = known.get(pipeline);
-      const step = reduceReleaseBatch(current ? structuredClone(current) : undefined, [item], { config: this.config, knownTargets, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}), ...(appSets ? { appSets } : {}) });
+      const handed = this.store ? this.store.load(key, current) : current ? structuredClone(current) : undefined;
+      const step = reduceReleaseBatch(handed, [item], { config: this.config, knownTargets, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}), ...(appSets ? { appSets } : {}) });
       out.push(...step.outcomes);
       this.outcomes.push(...step.outcomes);
       const updates = targetIndexUpdates([item], step.outcomes, step.kargoSeen);
       for (const [t, e] of updates.removed) index.set(t, e);
       if (!step.changed || !step.record) continue;
       this.records.set(key, step.record);
+      this.store?.save(key, step.record);
       for (const [t, e] of updates.targets) index.set(t, e);
       for (const [application, where] of updates.applications) {
         let byStage = this.applications.get(application);
