@@ -21,7 +21,8 @@ if (role === 'ingest' || role === 'workers') {
   const metrics = createMetrics({ defaultMetrics: false });
   // The ingest process runs the ingest role only; the workers process the reducer and watchdog.
   const app = await startGlidepath({ env, config, host: '127.0.0.1', logger: createLogger('silent'), metrics, roles: role === 'workers' ? ['worker'] : ['ingest'] });
-  process.on('message', async () => send({ reduced: await reducedTotal(metrics) }));
+  // 'memory' asks for this process's heap, external and array buffers (bench:ingest prints them); anything else for the count.
+  process.on('message', async (m) => send(m === 'memory' ? { memory: process.memoryUsage() } : { reduced: await reducedTotal(metrics) }));
   process.once('SIGTERM', async () => {
     await app.close();
     process.exit(0);
