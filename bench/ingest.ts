@@ -99,12 +99,12 @@ async function main(): Promise<void> {
 
     // Glidepath: ingest process + workers process.
     const workers = await startChild(ROLE, { ...env, BENCH_ROLE: 'workers' });
-    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' });
+    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' }, ['--expose-gc']);
     const url = `${ingest.hello.url}/v1/facts/rollouts`;
     // Idle heap matters beyond itself: V8 lets the heap grow to a few times what is live before a
     // full collection, so what a process holds at rest (loaded modules) multiplies its peak under load.
     const idle = memoryMb((await ingest.request('memory')).memory);
-    console.log(`ingest at rest: heap used ${idle.heapUsed} MB, external ${idle.external} MB, array buffers ${idle.arrayBuffers} MB, rss ${idle.rss} MB`);
+    console.log(`ingest at rest (after a full collection): heap used ${idle.heapUsed} MB, external ${idle.external} MB, array buffers ${idle.arrayBuffers} MB, rss ${idle.rss} MB`);
     const start = performance.now();
     const load = await closedLoop(url, bodies, TOKEN, CONCURRENCY);
     await waitReduced(workers, FACTS);
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
     console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);
     const after = memoryMb((await ingest.request('memory')).memory);
-    console.log(`ingest after the load: heap used ${after.heapUsed} of ${after.heapTotal} MB, external ${after.external} MB, array buffers ${after.arrayBuffers} MB`);
+    console.log(`ingest after the load (after a full collection): heap used ${after.heapUsed} of ${after.heapTotal} MB, external ${after.external} MB, array buffers ${after.arrayBuffers} MB`);
     await ingest.stop();
     await workers.stop();
 
