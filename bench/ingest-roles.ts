@@ -21,7 +21,13 @@ if (role === 'ingest' || role === 'workers') {
   const metrics = createMetrics({ defaultMetrics: false });
   // The ingest process runs the ingest role only; the workers process the reducer and watchdog.
   const app = await startGlidepath({ env, config, host: '127.0.0.1', logger: createLogger('silent'), metrics, roles: role === 'workers' ? ['worker'] : ['ingest'] });
-  process.on('message', async () => send({ reduced: await reducedTotal(metrics) }));
+  // 'memory' asks for this process's heap, external and array buffers after a full collection
+  // when the process runs with --expose-gc (what is live, not what is not yet collected); anything else for the count.
+  const live = (): NodeJS.MemoryUsage => {
+    (globalThis as { gc?: () => void }).gc?.();
+    return process.memoryUsage();
+  };
+  process.on('message', async (m) => send(m === 'memory' ? { memory: live() } : { reduced: await reducedTotal(metrics) }));
   process.once('SIGTERM', async () => {
     await app.close();
     process.exit(0);

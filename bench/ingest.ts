@@ -72,6 +72,8 @@ async function waitReduced(child: Child, target: number): Promise<void> {
 
 
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+const memoryMb = (m: NodeJS.MemoryUsage) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round(v / 1_048_576)])) as Record<keyof NodeJS.MemoryUsage, number>;
 
 async function main(): Promise<void> {
   const prefix = `{gp-bench-${randomBytes(4).toString('hex')}}`;
@@ -97,8 +99,12 @@ async function main(): Promise<void> {
 
     // Glidepath: ingest process + workers process.
     const workers = await startChild(ROLE, { ...env, BENCH_ROLE: 'workers' });
-    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' });
+    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' }, ['--expose-gc']);
     const url = `${ingest.hello.url}/v1/facts/rollouts`;
+    // Idle heap matters beyond itself: V8 lets the heap grow to a few times what is live before a
+    // full collection, so what a process holds at rest (loaded modules) multiplies its peak under load.
+    const idle = memoryMb((await ingest.request('memory')).memory);
+    console.log(`ingest at rest (after a full collection): heap used ${idle.heapUsed} MB, external ${idle.external} MB, array buffers ${idle.arrayBuffers} MB, rss ${idle.rss} MB`);
     const start = performance.now();
     const load = await closedLoop(url, bodies, TOKEN, CONCURRENCY);
     await waitReduced(workers, FACTS);
@@ -119,6 +125,8 @@ async function main(): Promise<void> {
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
     console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);
+    const after = memoryMb((await ingest.request('memory')).memory);
+    console.log(`ingest after the load (after a full collection): heap used ${after.heapUsed} of ${after.heapTotal} MB, external ${after.external} MB, array buffers ${after.arrayBuffers} MB`);
     await ingest.stop();
     await workers.stop();
 
@@ -134,6 +142,9 @@ async function main(): Promise<void> {
         p50AcceptMs: round(p50, 2),
         p99AcceptMs: round(p99, 2),
         peakRssMb: Math.max(rss.ingest, rss.workers),
+        ingestPeakRssMb: rss.ingest,
+        workersPeakRssMb: rss.workers,
+        ingestIdleHeapMb: idle.heapUsed,
       }),
     );
   } finally {

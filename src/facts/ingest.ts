@@ -70,8 +70,13 @@ async function claimAnnouncement(claims: AnnouncementClaims | undefined, fact: R
   return outcome.kind === 'new' ? outcome.release : undefined;
 }
 
+/** Each body schema behind the well-formed check, built once (building a zod pipe per request was garbage on every fact). */
+const checked = new WeakMap<z.ZodType, z.ZodType>();
+
 function validate<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = wellFormed(schema).safeParse(value);
+  let guarded = checked.get(schema) as z.ZodType<T> | undefined;
+  if (!guarded) checked.set(schema, (guarded = wellFormed(schema)));
+  const result = guarded.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = issues[0] as { path: string; message: string };

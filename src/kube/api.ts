@@ -3,7 +3,8 @@
  * merge patches sent as merge patches (client-node 2.x defaults to JSON Patch), every failure
  * turned into a KubeActionError, and every call checked against the declared verbs.
  */
-import { CustomObjectsApi, Observable, PatchStrategy, Watch, type ConfigurationOptions, type KubeConfig, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import type { ConfigurationOptions, CustomObjectsApi, KubeConfig, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
+import { clientNode } from './client-node.js';
 import { KubeActionError, toKubeActionError, type KubeCall } from './errors.js';
 import type { ResourceRef } from './resources.js';
 import { isDeclared } from './verbs.js';
@@ -36,9 +37,9 @@ function timeoutMiddleware(ms: number): ObservableMiddleware {
   return {
     pre: (context: RequestContext) => {
       context.setSignal(AbortSignal.timeout(ms));
-      return new Observable(Promise.resolve(context));
+      return new (clientNode().Observable)(Promise.resolve(context));
     },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+    post: (response: ResponseContext) => new (clientNode().Observable)(Promise.resolve(response)),
   };
 }
 
@@ -46,9 +47,9 @@ function headerMiddleware(key: string, value: string): ObservableMiddleware {
   return {
     pre: (context: RequestContext) => {
       context.setHeaderParam(key, value);
-      return new Observable(Promise.resolve(context));
+      return new (clientNode().Observable)(Promise.resolve(context));
     },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+    post: (response: ResponseContext) => new (clientNode().Observable)(Promise.resolve(response)),
   };
 }
 
@@ -60,7 +61,7 @@ export class KubeApi {
     readonly kubeConfig: KubeConfig,
     readonly requestTimeoutMs: number,
   ) {
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.custom = kubeConfig.makeApiClient(clientNode().CustomObjectsApi);
   }
 
   private options(extra: ObservableMiddleware[] = []): ConfigurationOptions {
@@ -111,7 +112,7 @@ export class KubeApi {
     return this.call(res, 'patch', undefined, namespace, name, () =>
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
-        this.options([headerMiddleware('Content-Type', PatchStrategy.MergePatch)]),
+        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)]),
       ),
     );
   }
@@ -125,7 +126,7 @@ export class KubeApi {
     return this.call(res, 'patch', undefined, namespace, name, () =>
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body: operations },
-        this.options([headerMiddleware('Content-Type', PatchStrategy.JsonPatch)]),
+        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.JsonPatch)]),
       ),
     );
   }
@@ -134,7 +135,7 @@ export class KubeApi {
     return this.call(res, 'patch', 'status', namespace, name, () =>
       this.custom.patchNamespacedCustomObjectStatus(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
-        this.options([headerMiddleware('Content-Type', PatchStrategy.MergePatch)]),
+        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)]),
       ),
     );
   }
@@ -166,7 +167,7 @@ export class KubeApi {
     let controller: AbortController | undefined;
     let stopped = false;
     try {
-      controller = await new Watch(this.kubeConfig).watch(
+      controller = await new (clientNode().Watch)(this.kubeConfig).watch(
         path,
         { resourceVersion: options.resourceVersion, allowWatchBookmarks: true, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector },
         (type, object) => {

@@ -3,7 +3,8 @@
  * given file or the default one) or the in-cluster service account. Each cluster keeps the Argo
  * CD namespaces it was configured with, since one cluster may run several Argo CD instances.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from './client-node.js';
 import type { ClusterConfig } from '../config/file.js';
 import { KubeApi } from './api.js';
 import { KubeActionError } from './errors.js';
@@ -34,7 +35,7 @@ type ClusterSource = Pick<ClusterConfig, 'name' | 'kubeconfigContext' | 'kubecon
 };
 
 export function kubeConfigFor(cluster: ClusterSource, options: ClusterClientsOptions = {}): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new (clientNode().KubeConfig)();
   try {
     if (cluster.inCluster) {
       kc.loadFromCluster();

@@ -26,6 +26,29 @@ export function cutCodePoints(value: string, max: number): string {
 }
 
 /**
+ * Whether some string (value or object key) in a parsed JSON value is not well-formed Unicode.
+ * Keeps only a stack of values: run on every ingested fact, so it allocates next to nothing
+ * (building each node's path, as illFormedPath does, was a third of what ingest allocated per fact).
+ */
+export function hasIllFormed(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (!isWellFormed(value)) return true;
+    } else if (Array.isArray(value)) {
+      for (const v of value) stack.push(v);
+    } else if (value !== null && typeof value === 'object') {
+      for (const k of Object.keys(value)) {
+        if (!isWellFormed(k)) return true;
+        stack.push((value as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * The path of the first string (value or object key) in a parsed JSON value that is not
  * well-formed Unicode, or undefined when every string is. Iterative, so a deeply nested body
  * cannot overflow the stack.
@@ -56,7 +79,7 @@ export function wellFormed<S extends z.ZodType>(schema: S): z.ZodPipe<z.ZodUnkno
   return z
     .unknown()
     .superRefine((value, ctx) => {
-      const path = illFormedPath(value);
+      const path = hasIllFormed(value) ? illFormedPath(value) : undefined;
       if (path) ctx.addIssue({ code: 'custom', path, message: 'is not well-formed Unicode (a lone UTF-16 surrogate)' });
     })
     .pipe(schema);
