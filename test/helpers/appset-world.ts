@@ -9,6 +9,9 @@
  * `reconciledAt` at each full comparison (a refresh, the end of a sync), not on a health change.
  * The observations become facts through the product's own schemas and normaliser.
  */
+import type { ConfigFile } from '../../src/config/file.js';
+import type { ReleaseRecord } from '../../src/releases/record.js';
+import { testConfig } from './pipeline.js';
 import type { ApplicationFact, ApplicationSetFact } from '../../src/facts/fact.js';
 import { normaliseApplication, normaliseApplicationSet } from '../../src/facts/normalise.js';
 import { applicationFactBody, applicationSetFactBody } from '../../src/facts/schemas.js';
@@ -169,3 +172,17 @@ export function latestView(delivered: readonly Observation[]): { apps: Map<strin
   }
   return { apps: new Map([...apps].map(([n, v]) => [n, v.state])), ...(appSet ? { appSet: appSet.members } : {}) };
 }
+
+/** The pipeline of the reducer's ApplicationSet tests: one stage per RollingSync step of `checkout`. */
+export const APPSET_PIPELINE = 'checkout-appset';
+export const APPSET_STEPS = [['checkout-staging'], ['checkout-eu-1', 'checkout-eu-2'], ['checkout-us']];
+export const APPSET_STAGES = ['staging', 'prod-eu', 'prod-us'];
+export const appSetPipelineConfig = (): ConfigFile =>
+  testConfig(`
+  - name: ${APPSET_PIPELINE}
+    channel: C0123APPSET
+    stages:
+${APPSET_STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: ${i + 1} } }`).join('\n')}
+`);
+/** The target keys a stage of a record holds, sorted. */
+export const targetsOf = (r: ReleaseRecord | undefined, stage: string): string[] => Object.keys(r?.stages.find((s) => s.name === stage)?.targets ?? {}).sort();

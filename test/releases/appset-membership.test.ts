@@ -16,22 +16,16 @@ import type { ReleaseRecord } from '../../src/releases/record.js';
 import { revisionReleaseId } from '../../src/releases/route.js';
 import { createKeys } from '../../src/store/keys.js';
 import { stepRow } from '../../src/slack/render/step-row.js';
-import { factOf, rollingSyncTimeline, type Observation } from '../helpers/appset-world.js';
+import { APPSET_PIPELINE, APPSET_STAGES, APPSET_STEPS, appSetPipelineConfig, factOf, rollingSyncTimeline, type Observation, targetsOf } from '../helpers/appset-world.js';
 import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';
-import { testConfig } from '../helpers/pipeline.js';
 import { Harness } from '../helpers/reduce-harness.js';
 
-const PIPELINE = 'checkout-appset';
+const PIPELINE = APPSET_PIPELINE;
 const REV1 = 'c0ffee1234567890abcdef1234567890abcdef12';
 const REV2 = 'beef00d234567890abcdef1234567890abcdef12';
-const STEPS = [['checkout-staging'], ['checkout-eu-1', 'checkout-eu-2'], ['checkout-us']];
-const STAGES = ['staging', 'prod-eu', 'prod-us'];
-const config = testConfig(`
-  - name: ${PIPELINE}
-    channel: C0123APPSET
-    stages:
-${STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: ${i + 1} } }`).join('\n')}
-`);
+const STEPS = APPSET_STEPS;
+const STAGES = APPSET_STAGES;
+const config = appSetPipelineConfig();
 const T0 = Date.parse('2026-08-20T10:00:00Z');
 const R1 = revisionReleaseId(REV1);
 const R2 = revisionReleaseId(REV2);
@@ -39,7 +33,6 @@ const GRACE = config.settings.unhealthyGraceMinutes * 60_000;
 
 const stepOf = (child: string) => STEPS.findIndex((names) => names.includes(child));
 const childKey = (child: string) => `prod/argocd/app:${child}`;
-const targetsOf = (r: ReleaseRecord | undefined, stage: string) => Object.keys(r?.stages.find((s) => s.name === stage)?.targets ?? {}).sort();
 
 /** Each child heard in this record is in the row of its step only. */
 function eachChildInItsRow(r: ReleaseRecord): void {

@@ -13,21 +13,16 @@ import type { ReleaseRecord } from '../../src/releases/record.js';
 import { reduceReleaseBatch, resolveRoutes } from '../../src/releases/reducer-worker.js';
 import { revisionReleaseId } from '../../src/releases/route.js';
 import { stepRow } from '../../src/slack/render/step-row.js';
-import { factOf, latestView, rollingSyncTimeline, type Observation } from '../helpers/appset-world.js';
+import { APPSET_PIPELINE, APPSET_STAGES, APPSET_STEPS, appSetPipelineConfig, factOf, latestView, rollingSyncTimeline, type Observation, targetsOf } from '../helpers/appset-world.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { Harness } from '../helpers/reduce-harness.js';
 
-const PIPELINE = 'checkout-appset';
+const PIPELINE = APPSET_PIPELINE;
 const REV = 'c0ffee1234567890abcdef1234567890abcdef12';
-const STEPS = [['checkout-staging'], ['checkout-eu-1', 'checkout-eu-2'], ['checkout-us']];
-const STAGES = ['staging', 'prod-eu', 'prod-us'];
+const STEPS = APPSET_STEPS;
+const STAGES = APPSET_STAGES;
 
-const config = testConfig(`
-  - name: ${PIPELINE}
-    channel: C0123APPSET
-    stages:
-${STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: ${i + 1} } }`).join('\n')}
-`);
+const config = appSetPipelineConfig();
 
 const T0 = Date.parse('2026-08-20T10:00:00Z');
 const releaseId = revisionReleaseId(REV);
@@ -53,7 +48,6 @@ function everyStepHealthyAt(delivered: readonly Observation[]): boolean {
 }
 
 const rows = (r: ReleaseRecord | undefined) => r?.stages.map((s) => `${s.name}:${s.status}`).join(' ');
-const targetsOf = (r: ReleaseRecord | undefined, stage: string) => Object.keys(r?.stages.find((s) => s.name === stage)?.targets ?? {}).sort();
 
 describe('ApplicationSet step stages', () => {
   it('each step stage holds the children of its step only, and goes Healthy in order; Complete only at the end', () => {
