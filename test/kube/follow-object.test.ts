@@ -43,13 +43,19 @@ beforeEach(async () => {
 });
 afterEach(() => world.close());
 
+/** A follow under way that has heard the Stage go Progressing on its first watch. */
+async function followingProgressing() {
+  const heard: string[] = [];
+  const following = follow(60_000, heard);
+  await waitFor(async () => watches() === 1, 'the first watch');
+  setHealth('Progressing');
+  await waitFor(async () => heard.includes('Progressing'), 'Progressing heard');
+  return { heard, following };
+}
+
 describe('followObject', () => {
   it('resumes a watch the server ended from the last version seen, missing nothing written meanwhile, until a final state', async () => {
-    const heard: string[] = [];
-    const following = follow(60_000, heard);
-    await waitFor(async () => watches() === 1, 'the first watch');
-    setHealth('Progressing');
-    await waitFor(async () => heard.includes('Progressing'), 'Progressing heard');
+    const { heard, following } = await followingProgressing();
     world.server.dropWatches();
     // Written before the watch is started again: heard through the resumed watch.
     setHealth('Healthy');
@@ -60,11 +66,7 @@ describe('followObject', () => {
   });
 
   it('when the version to resume from is gone (410 after compaction), reads the object again and follows on from there', async () => {
-    const heard: string[] = [];
-    const following = follow(60_000, heard);
-    await waitFor(async () => watches() === 1, 'the first watch');
-    setHealth('Progressing');
-    await waitFor(async () => heard.includes('Progressing'), 'Progressing heard');
+    const { heard, following } = await followingProgressing();
     // Written while no watch runs, then the history is compacted: resuming from the last version seen answers 410.
     world.server.dropWatches();
     setHealth('Unknown');
