@@ -7,7 +7,13 @@
 import type { Env } from './env.js';
 import { ConfigError } from './errors.js';
 import type { ConfigFile } from './file.js';
-import type { KargoApiEndpoint } from '../kube/kargo-api.js';
+
+export interface KargoApiEndpoint {
+  /** `https://kargo.example.com` (http only for a loopback address). */
+  url: string;
+  /** Bearer token (a Kargo API token, or a Kubernetes ServiceAccount token Kargo accepts). */
+  token: string;
+}
 
 export function kargoApiEndpoints(config: Pick<ConfigFile, 'clusters'>, env: Pick<Env, 'KARGO_API_TOKENS'>): Map<string, KargoApiEndpoint> {
   const problems: string[] = [];

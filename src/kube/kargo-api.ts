@@ -8,6 +8,7 @@
  * (values naming the cause, nothing was changed); 5xx, timeouts and the network are
  * KubeActionErrors, the unexpected. The server's words are untrusted: one line, bounded, escaped.
  */
+import type { KargoApiEndpoint } from '../config/kargo-api.js';
 import { KubeActionError, type KubeCall } from './errors.js';
 import { refused, done, type Refusable } from './refusal.js';
 
@@ -15,12 +16,8 @@ export const DEFAULT_KARGO_API_TIMEOUT_MS = 10_000;
 /** A Promotion with its copied steps is a few KiB; a PromotionRequest lists its Targets. */
 export const DEFAULT_KARGO_API_MAX_BYTES = 1024 * 1024;
 
-export interface KargoApiEndpoint {
-  /** `https://kargo.example.com` (http only for a loopback address; see src/config/kargo-api.ts). */
-  url: string;
-  /** Bearer token (a Kargo API token, or a Kubernetes ServiceAccount token Kargo accepts). */
-  token: string;
-}
+/** Where Kargo's API is and the token for it: the config's to say (src/config/kargo-api.ts). */
+export type { KargoApiEndpoint };
 
 export interface KargoApiClientOptions extends KargoApiEndpoint {
   cluster: string;
