@@ -10,7 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { writeKubeconfig } from '../../sandbox/kube/kubeconfig.js';
-import { said, startCommandsRig, type CommandsRig } from './support/rig.js';
+import { said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 let rig: CommandsRig | undefined;
 let silent: Server | undefined;

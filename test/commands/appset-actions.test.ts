@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
 import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
-import { eventually } from '../slack/support/harness.js';
-import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+import { eventually } from '../helpers/slack-harness.js';
+import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 let w: ArgoWorld;
 let rig: CommandsRig;

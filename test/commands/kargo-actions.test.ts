@@ -14,8 +14,8 @@ import type { KubeObject } from '../../sandbox/kube/object.js';
 import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
 import { advanceClockUntil } from '../helpers/wait.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
-import { eventually } from '../slack/support/harness.js';
-import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+import { eventually } from '../helpers/slack-harness.js';
+import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 const NS = 'kargo-demo';
 const OLD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';

@@ -13,9 +13,9 @@ import type { TargetState } from '../../src/releases/record.js';
 import { record, stage as recordStage, target } from '../slack/support/records.js';
 import { ABORT_ACTION_ID, ABORT_DIALOG_CALLBACK_ID, APPROVE_ACTION_ID, encodeButtonValue, REFRESH_APPROVE_ACTION_ID, type ButtonValue } from '../../src/slack/buttons.js';
 import { approveAndAbort } from '../../src/slack/render/buttons.js';
-import { eventually } from '../slack/support/harness.js';
+import { eventually } from '../helpers/slack-harness.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
-import { ALICE, BOB, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+import { ALICE, BOB, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 let clock: FakeClock;
 let world: KubeWorld;

@@ -7,7 +7,7 @@ import { configFileSchema } from '../../src/config/file.js';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
-import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from './support/rig.js';
+import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 const config = configFileSchema.parse({
   clusters: [{ name: 'prod' }],

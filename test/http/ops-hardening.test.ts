@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/glidepath.js';
 import { dropPrefix, INGEST_TOKEN, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
-import { captureLogger, eventually } from '../slack/support/harness.js';
+import { captureLogger, eventually } from '../helpers/slack-harness.js';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 let cleanup: (() => Promise<void>)[] = [];

@@ -11,7 +11,7 @@ import { LISTENER_GROUPS } from '../../src/slack/listeners/index.js';
 import type { ListenerGroup } from '../../src/slack/listeners/types.js';
 import { APPROVE_ACTION_ID, ABORT_ACTION_ID } from '../../src/slack/buttons.js';
 import { createKeys } from '../../src/store/keys.js';
-import { captureLogger, deletePrefix, eventually, redisClient, serveSlackEvents, testPrefix } from './support/harness.js';
+import { captureLogger, deletePrefix, eventually, redisClient, serveSlackEvents, testPrefix } from '../helpers/slack-harness.js';
 import { pipelineConfig, record } from './support/records.js';
 
 const SECRET = 'test-signing-secret-0123456789';

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SlackBudgets } from '../../src/slack/writer/budget.js';
 import { createKeys } from '../../src/store/keys.js';
-import { deletePrefix, redisClient, testPrefix } from './support/harness.js';
+import { deletePrefix, redisClient, testPrefix } from '../helpers/slack-harness.js';
 
 let redis: Redis;
 const prefix = testPrefix();

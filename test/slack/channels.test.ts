@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import { checkChannels } from '../../src/slack/channels.js';
 import { createSlackClient } from '../../src/slack/client.js';
-import { captureLogger } from './support/harness.js';
+import { captureLogger } from '../helpers/slack-harness.js';
 import { pipelineConfig } from './support/records.js';
 
 let slack: SlackStandIn | undefined;

@@ -4,8 +4,8 @@ import { NOT_CONFIGURED } from '../../src/slack/listeners/surface.js';
 import type { ButtonValue } from '../../src/slack/buttons.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { releaseFacts } from './e2e-scenario.js';
-import { eventually } from './support/harness.js';
-import { startPipelineRig, type PipelineRig } from './support/pipeline-rig.js';
+import { eventually } from '../helpers/slack-harness.js';
+import { startPipelineRig, type PipelineRig } from '../helpers/slack-rigs.js';
 
 const CHANNEL = 'C0123CHECKOUT';
 let rig: PipelineRig | undefined;

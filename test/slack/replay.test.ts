@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signature, SignedSender } from '../../sandbox/slack/sender.js';
 import { SLACK_TEST_SECRET, startSlackGlidepath, type SlackGlidepath } from '../helpers/slack-glidepath.js';
-import { eventually } from './support/harness.js';
+import { eventually } from '../helpers/slack-harness.js';
 
 function helpCommand(responseUrl: string): string {
   return new URLSearchParams({

@@ -4,7 +4,7 @@ import { SignedSender } from '../../sandbox/slack/sender.js';
 import { dropPrefix, postJson, startTestGlidepath, testEnv, type Glidepath } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { rolloutBody } from '../helpers/rollout-bodies.js';
-import { eventually } from './support/harness.js';
+import { eventually } from '../helpers/slack-harness.js';
 
 const SECRET = 'service-test-signing-secret';
 let cleanup: (() => Promise<void>)[] = [];

@@ -8,9 +8,9 @@ import type { Fault } from '../../sandbox/slack/server.js';
 import type { ThreadEffect } from '../../src/releases/ports.js';
 import { PostLedger, postMetadata } from '../../src/slack/writer/post-ledger.js';
 import { createSlackClient } from '../../src/slack/client.js';
-import { eventually } from './support/harness.js';
+import { eventually } from '../helpers/slack-harness.js';
 import { pipelineConfig, record, reply } from './support/records.js';
-import { startWriterRig, type WriterRig } from './support/writer-rig.js';
+import { startWriterRig, type WriterRig } from '../helpers/slack-rigs.js';
 import { RIG_BOT_TOKEN } from '../helpers/slack-rigs.js';
 
 const CHANNEL = 'C0CHECKOUT';

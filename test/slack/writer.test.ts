@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ThreadEffect } from '../../src/releases/ports.js';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
-import { eventually } from './support/harness.js';
+import { eventually } from '../helpers/slack-harness.js';
 import { pipelineConfig, record, reply, stage, target } from './support/records.js';
-import { startWriterRig, type WriterRig } from './support/writer-rig.js';
+import { startWriterRig, type WriterRig } from '../helpers/slack-rigs.js';
 
 const CHANNEL = 'C0CHECKOUT';
 const pipeline = pipelineConfig('checkout', CHANNEL);

@@ -1,2 +1,0 @@
-/** Moved to test/helpers/slack-rigs.ts; kept so tests that import it from here still compile. */
-export { startWriterRig, type WriterRig } from '../../helpers/slack-rigs.js';
