@@ -4,6 +4,7 @@
  * without a config change. The config parses each one once, at load, into a
  * `CompiledLabelSelector` that routing and commands match with.
  */
+import { isLabelKey, isLabelValue } from './kube-names.js';
 
 export type Requirement =
   | { key: string; op: 'eq' | 'neq'; values: [string] }
@@ -20,22 +21,6 @@ export class LabelSelectorError extends Error {
   constructor(readonly selector: string, readonly reason: string) {
     super(`invalid label selector "${selector}": ${reason}`);
   }
-}
-
-const NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
-
-export function isValidLabelKey(key: string): boolean {
-  const slash = key.indexOf('/');
-  if (slash === -1) return NAME_PART.test(key);
-  const prefix = key.slice(0, slash);
-  const name = key.slice(slash + 1);
-  return prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix) && NAME_PART.test(name);
-}
-
-export function isValidLabelValue(value: string): boolean {
-  return value.length <= 63 && VALUE.test(value);
 }
 
 /** Splits on commas that are not inside parentheses. */
@@ -102,11 +87,11 @@ function parseTerm(selector: string, raw: string, options: ParseOptions): Requir
 }
 
 function checkKey(selector: string, key: string): void {
-  if (!isValidLabelKey(key)) throw new LabelSelectorError(selector, `"${key}" is not a valid label key`);
+  if (!isLabelKey(key)) throw new LabelSelectorError(selector, `"${key}" is not a valid label key`);
 }
 
 function checkValue(selector: string, value: string): void {
-  if (!isValidLabelValue(value)) {
+  if (!isLabelValue(value)) {
     throw new LabelSelectorError(selector, `"${value}" is not a valid label value`);
   }
 }
