@@ -10,7 +10,8 @@ import { KubeActionError } from '../src/kube/errors.js';
 import { freightLabel } from '../src/kube/kargo-availability.js';
 import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
 import { getStage } from '../src/kube/reads.js';
-import { currentFreight, upstreamKargoStage } from '../src/kube/promote-freight.js';
+import { upstreamKargoStage } from '../src/kube/promote-freight.js';
+import { heldFreightName } from '../src/model/kargo-stage-reading.js';
 import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
 import { act } from './act.js';
@@ -229,7 +230,7 @@ export async function promoteClicked(ctx: CommandContext, value: PromoteButtonVa
   }
   // What proved healthy upstream is what moves on, when the upstream stage is one Kargo Stage of the same project.
   const upstream = upstreamKargoStage(pipeline.stages.find((s) => s.name === value.from), target);
-  const runsNow = upstream ? currentFreight(await getStage(ctx.clusters.api(upstream.cluster), upstream.project, upstream.stage)) : undefined;
+  const runsNow = upstream ? heldFreightName(await getStage(ctx.clusters.api(upstream.cluster), upstream.project, upstream.stage)) : undefined;
   const stale = value.fr !== undefined ? await staleFreight(ctx, value, value.fr, scope, runsNow, upstream !== undefined) : undefined;
   if (stale) {
     await ctx.slack.reply({ text: `:x: ${stale}; nothing was changed. To promote anyway: \`/glidepath promote ${value.p}@${value.st} --freight <name>\`.` });
@@ -255,7 +256,7 @@ async function staleFreight(ctx: CommandContext, value: PromoteButtonValue, show
   if (upstreamKnown && upstreamRuns !== shown) return `Freight \`${shown}\` is no longer what ${value.p}@${value.from} runs (it runs ${upstreamRuns ? `\`${upstreamRuns}\`` : 'no Freight'} now), so it is not what proved healthy`;
   const exact = exactStage(scope.selection);
   if (exact) {
-    const downstream = currentFreight(await getStage(ctx.clusters.api(scope.cluster), scope.project, exact));
+    const downstream = heldFreightName(await getStage(ctx.clusters.api(scope.cluster), scope.project, exact));
     if (downstream === shown) return `${value.p}@${value.st} already runs Freight \`${shown}\``;
   }
   return undefined;

@@ -7,16 +7,12 @@
  */
 import type { Logger } from 'pino';
 import type { ConfigFile, StageConfig } from '../config/file.js';
-import type { Stage } from '../model/kargo-stage.js';
+import { heldFreightName } from '../model/kargo-stage-reading.js';
 import type { ThreadEffect } from '../releases/ports.js';
 import type { ReleaseRecord } from '../releases/record.js';
 import type { ClusterClients } from './clusters.js';
 import { getStage } from './reads.js';
 
-/** The Freight a Kargo Stage runs now (the first item of its current collection). */
-export function currentFreight(stage: Stage): string | undefined {
-  return Object.values(stage.status?.freightHistory?.[0]?.items ?? {})[0]?.name ?? undefined;
-}
 
 /** The upstream Kargo Stage whose Freight moves on to `to`, when both are in one project of one cluster. */
 export function upstreamKargoStage(from: StageConfig | undefined, to: StageConfig | undefined): { cluster: string; project: string; stage: string } | undefined {
@@ -43,7 +39,7 @@ export class PromoteFreightResolver {
     const upstream = upstreamKargoStage(stages.find((s) => s.name === effect.stage), stages.find((s) => s.name === effect.detail.promoteTo));
     if (!upstream) return effect;
     try {
-      const freight = currentFreight(await getStage(this.clusters().api(upstream.cluster), upstream.project, upstream.stage));
+      const freight = heldFreightName(await getStage(this.clusters().api(upstream.cluster), upstream.project, upstream.stage));
       return freight ? { ...effect, detail: { ...effect.detail, freight } } : effect;
     } catch (err) {
       this.logger.warn({ ...upstream, err: (err as Error).message }, 'could not read the Freight of the healthy Kargo Stage; the Promote button carries none');

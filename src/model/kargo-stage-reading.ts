@@ -99,6 +99,11 @@ function firstItem(collection: { items?: Record<string, FreightReference> } | un
   return Object.values(collection?.items ?? {})[0];
 }
 
+/** The Freight a Stage holds now: the first item of its current collection (`freightHistory[0]`). */
+export function heldFreightName(stage: Pick<Stage, 'status'>): string | undefined {
+  return firstItem(stage.status?.freightHistory?.[0])?.name ?? undefined;
+}
+
 /** Kargo's `IsTargetAware`: the presence of `spec.targets` decides, not what its selectors match. */
 export const isTargetAware = (stage: Pick<Stage, 'spec'>): boolean => stage.spec?.targets !== undefined;
 
@@ -135,7 +140,7 @@ export function readStage(stage: Stage): StageReading {
   const status = stage.status;
   const about = aboutOf(stage);
   const held = status?.freightHistory?.[0];
-  const heldName = firstItem(held)?.name ?? undefined;
+  const heldName = heldFreightName(stage);
   const newest = held?.verificationHistory?.[0];
   const verification: KargoVerificationState | undefined =
     newest && about.freight && heldName === about.freight.name
