@@ -1,10 +1,9 @@
 /** Typed reads: one GET or paginated LIST, parsed at the boundary. */
 import type { KubeApi, ListOptions } from './api.js';
-import { ANALYSIS_RUNS, APPLICATIONS, APPLICATION_SETS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
+import { ANALYSIS_RUNS, APPLICATIONS, APPLICATION_SETS, FREIGHT, ROLLOUTS, STAGES, type ResourceRef } from './resources.js';
 import { applicationCoreSchema, applicationSchema, type Application, type ApplicationCore } from '../model/application.js';
 import { applicationSetSchema, type ApplicationSet } from '../model/application-set.js';
 import { freightSchema, type Freight } from '../model/kargo-freight.js';
-import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
 import { stageSchema, type Stage } from '../model/kargo-stage.js';
 import { rolloutSchema, type Rollout } from '../model/rollout.js';
 import { analysisRunSchema, type AnalysisRun } from '../model/analysis-run.js';
@@ -40,5 +39,4 @@ export const getStage = (api: KubeApi, ns: string, name: string): Promise<Stage>
 export const listStages = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Stage>> => listTyped(api, STAGES, stageSchema, ns, options);
 export const getFreight = (api: KubeApi, ns: string, name: string): Promise<Freight> => getTyped(api, FREIGHT, freightSchema, ns, name);
 export const listFreight = (api: KubeApi, ns: string, options?: ListOptions): Promise<TypedList<Freight>> => listTyped(api, FREIGHT, freightSchema, ns, options);
-export const getPromotion = (api: KubeApi, ns: string, name: string): Promise<Promotion> => getTyped(api, PROMOTIONS, promotionSchema, ns, name);
 export const getAnalysisRun = (api: KubeApi, ns: string, name: string): Promise<AnalysisRun> => getTyped(api, ANALYSIS_RUNS, analysisRunSchema, ns, name);

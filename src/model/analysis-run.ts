@@ -15,7 +15,6 @@ export const analysisRunStatusSchema = z.looseObject({
   status: text(64).optional(),
   message: text(4096).optional(),
 });
-export type AnalysisRunStatus = z.infer<typeof analysisRunStatusSchema>;
 
 /** The AnalysisRun phases after which the run no longer changes (`AnalysisPhase.Completed()`). */
 export const COMPLETED_ANALYSIS_PHASES: ReadonlySet<string> = new Set(['Successful', 'Failed', 'Error', 'Inconclusive']);

@@ -38,4 +38,3 @@ export const promotionRequestRefSchema = z.looseObject({
   phase: opt(longText),
   finishedAt: opt(longText),
 });
-export type PromotionRequestRef = z.infer<typeof promotionRequestRefSchema>;

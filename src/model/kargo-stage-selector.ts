@@ -27,18 +27,6 @@ export interface CompiledStageName {
   toJSON(): string;
 }
 
-/**
- * A `glob:` pattern as Kargo reads it (doublestar: `*`, `?`, `[a-z]`, `[!a]`, `{a,b}`, `\x`), anchored
- * at both ends. Throws StageSelectorError for a pattern Kargo would refuse.
- */
-export function globToRegExp(glob: string): RegExp {
-  try {
-    return doublestarToRegExp(glob);
-  } catch (err) {
-    throw new StageSelectorError(`"glob:${glob}": ${(err as Error).message}`);
-  }
-}
-
 /** How to write a Stage choice, for every message that refuses one. */
 export const STAGE_GRAMMAR_HINT =
   'write an exact Stage name (prod-eu), glob:<pattern> (glob:prod-*, glob:prod-{eu,us}; the whole name must match) or regex:<RE2> (regex:^prod-; matches anywhere unless anchored)';

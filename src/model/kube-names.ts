@@ -59,7 +59,3 @@ export const generation = z.union([z.number(), z.string().max(32)]).transform((v
   }
   return n;
 });
-
-/** metadata.resourceVersion: opaque, but never empty. */
-export const isResourceVersion = (value: string): boolean => value.length > 0;
-export const RESOURCE_VERSION_MESSAGE = 'must not be empty (metadata.resourceVersion)';

@@ -22,7 +22,6 @@ export interface WatchScope {
   ownedBy?: string[];
 }
 
-export type FactsMode = 'webhook' | 'watch' | 'both';
 
 export function watchedClusters(config: ConfigFile): string[] {
   return config.clusters.filter((c) => (c.facts ?? 'webhook') !== 'webhook').map((c) => c.name);
