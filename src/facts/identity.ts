@@ -9,8 +9,14 @@
 import { createHash } from 'node:crypto';
 import { targetKey, type Fact } from './fact.js';
 
+/** What the watch source calls its facts: a change it was told of, each object of a (re)list, a Kargo Stage that left. */
+export const WATCH_EVENT = 'watch';
+export const WATCH_RESYNC_EVENT = 'watch-resync';
+/** A Kargo Stage left a watch (deleted, no longer matching its selector, or missing from a relist). */
+export const WATCH_DELETED_EVENT = 'watch-deleted';
+
 /** Events that repeat an observation on purpose: the heartbeat trigger, and each list of the watch source. */
-export const HEARTBEAT_EVENTS: ReadonlySet<string> = new Set(['on-glidepath-heartbeat', 'watch-resync']);
+export const HEARTBEAT_EVENTS: ReadonlySet<string> = new Set(['on-glidepath-heartbeat', WATCH_RESYNC_EVENT]);
 
 function sentIdentity(fact: { event: string; sentAt?: number }): unknown {
   return HEARTBEAT_EVENTS.has(fact.event) ? fact.sentAt : null;

@@ -23,14 +23,11 @@ import { applicationFactBody, applicationSetFactBody, rolloutFactBody } from '..
 import { isKargoScope, KargoDirectory, kargoFactFromObject } from './kargo-watch.js';
 import { kargoFactFollowed } from '../../releases/route-kargo.js';
 import { RedisLease } from './lease.js';
+import { WATCH_DELETED_EVENT, WATCH_EVENT, WATCH_RESYNC_EVENT } from '../identity.js';
 import { ListWatch } from './list-watch.js';
 import { ListOrder, listRole } from './list-order.js';
 import { watchedClusters, watchScopes, type WatchScope } from './scopes.js';
 
-export const WATCH_EVENT = 'watch';
-export const WATCH_RESYNC_EVENT = 'watch-resync';
-/** A Kargo Stage left a watch (deleted, no longer matching its selector, or missing from a relist). */
-export const WATCH_DELETED_EVENT = 'watch-deleted';
 
 export interface WatchSourceOptions {
   config: ConfigFile;
