@@ -10,24 +10,22 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * Finds the cluster a token belongs to. Every token is compared, so the time taken does not
- * tell which (or whether any) token was close.
+ * What a presented token stands for in `tokens` (token → value), or undefined. Every token is
+ * compared, so the time taken does not tell which (or whether any) token was close; the presented
+ * token is digested once per call, not once per stored token.
  */
-export function clusterOfToken(tokens: ReadonlyMap<string, string>, presented: string | undefined): string | undefined {
+export function valueOfToken<T>(tokens: ReadonlyMap<string, T>, presented: string | undefined): T | undefined {
   if (presented === undefined) return undefined;
-  let found: string | undefined;
-  for (const [token, cluster] of tokens) {
-    if (safeEqual(token, presented)) found = cluster;
+  const wanted = digest(presented);
+  let found: T | undefined;
+  for (const [token, value] of tokens) {
+    if (timingSafeEqual(digest(token), wanted)) found = value;
   }
   return found;
 }
 
-/** The pipelines a CI token may announce, or undefined when it is no CI token. Constant-time as above. */
-export function pipelinesOfCiToken(tokens: ReadonlyMap<string, readonly string[]>, presented: string | undefined): readonly string[] | undefined {
-  if (presented === undefined) return undefined;
-  let found: readonly string[] | undefined;
-  for (const [token, pipelines] of tokens) {
-    if (safeEqual(token, presented)) found = pipelines;
-  }
-  return found;
-}
+/** The cluster an ingest token belongs to. */
+export const clusterOfToken = (tokens: ReadonlyMap<string, string>, presented: string | undefined): string | undefined => valueOfToken(tokens, presented);
+
+/** The pipelines a CI token may announce, or undefined when it is no CI token. */
+export const pipelinesOfCiToken = (tokens: ReadonlyMap<string, readonly string[]>, presented: string | undefined): readonly string[] | undefined => valueOfToken(tokens, presented);
