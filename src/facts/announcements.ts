@@ -32,7 +32,7 @@ return 0
 `;
 
 type RedisWithScripts = Redis & {
-  glidepathClaimAnnouncement(key: string, details: string, ttlMs: string): Promise<[number, string?]>;
+  glidepathClaimAnnouncement(key: string, details: string, ttlMs: string): Promise<[1] | [0, string]>;
   glidepathReleaseAnnouncement(key: string, details: string): Promise<number>;
 };
 
@@ -66,16 +66,16 @@ export class AnnouncementClaims {
 
   async claim(fact: ReleaseAnnouncedFact): Promise<ClaimOutcome> {
     const key = this.keys.announcement(fact.pipeline, fact.releaseId);
-    const details: AnnouncedDetails = { images: [...fact.images].sort(), commit: fact.commit, pullRequestUrl: fact.pullRequestUrl, author: fact.author };
+    // The images are sorted once, at normalisation (normaliseAnnouncement).
+    const details: AnnouncedDetails = { images: fact.images, commit: fact.commit, pullRequestUrl: fact.pullRequestUrl, author: fact.author };
     const json = JSON.stringify(details);
-    const [claimed, storedJson] = await this.redis.glidepathClaimAnnouncement(key, json, String(Math.round(this.ttlMs)));
-    if (claimed === 1) {
-      await this.images?.record(fact.pipeline, fact.images, fact.releaseId);
+    const claim = await this.redis.glidepathClaimAnnouncement(key, json, String(Math.round(this.ttlMs)));
+    if (claim[0] === 1) {
+      await this.images?.record(fact.pipeline, details.images, fact.releaseId);
       return { kind: 'new', release: async () => void (await this.redis.glidepathReleaseAnnouncement(key, json)) };
     }
-    // The key expired between SET and GET: nothing is stored to disagree with.
-    if (storedJson === undefined || storedJson === null) return this.claim(fact);
-    const fields = changedFields(JSON.parse(storedJson) as AnnouncedDetails, details);
+    // SET NX and GET run in one script: when the SET did not take, the GET found what holds the key.
+    const fields = changedFields(JSON.parse(claim[1]) as AnnouncedDetails, details);
     if (fields.length > 0) return { kind: 'conflict', fields };
     await this.redis.pexpire(key, Math.round(this.ttlMs));
     await this.images?.record(fact.pipeline, details.images, fact.releaseId);
