@@ -17,7 +17,6 @@ import { PROMOTION_REQUEST_TERMINAL_PHASES, promotionRequestSchema, type Promoti
 import { stageSchema, type Stage } from '../model/kargo-stage.js';
 
 /** Kargo's `IsTargetAware` (the presence of `spec.targets` decides): the model's, which the Stage reading uses too. */
-export { isTargetAware } from '../model/kargo-stage-reading.js';
 
 export type RequestRefusal = { why: 'no-kargo-api' } | { why: 'kargo-api'; refusal: KargoApiRefusal };
 

@@ -20,7 +20,8 @@ import { promotionSchema, type Promotion } from '../model/kargo-promotion.js';
 import type { Stage } from '../model/kargo-stage.js';
 import { parseObject } from './parse-object.js';
 import type { KargoApiClient } from './kargo-api.js';
-import { isTargetAware, requestPromotion, type RequestRefusal } from './kargo-requests.js';
+import { isTargetAware } from '../model/kargo-stage-reading.js';
+import { requestPromotion, type RequestRefusal } from './kargo-requests.js';
 import type { PromotionRequest } from '../model/kargo-promotion-request.js';
 import { selectsKargoStage, type KargoStageSelection } from '../model/kargo-stage-selector.js';
 
