@@ -3,13 +3,13 @@
  * stops accepting, finishes the jobs it holds, closes its queues and Redis, and exits 0.
  * And a Redis it cannot reach at start-up is named, with the cause.
  */
+import { redisClient } from '../helpers/slack-harness.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { freePort } from '../../sandbox/ensure-redis.js';
@@ -81,7 +81,7 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
 
     // Every accepted fact is either reduced or still waiting for the next worker; none is left held by the dead process.
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = redisClient();
     const facts = new Queue(FACTS_QUEUE, { connection: redis, prefix });
     try {
       const counts = await facts.getJobCounts('active', 'waiting', 'prioritized', 'delayed', 'completed', 'failed');

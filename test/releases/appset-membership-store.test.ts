@@ -4,7 +4,7 @@
  * written reads back as the state the fact carried, in another process too; a hash written with
  * the members in `state` (before the chunks) still reads back.
  */
-import { Redis } from 'ioredis';
+import { redisClient } from '../helpers/slack-harness.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { targetKey, type ApplicationSetFact } from '../../src/facts/fact.js';
 import { appSetStateOf } from '../../src/releases/appset-known.js';
@@ -23,7 +23,7 @@ const config = testConfig(`
 `);
 const pipeline = config.pipelines.find((p) => p.name === 'checkout-appset')!;
 const prefix = uniquePrefix();
-const redis = new Redis('redis://127.0.0.1:6379');
+const redis = redisClient();
 afterAll(async () => {
   redis.disconnect();
   await dropPrefix(prefix);

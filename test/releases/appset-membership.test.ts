@@ -7,8 +7,9 @@
  * "0/1 Healthy". Through the worker's own routing and batch step (test/helpers/reduce-harness.ts);
  * the Redis side of the index against the real Redis.
  */
+import { redisClient } from '../helpers/slack-harness.js';
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApplicationSetFact } from '../../src/facts/fact.js';
 import { AppSetMemberships } from '../../src/releases/appset-memberships.js';
@@ -203,7 +204,7 @@ describe('the membership index in Redis', () => {
   const prefix = uniquePrefix();
   let redis: Redis;
   beforeAll(() => {
-    redis = new Redis('redis://127.0.0.1:6379');
+    redis = redisClient();
   });
   afterAll(async () => {
     redis.disconnect();

@@ -5,7 +5,8 @@
  * And a release's pending targets, stored in a field of their own, read back as saved, from
  * records saved either way.
  */
-import { Redis } from 'ioredis';
+import { redisClient } from '../helpers/slack-harness.js';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TargetIndex } from '../../src/releases/target-index.js';
 import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
@@ -21,7 +22,7 @@ const prefix = uniquePrefix();
 let redis: Redis;
 
 beforeAll(() => {
-  redis = new Redis('redis://127.0.0.1:6379');
+  redis = redisClient();
 });
 afterAll(async () => {
   redis.disconnect();

@@ -3,7 +3,7 @@
  * lease, each aiming for ceil(K / live replicas), never two holding one partition at once; a
  * replica leaving hands its partitions over. And the key-layout refusal at start-up.
  */
-import { Redis } from 'ioredis';
+import { redisClient } from '../helpers/slack-harness.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { partitionOfPipeline } from '../../src/facts/partitions.js';
 import { PartitionLeases } from '../../src/releases/partition-leases.js';
@@ -44,7 +44,7 @@ describe('fact partitions', () => {
   it('two replicas split six partitions 3/3 and a replica leaving hands its partitions to the other; never one partition twice', async () => {
     const prefix = uniquePrefix();
     cleanup.push(() => dropPrefix(prefix));
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = redisClient();
     cleanup.push(async () => redis.disconnect());
     const keys = createKeys(prefix, { partitions: 6 });
     const o = ownership();
@@ -85,7 +85,7 @@ describe('key layout', () => {
     );
     expect(refused?.message).toMatch(/1 fact partition\(s\).*FACT_PARTITIONS=4.*Set FACT_PARTITIONS=1/);
 
-    const redis = new Redis('redis://127.0.0.1:6379');
+    const redis = redisClient();
     cleanup.push(async () => redis.disconnect());
     await redis.set(createKeys(env.REDIS_PREFIX).layout(), JSON.stringify({ version: 1, partitions: 1 }));
     const old = await startTestGlidepath(testConfig(), env, { roles: [] }).then(

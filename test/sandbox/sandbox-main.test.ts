@@ -2,6 +2,7 @@
  * `npm run sandbox` (the README's first command) plays its story end to end: each milestone is
  * printed in plain words and names the release it belongs to, and so does every thread block.
  */
+import { redisClient } from '../helpers/slack-harness.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,8 +89,7 @@ describe('npm run sandbox', () => {
       expect(out).toContain(`sandbox: could not start: port ${port} is in use: stop what uses it, or start with PORT=0 to pick a free port`);
       const prefix = /\{glidepath-sandbox-[0-9a-f]+\}/.exec(out)?.[0];
       expect(prefix, out).toBeDefined();
-      const { Redis } = await import('ioredis');
-      const redis = new Redis('redis://127.0.0.1:6379');
+      const redis = redisClient();
       try {
         expect(await redis.keys(`${prefix}*`)).toEqual([]);
       } finally {

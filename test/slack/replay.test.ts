@@ -3,7 +3,8 @@
  * 5-minute window (to this replica or another on the same Redis) it is refused, and a timestamp
  * beyond a minute in the future is refused as well.
  */
-import { Redis } from 'ioredis';
+import { redisClient } from '../helpers/slack-harness.js';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signature, SignedSender } from '../../sandbox/slack/sender.js';
 import { SLACK_TEST_SECRET, startSlackGlidepath, type SlackGlidepath } from '../helpers/slack-glidepath.js';
@@ -31,7 +32,7 @@ describe('signed Slack requests are processed once', () => {
   beforeAll(async () => {
     first = await startSlackGlidepath();
     replica = await startSlackGlidepath({}, { slack: first.slack, prefix: first.glidepath.keys.prefix });
-    redis = new Redis('redis://127.0.0.1:6379');
+    redis = redisClient();
   });
   afterAll(async () => {
     await replica?.close();
