@@ -48,6 +48,8 @@ describe('the thread says what was done outside Glidepath', () => {
     }, 'the paused reply without buttons');
     expect(blockText(settled)).toContain('Resumed outside Glidepath; these buttons are gone.');
     expect(settled.edits.length).toBeGreaterThan(0);
+    // Each thing said once.
+    expect(replies().filter((r) => r.text.includes('prod/shop/checkout') && r.text.includes('resumed outside Glidepath')).length).toBe(1);
   }, 30_000);
 
   it('a Rollout aborted with kubectl: the thread says "aborted outside Glidepath" and the paused reply has no buttons left', async () => {
