@@ -9,11 +9,6 @@
  * Counts replies the reducer asked for against what Slack shows, by the effect id in each
  * message's metadata. The last line is one JSON object.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { parseEnv } from '../src/config/env.js';
 import { startGlidepath } from '../src/glidepath.js';
 import type { RolloutFact } from '../src/facts/fact.js';
@@ -23,6 +18,7 @@ import { createMetrics } from '../src/obs/metrics.js';
 import { freePort } from '../sandbox/ensure-redis.js';
 import { startSlackStandIn } from '../sandbox/slack/server.js';
 import { stormConfig, stormRolloutBody } from './storm-facts.js';
+import { OwnRedis } from '../test/helpers/redis-server.js';
 
 const RELEASES = Number(process.env.FAULTS_RELEASES ?? 12);
 const STAGES = 4;
@@ -51,42 +47,6 @@ function facts(): RolloutFact[] {
   return out;
 }
 
-/** A redis-server of the bench's own with AOF fsync'd on every write, so a kill -9 loses nothing acknowledged. */
-class BenchRedis {
-  private child?: ChildProcess;
-  readonly dir = mkdtempSync(join(tmpdir(), 'glidepath-faults-'));
-  constructor(readonly port: number) {}
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: 'ignore' });
-    for (;;) {
-      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        if ((await probe.ping()) === 'PONG') return;
-      } catch {
-        // not up yet
-      } finally {
-        probe.disconnect();
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  async kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  }
-  cleanup(): void {
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
-
 async function until(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -99,7 +59,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs: num
 
 async function main(): Promise<void> {
   const cfg = stormConfig(RELEASES, STAGES);
-  const redisServer = new BenchRedis(await freePort());
+  const redisServer = new OwnRedis(await freePort(), { aof: true });
   await redisServer.start();
   const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
   const expected = new Set<string>();
@@ -176,7 +136,7 @@ async function main(): Promise<void> {
     }
     if (i === at(0.5) - (at(0.5) % BATCH)) {
       log('kill -9 redis-server, restart it on the same AOF');
-      await redisServer.kill();
+      await redisServer.stop();
       setTimeout(() => void redisServer.start(), 500);
     }
     if (i === at(0.7) - (at(0.7) % BATCH)) injectAmbiguous();
@@ -228,7 +188,7 @@ async function main(): Promise<void> {
 
   await app.close();
   await slack.close();
-  await redisServer.kill();
+  await redisServer.stop();
   redisServer.cleanup();
 
   log(

@@ -1,25 +1,39 @@
-/** A redis-server of the test's own, on a free port, for fault tests (never the shared one at 6379). */
+/**
+ * A redis-server of the test's (or bench's) own, on a free port, for fault tests (never the shared
+ * one at 6379). With `aof`, every write is fsync'd to an append-only file in a directory of its
+ * own, so a kill -9 loses nothing acknowledged (bench:faults); `cleanup()` removes that directory.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from '../../sandbox/ensure-redis.js';
 import { waitFor } from './wait.js';
 
 export class OwnRedis {
   private child?: ChildProcess;
-  constructor(readonly port: number) {}
+  private readonly dir?: string;
+  constructor(
+    readonly port: number,
+    options: { aof?: boolean } = {},
+  ) {
+    if (options.aof) this.dir = mkdtempSync(join(tmpdir(), 'glidepath-redis-'));
+  }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<OwnRedis> {
-    const r = new OwnRedis(await freePort());
+  static async start(options: { aof?: boolean } = {}): Promise<OwnRedis> {
+    const r = new OwnRedis(await freePort(), options);
     await r.start();
     return r;
   }
 
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const persistence = this.dir ? ['--dir', this.dir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
     await waitFor(async () => {
       const probe = new Redis(this.url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
       probe.on('error', () => undefined);
@@ -38,5 +52,10 @@ export class OwnRedis {
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** Removes the append-only file's directory (after stop). */
+  cleanup(): void {
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 }
