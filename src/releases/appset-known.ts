@@ -11,7 +11,7 @@
  * - with the membership known, a child's facts go only to the stage of its step.
  */
 import type { PipelineConfig, StageConfig } from '../config/file.js';
-import type { ApplicationFact, ApplicationSetFact, Fact } from '../facts/fact.js';
+import { targetKey, type ApplicationFact, type ApplicationSetFact, type Fact } from '../facts/fact.js';
 import type { AppSetState } from './appset-record.js';
 import type { ReduceContext } from './context.js';
 import type { ReleaseRecord } from './record.js';
@@ -64,6 +64,17 @@ export function latestAppSet(record: ReleaseRecord | undefined, known: KnownAppS
   return compareAppSetStates(side, own) > 0 ? side : own;
 }
 
+/** The ApplicationSets a pipeline's stages name, as target keys. */
+export function namedAppSets(pipeline: PipelineConfig): string[] {
+  return [...new Set(pipeline.stages.map(appSetKeyOfStage).filter((k): k is string => k !== undefined))];
+}
+
+/** The target key of the ApplicationSet that owns this child, if one does. */
+export function appSetOwnerKey(fact: ApplicationFact): string | undefined {
+  const name = fact.application.appSet;
+  return name === undefined ? undefined : targetKey({ kind: 'ApplicationSet', cluster: fact.target.cluster, namespace: fact.target.namespace, name });
+}
+
 /**
  * The record takes the known state of each ApplicationSet its pipeline names when it is newer than
  * its own. `appSets` is replaced, never changed in place (the record codec reuses the encoding of
@@ -73,18 +84,11 @@ export function adoptKnownAppSets(record: ReleaseRecord, pipeline: PipelineConfi
   const known = ctx.appSets;
   if (!known) return;
   let next: Record<string, AppSetState> | undefined;
-  for (const key of new Set(pipeline.stages.map(appSetKeyOfStage))) {
-    if (key === undefined) continue;
+  for (const key of namedAppSets(pipeline)) {
     const side = known[key];
     if (side && compareAppSetStates(side, record.appSets?.[key]) > 0) (next ??= { ...record.appSets })[key] = side;
   }
   if (next) record.appSets = next;
-}
-
-/** Whether a stage names the ApplicationSet that owns this child. */
-function namesOwner(stage: StageConfig, fact: ApplicationFact): boolean {
-  const sel = stage.applicationSet;
-  return sel !== undefined && stage.cluster === fact.target.cluster && sel.namespace === fact.target.namespace && sel.name === fact.application.appSet;
 }
 
 /**
@@ -94,11 +98,13 @@ function namesOwner(stage: StageConfig, fact: ApplicationFact): boolean {
  * did before: the reducer places it (reduce-appset.ts).
  */
 export function placeChildRoutes<R extends { pipeline: PipelineConfig; stage?: StageConfig }>(routes: R[], fact: Fact, known: ReadonlyMap<string, KnownAppSets>): R[] {
-  if (fact.kind !== 'application' || fact.application.appSet === undefined || known.size === 0) return routes;
+  const owner = fact.kind === 'application' ? appSetOwnerKey(fact) : undefined;
+  if (fact.kind !== 'application' || owner === undefined || known.size === 0) return routes;
   return routes.filter(({ pipeline, stage }) => {
     const step = stage?.applicationSet?.step;
-    if (!stage || step === undefined || !namesOwner(stage, fact)) return true;
-    const member = known.get(pipeline.name)?.[appSetKeyOfStage(stage) as string]?.members[fact.target.name];
+    // Only a stage that names the ApplicationSet owning this child.
+    if (!stage || step === undefined || appSetKeyOfStage(stage) !== owner) return true;
+    const member = known.get(pipeline.name)?.[owner]?.members[fact.target.name];
     return member === undefined || member.step === String(step);
   });
 }

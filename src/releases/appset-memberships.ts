@@ -16,9 +16,8 @@ import type { ConfigFile, PipelineConfig } from '../config/file.js';
 import { targetKey, type ApplicationSetFact, type Fact } from '../facts/fact.js';
 import type { Keys } from '../store/keys.js';
 import type { AppSetState } from './appset-record.js';
-import { appSetStateOf, compareAppSetStates, type KnownAppSets } from './appset-known.js';
+import { appSetOwnerKey, appSetStateOf, compareAppSetStates, namedAppSets, type KnownAppSets } from './appset-known.js';
 import { decodeMembership, encodeMembership } from './appset-membership-codec.js';
-import { appSetKeyOfStage } from './reduce-appset.js';
 import { childTargetKeys, pipelinesOfAppSet } from './route-appset.js';
 import type { TargetIndex } from './target-index.js';
 
@@ -48,11 +47,6 @@ type Observation = Pick<AppSetState, 'uid' | 'generation' | 'resourceVersion' | 
 function observationOf(state: AppSetState): string {
   const o: Observation = { uid: state.uid, generation: state.generation, resourceVersion: state.resourceVersion, heardAt: state.heardAt };
   return JSON.stringify(o);
-}
-
-/** The ApplicationSets a pipeline's stages name, as target keys. */
-export function namedAppSets(pipeline: PipelineConfig): string[] {
-  return [...new Set(pipeline.stages.map(appSetKeyOfStage).filter((k): k is string => k !== undefined))];
 }
 
 export class AppSetMemberships {
@@ -159,10 +153,10 @@ export async function appSetRouteInputs(
     await memberships?.note(config, fact);
     const keys = childTargetKeys(fact);
     for (const pipeline of pipelinesOfAppSet(config, fact.target)) children.set(pipeline.name, await targets.releasesOf(pipeline.name, keys));
-  } else if (fact.kind === 'application' && fact.application.appSet !== undefined && memberships) {
-    const owner = targetKey({ kind: 'ApplicationSet', cluster: fact.target.cluster, namespace: fact.target.namespace, name: fact.application.appSet });
+  } else if (fact.kind === 'application' && memberships) {
+    const owner = appSetOwnerKey(fact);
     for (const pipeline of config.pipelines) {
-      if (!namedAppSets(pipeline).includes(owner)) continue;
+      if (owner === undefined || !namedAppSets(pipeline).includes(owner)) continue;
       const states = await memberships.of(pipeline);
       if (states) known.set(pipeline.name, states);
     }

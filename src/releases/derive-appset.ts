@@ -23,6 +23,7 @@ import type { AppSetMemberState, AppSetState, StepProgress } from './appset-reco
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
 import { childTargetKey } from './route-appset.js';
+import { activeTargets, troubleStatus } from './stage-targets.js';
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((k, i) => k === b[i]);
@@ -98,14 +99,6 @@ function membersOfStep(appSet: AppSetState, step: number | undefined): { members
   return { members, keys };
 }
 
-function activeStatus(stage: StageState): StageState['status'] | undefined {
-  const active = Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
-  if (active.some((t) => t.aborted)) return 'Aborted';
-  if (active.some((t) => t.phase === 'Degraded')) return 'Degraded';
-  if (active.some((t) => t.phase === 'Paused')) return 'Paused';
-  return undefined;
-}
-
 /** Membership, pending members, per-target latches, status and row of one step stage. */
 export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number): void {
   const config = pipeline.stages.find((s) => s.name === stage.name);
@@ -146,11 +139,11 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   }
   pending.sort();
   if (!sameKeys(stage.pending, pending)) stage.pending = pending;
-  const active = Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
+  const active = activeTargets(stage);
   const started = members.some((m) => m.member.status === 'Pending' || m.member.status === 'Progressing');
   const complete = members.length > 0 && done === members.length;
   if (active.length > 0 || Object.keys(stage.targets).length === 0) {
-    stage.status = activeStatus(stage) ?? (complete ? 'Healthy' : active.length === 0 && !started && done === 0 ? 'Waiting' : 'Progressing');
+    stage.status = troubleStatus(active) ?? (complete ? 'Healthy' : active.length === 0 && !started && done === 0 ? 'Waiting' : 'Progressing');
   } else if (complete) {
     // Every child moved on, each done here when it left.
     stage.status = 'Healthy';

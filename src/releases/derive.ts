@@ -13,20 +13,16 @@ import { adoptKnownAppSets } from './appset-known.js';
 import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
+import { activeTargets, troubleStatus } from './stage-targets.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
-
-export function activeTargets(stage: StageState): TargetState[] {
-  return Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
-}
 
 function stageStatus(stage: StageState): StageStatus {
   const active = activeTargets(stage);
   // A stage whose targets all moved on to a newer release keeps the state it was last seen in.
   const targets = active.length > 0 ? active : Object.values(stage.targets);
   if (targets.length === 0) return 'Waiting';
-  if (targets.some((t) => t.aborted)) return 'Aborted';
-  if (targets.some((t) => t.phase === 'Degraded')) return 'Degraded';
-  if (targets.some((t) => t.phase === 'Paused')) return 'Paused';
+  const trouble = troubleStatus(targets);
+  if (trouble) return trouble;
   if ((stage.pending.length === 0 || active.length === 0) && targets.every((t) => t.phase === 'Healthy')) return 'Healthy';
   return 'Progressing';
 }

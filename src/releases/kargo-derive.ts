@@ -10,22 +10,21 @@
 import type { TargetRef } from '../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import type { ReplyDetail, ReplyKind, StageState, TargetState } from './record.js';
+import { activeTargets } from './stage-targets.js';
 
 interface Replies {
   reply(key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): void;
   recheckAt(at: number): void;
 }
 
-const active = (stage: StageState): TargetState[] => Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
-
 /** Every Kargo Stage target of the stage is done with the release under its current Promotion. */
 export function kargoTargetsDone(stage: StageState): boolean {
-  return active(stage).every((t) => t.kargo === undefined || t.kargo.doneAt !== undefined);
+  return activeTargets(stage).every((t) => t.kargo === undefined || t.kargo.doneAt !== undefined);
 }
 
 /** The one Freight the stage's Kargo Stages proved healthy, for a Promote button toward the next stage. */
 export function promotedFreight(stage: StageState): { freight: string } | Record<string, never> {
-  const names = new Set(active(stage).flatMap((t) => (t.kargo?.freight ? [t.kargo.freight.name] : [])));
+  const names = new Set(activeTargets(stage).flatMap((t) => (t.kargo?.freight ? [t.kargo.freight.name] : [])));
   const [only] = names;
   return names.size === 1 && only ? { freight: only } : {};
 }

@@ -69,7 +69,7 @@ export class AnnouncedImages {
 }
 
 /** Reads the hints a Kargo fact's routes need, one round trip per pipeline involved. */
-export async function kargoRouteHints(fact: KargoFact, routes: readonly Route[], announced: AnnouncedImages, store: Pick<ReleaseStore, 'list'>): Promise<KargoRouteHints> {
+export async function kargoRouteHints(fact: KargoFact, routes: readonly Route[], announced: AnnouncedImages, store: Pick<ReleaseStore, 'newestId'>): Promise<KargoRouteHints> {
   const hints: { announced: Record<string, string>; inFlight: Record<string, string> } = { announced: {}, inFlight: {} };
   const freight = freightOfFact(fact);
   const digests = freight ? freightImageDigests(freight) : [];
@@ -79,8 +79,8 @@ export async function kargoRouteHints(fact: KargoFact, routes: readonly Route[],
   }
   for (const pipeline of new Set(routes.filter((r) => r.idSource === 'in-flight').map((r) => r.pipeline.name))) {
     // The newest release, finished or not: a Stage that joins after it completed un-completes it.
-    const [newest] = await store.list(pipeline, { includeFinished: true, limit: 1 });
-    if (newest) hints.inFlight[pipeline] = newest.releaseId;
+    const newest = await store.newestId(pipeline);
+    if (newest) hints.inFlight[pipeline] = newest;
   }
   return hints;
 }

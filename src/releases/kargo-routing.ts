@@ -3,8 +3,8 @@
  * release CI announced for the same images instead (so the announcement and the Freight meet in
  * one thread), and a Stage without Freight joins the pipeline's release in flight (its newest
  * release, even a finished one: the thread is never Complete while a stage is not) as a target
- * still to start. The lookups these need are read by the worker
- * (`KargoReleaseLookups`) and handed in, as the Application index is for Application facts.
+ * still to start. The lookups these need are read by the worker (`kargoRouteHints` in
+ * kargo-index.ts) and handed in, as the Application index is for Application facts.
  */
 import { createHash } from 'node:crypto';
 import type { KargoFact, KargoFreightRef } from '../facts/kargo-fact.js';

@@ -2,15 +2,11 @@
  * What a release record keeps of a Kargo Stage target (pure): the Stage's Promotion, health and
  * verification as its facts told them, and the per-Promotion latch "healthy at least once since
  * this Promotion". The judgement itself has one home, src/model/kargo-health.ts (`judgeStage`),
- * which `/glidepath status` asks too, so the thread and status cannot disagree; it is re-exported
- * here under the reducer's names.
+ * which `/glidepath status` asks too, so the thread and status cannot disagree; the reducer
+ * (reduce-kargo.ts) imports it from there.
  */
 import type { KargoFreightRef, KargoPromotionState, KargoVerificationState } from '../facts/kargo-fact.js';
-import { judgeStage, type KargoJudgement } from '../model/kargo-health.js';
-
-export { ACTIVE_PROMOTION_PHASES, healthyEvidence, type KargoJudgement } from '../model/kargo-health.js';
-/** The reducer's name for the one judgement (src/model/kargo-health.ts). */
-export const judgeKargo: typeof judgeStage = judgeStage;
+import type { KargoJudgement } from '../model/kargo-health.js';
 
 export interface KargoTargetState {
   /** The Stage object as last applied (Promotion facts carry their own resourceVersion in `promotion`). */

@@ -26,10 +26,10 @@ export function encodeChunks<T>(items: readonly T[], nameOf: (item: T) => string
   return out;
 }
 
-/** The list back from its chunks (fields `${prefix}0`, `${prefix}1`, … until one is missing), or undefined when there is none. */
-export function decodeChunks<T>(fields: ReadonlyMap<string, string>, prefix: string): { items: T[]; jsons: string[] } | undefined {
+/** The list back from its chunks (fields `${prefix}0`, `${prefix}1`, … until one is missing, at most `max`), or undefined when there is none. */
+export function decodeChunks<T>(fields: ReadonlyMap<string, string>, prefix: string, max = Infinity): { items: T[]; jsons: string[] } | undefined {
   const jsons: string[] = [];
-  for (let json = fields.get(`${prefix}0`); json !== undefined; json = fields.get(`${prefix}${jsons.length}`)) jsons.push(json);
+  for (let json = fields.get(`${prefix}0`); json !== undefined && jsons.length < max; json = fields.get(`${prefix}${jsons.length}`)) jsons.push(json);
   if (jsons.length === 0) return undefined;
   return { items: jsons.flatMap((json) => JSON.parse(json) as T[]), jsons };
 }

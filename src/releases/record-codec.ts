@@ -6,6 +6,7 @@
  */
 import type { AppSetState } from './appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
+import { decodeMembers, encodeMembers } from './appset-membership-codec.js';
 import { decodeChunks, encodeChunks } from './record-chunks.js';
 
 export const HEAD_FIELD = 'head';
@@ -103,7 +104,7 @@ export function encodeAppSets(appSets: AppSets): [string, string][] {
   fields = [];
   for (const [key, { members, ...state }] of Object.entries(appSets)) {
     heads[key] = state;
-    encodeChunks(Object.entries(members), ([name]) => name).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
+    encodeMembers(members).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
   }
   fields.push([APPSETS_FIELD, JSON.stringify(heads)]);
   appSetsFields.set(appSets, fields);
@@ -120,9 +121,9 @@ function decodeAppSets(fields: ReadonlyMap<string, string>, json: string): AppSe
       continue;
     }
     const prefix = `${MEMBERS_PREFIX}${key}\u0000`;
-    const chunks = decodeChunks<[string, AppSetState['members'][string]]>(fields, prefix);
-    state.members = Object.fromEntries(chunks?.items ?? []);
-    chunks?.jsons.forEach((chunk, i) => encoded?.push([`${prefix}${i}`, chunk]));
+    const decoded = decodeMembers(fields, prefix);
+    state.members = decoded?.members ?? {};
+    decoded?.chunks.forEach((chunk, i) => encoded?.push([`${prefix}${i}`, chunk]));
   }
   const decoded = appSets as AppSets;
   if (encoded) appSetsFields.set(decoded, [...encoded, [APPSETS_FIELD, json]]);

@@ -12,12 +12,13 @@
  *   changes nothing.
  * - A Stage without Freight joins the release in flight as a target still to start (pending); one
  *   that left the selection stops counting at once.
- * - The latch and the judgement: src/releases/kargo-state.ts.
+ * - The latch: src/releases/kargo-state.ts; the judgement: src/model/kargo-health.ts (`judgeStage`).
  */
 import { targetKey, type KargoFreightFact, type KargoFreightRef, type KargoPromotionFact, type KargoStageFact, type TargetRef } from '../facts/fact.js';
 import type { KargoFact } from '../facts/kargo-fact.js';
 import type { ReduceContext } from './context.js';
-import { comparePromotionNames, healthyEvidence, judgeKargo, mergePromotion, type KargoTargetState } from './kargo-state.js';
+import { healthyEvidence, judgeStage } from '../model/kargo-health.js';
+import { comparePromotionNames, mergePromotion, type KargoTargetState } from './kargo-state.js';
 import type { Effect, ReleaseRecord, StageState, TargetState } from './record.js';
 import type { Reduction } from './reduce.js';
 import { compareObservations } from './versions.js';
@@ -69,7 +70,7 @@ function heartbeat(record: ReleaseRecord, stage: StageState, target: TargetState
 /** Writes the judged target; `takesOver`: the Stage runs this release now, so the release it ran before hears it moved on. */
 function apply(record: ReleaseRecord, stage: StageState, prev: TargetState | undefined, ref: TargetRef, draft: KargoDraft, observed: { uid?: string; resourceVersion?: string }, now: number, ctx: ReduceContext, kit: Kit, takesOver: boolean): Reduction {
   const key = targetKey(ref);
-  const judged = judgeKargo(draft);
+  const judged = judgeStage(draft);
   const kargo: KargoTargetState = { ...draft, ...(judged.phase === 'Healthy' && draft.doneAt === undefined ? { doneAt: now } : {}), judged: judged.judged };
   const resourceVersion = newestVersion(prev?.resourceVersion, observed.resourceVersion);
   const uid = observed.uid ?? prev?.uid;

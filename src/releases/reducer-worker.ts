@@ -252,7 +252,7 @@ export class FactReducer {
   /** Kargo routes, with the announced release of the Freight's images and the release in flight; a Stage no release can take yet is still known to its stage. */
   private async kargoRoutes(fact: KargoFact): Promise<ResolvedRoute[]> {
     const routes = routeFact(this.deps.config, fact);
-    if (!this.deps.announcedImages) return resolveRoutes(this.deps.config, fact);
+    if (!this.deps.announcedImages) return resolveKargoRoutes(routes, {}).routes;
     const { routes: resolved, unplaced } = resolveKargoRoutes(routes, await kargoRouteHints(fact, routes, this.deps.announcedImages, this.deps.store));
     if (fact.kind === 'kargo-stage') for (const r of unplaced) await noteUnplacedStage(this.deps.targets, r, fact);
     return resolved;

@@ -39,13 +39,22 @@ function selectedBefore(stage: StageConfig, fact: KargoStageFact, from: string):
   return (selection.labels?.text ?? '') === from && (selection.name?.matches(fact.target.name) ?? true);
 }
 
+/**
+ * Whether a pipeline stage follows what this Kargo fact is about: a Stage (or a Promotion's Stage)
+ * it selects, a Stage that left its selection, a Freight of its project.
+ */
+function stageFollowsKargoFact(stage: StageConfig, fact: KargoFact): boolean {
+  if (fact.kind === 'kargo-freight') return stage.kargo !== undefined && stage.cluster === fact.cluster && stage.kargo.project === fact.namespace;
+  if (fact.kind === 'kargo-stage' && fact.removed) return selectedBefore(stage, fact, fact.removed.from);
+  const labels = fact.kind === 'kargo-stage' ? fact.stage.labels : fact.stageLabels;
+  return stageSelectsKargoStage(stage, fact.target.cluster, fact.target.namespace, fact.target.name, labels);
+}
+
 function routeStage(config: ConfigFile, fact: KargoStageFact): Route[] {
   const routes: Route[] = [];
-  const { cluster, namespace, name } = fact.target;
   for (const pipeline of config.pipelines) {
     for (const stage of pipeline.stages) {
-      const selected = fact.removed ? selectedBefore(stage, fact, fact.removed.from) : stageSelectsKargoStage(stage, cluster, namespace, name, fact.stage.labels);
-      if (!selected) continue;
+      if (!stageFollowsKargoFact(stage, fact)) continue;
       const freight = fact.stage.freight;
       // No Freight yet: it joins (or leaves) the release in flight, as a target still to start.
       // A Stage that leaves also leaves the release in flight, where it may be pending.
@@ -63,11 +72,7 @@ export function routeKargo(config: ConfigFile, fact: KargoFact): Route[] {
   const routes: Route[] = [];
   for (const pipeline of config.pipelines) {
     for (const stage of pipeline.stages) {
-      const selected =
-        fact.kind === 'kargo-promotion'
-          ? stageSelectsKargoStage(stage, fact.target.cluster, fact.target.namespace, fact.target.name, fact.stageLabels)
-          : stage.kargo !== undefined && stage.cluster === fact.cluster && stage.kargo.project === fact.namespace;
-      if (!selected || !fact.freight) continue;
+      if (!fact.freight || !stageFollowsKargoFact(stage, fact)) continue;
       const id = kargoReleaseId(pipeline, fact.freight);
       if (id) routes.push({ pipeline, stage, ...id });
       // A Freight belongs to the pipeline, not to a stage of it: one route per pipeline.
@@ -79,12 +84,5 @@ export function routeKargo(config: ConfigFile, fact: KargoFact): Route[] {
 
 /** Whether any pipeline stage follows what this Kargo fact is about (the watch queues only those). */
 export function kargoFactFollowed(config: ConfigFile, fact: KargoFact): boolean {
-  return config.pipelines.some((pipeline) =>
-    pipeline.stages.some((stage) => {
-      if (fact.kind === 'kargo-freight') return stage.kargo !== undefined && stage.cluster === fact.cluster && stage.kargo.project === fact.namespace;
-      if (fact.kind === 'kargo-stage' && fact.removed) return selectedBefore(stage, fact, fact.removed.from);
-      const labels = fact.kind === 'kargo-stage' ? fact.stage.labels : fact.stageLabels;
-      return stageSelectsKargoStage(stage, fact.target.cluster, fact.target.namespace, fact.target.name, labels);
-    }),
-  );
+  return config.pipelines.some((pipeline) => pipeline.stages.some((stage) => stageFollowsKargoFact(stage, fact)));
 }

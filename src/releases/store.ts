@@ -190,6 +190,20 @@ export class ReleaseStore implements ReleaseReader {
     return out.slice(0, limit);
   }
 
+  /**
+   * The id of the pipeline's newest release, finished or not, without reading its record: ids
+   * whose record is gone are dropped from the index, as `list` does.
+   */
+  async newestId(pipeline: string): Promise<string | undefined> {
+    const indexKey = this.keys.releaseIndex(pipeline);
+    for (;;) {
+      const [id] = await this.redis.zrevrange(indexKey, 0, 0);
+      if (id === undefined) return undefined;
+      if ((await this.redis.exists(this.keys.release(pipeline, id))) === 1) return id;
+      await this.redis.zrem(indexKey, id);
+    }
+  }
+
   /** The record as this process last saved it, if Redis still holds that version and outbox. */
   private async cached(pipeline: string, releaseId: string): Promise<Snapshot | undefined> {
     const key = this.keys.release(pipeline, releaseId);

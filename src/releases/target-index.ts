@@ -33,6 +33,26 @@ export interface TargetIndexOptions {
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
 
 /**
+ * Targets per stage heard within the forget window (a tombstone counts for nothing), and the
+ * time after which the first of them is forgotten.
+ */
+export function knownByStage(entries: Iterable<[string, Entry]>, now: number, forgetAfterMs: number): { byStage: Record<string, string[]>; validUntil: number } {
+  const byStage: Record<string, string[]> = {};
+  let validUntil = Infinity;
+  for (const [target, entry] of entries) {
+    if (now - entry.heardAt > forgetAfterMs || buried(entry)) continue;
+    (byStage[entry.stage] ??= []).push(target);
+    validUntil = Math.min(validUntil, entry.heardAt + forgetAfterMs);
+  }
+  return { byStage, validUntil };
+}
+
+/** What an entry says its target owns: its release (none for a tombstone) and what was last seen of a Kargo Stage (tombstones included). */
+export function ownedFromEntry(entry: Entry): { releaseId?: string; kargo?: KargoSeen } {
+  return { ...(buried(entry) ? {} : { releaseId: entry.releaseId }), ...(entry.kargo ? { kargo: entry.kargo } : {}) };
+}
+
+/**
  * Known targets per stage, built from one read of the hash: the same lists (read-only) serve
  * every batch until a target joins, changes stage or is forgotten, so the reducer sorts a
  * stage's thousands of targets once instead of on every fact.
@@ -83,13 +103,7 @@ export class TargetIndex {
     const entries = await this.entries(pipeline, now);
     const cached = this.known.get(pipeline);
     if (cached && cached.entries === entries && now >= cached.builtAt && now <= cached.validUntil) return cached.byStage;
-    const byStage: Record<string, string[]> = {};
-    let validUntil = Infinity;
-    for (const [target, entry] of entries) {
-      if (now - entry.heardAt > this.options.forgetAfterMs || buried(entry)) continue;
-      (byStage[entry.stage] ??= []).push(target);
-      validUntil = Math.min(validUntil, entry.heardAt + this.options.forgetAfterMs);
-    }
+    const { byStage, validUntil } = knownByStage(entries, now, this.options.forgetAfterMs);
     this.known.set(pipeline, { entries, byStage, builtAt: now, validUntil });
     return byStage;
   }
@@ -115,9 +129,9 @@ export class TargetIndex {
     const values = await this.redis.hmget(this.keys.targetReleases(pipeline), ...targets);
     values.forEach((json, i) => {
       if (!json) return;
-      const entry = JSON.parse(json) as Entry;
-      if (!buried(entry)) releases.set(targets[i] as string, entry.releaseId);
-      if (entry.kargo) kargo.set(targets[i] as string, entry.kargo);
+      const owned = ownedFromEntry(JSON.parse(json) as Entry);
+      if (owned.releaseId !== undefined) releases.set(targets[i] as string, owned.releaseId);
+      if (owned.kargo) kargo.set(targets[i] as string, owned.kargo);
     });
     return { releases, kargo };
   }

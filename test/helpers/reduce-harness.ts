@@ -7,7 +7,7 @@ import type { ConfigFile } from '../../src/config/file.js';
 import { targetKey, type Fact, type RolloutFact } from '../../src/facts/fact.js';
 import { resolveKargoRoutes, type KargoRouteHints } from '../../src/releases/kargo-routing.js';
 import { unplacedEntry, type KargoSeen } from '../../src/releases/kargo-tombstones.js';
-import type { TargetEntry } from '../../src/releases/target-index.js';
+import { knownByStage, ownedFromEntry, type TargetEntry } from '../../src/releases/target-index.js';
 import { routeFact } from '../../src/releases/route.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
@@ -109,15 +109,13 @@ export class Harness {
       const key = `${pipeline}/${route.releaseId}`;
       const item = { fact, route };
       const index = this.targetsOf(pipeline);
-      // As TargetIndex.knownTargets: targets heard within the forget window.
-      const knownTargets: Record<string, string[]> = {};
-      const forgetAfterMs = this.config.settings.forgetTargetAfterMinutes * 60_000;
-      for (const [t, e] of index) if (fact.receivedAt - e.heardAt <= forgetAfterMs && !e.kargo?.removed) (knownTargets[e.stage] ??= []).push(t);
-      // As TargetIndex.ownedOf: the target's release (not a tombstone's), and what was seen of a Kargo Stage.
+      // As TargetIndex.knownTargets and TargetIndex.ownedOf, by the same rules.
+      const knownTargets = knownByStage(index, fact.receivedAt, this.config.settings.forgetTargetAfterMinutes * 60_000).byStage;
       const owned = ownedTarget(item);
       const entry = owned !== undefined ? index.get(owned) : undefined;
-      const previous = entry && !entry.kargo?.removed ? new Map([[owned!, entry.releaseId]]) : new Map<string, string>();
-      const kargoSeen = entry?.kargo ? new Map<string, KargoSeen>([[owned!, entry.kargo]]) : new Map<string, KargoSeen>();
+      const { releaseId: ownerId, kargo } = entry ? ownedFromEntry(entry) : {};
+      const previous = ownerId !== undefined ? new Map([[owned!, ownerId]]) : new Map<string, string>();
+      const kargoSeen = kargo ? new Map<string, KargoSeen>([[owned!, kargo]]) : new Map<string, KargoSeen>();
       const current = this.records.get(key);
       const appSets = known.get(pipeline);
       const handed = this.store ? this.store.load(key, current) : current ? structuredClone(current) : undefined;
