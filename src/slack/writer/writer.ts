@@ -41,6 +41,8 @@ export interface SlackWriterOptions {
   logger: Logger;
   metrics: SlackWriterMetrics;
   finishedTtlMs: number;
+  /** How long thread state of an unfinished release lives after its last write (settings.unfinishedReleaseTtlDays). */
+  unfinishedTtlMs: number;
   budgets?: WriterBudgets;
   concurrency?: number;
   /** Clock of the budgets (tests). */
@@ -88,7 +90,7 @@ export class SlackWriter {
   private counts: Queue<SlackJob> | undefined;
 
   constructor(private readonly options: SlackWriterOptions) {
-    this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs);
+    this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs, options.unfinishedTtlMs);
     this.budgets = new SlackBudgets(options.redis, options.keys, options.now);
     this.spec = options.budgets ?? DEFAULT_BUDGETS;
     this.log = options.logger.child({ component: 'slack-writer' });
