@@ -8,6 +8,7 @@
  */
 import type { Freight } from '../src/model/kargo-freight.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
+import { FREIGHT_RELEASE_PREFIX } from '../src/releases/route-kargo.js';
 import { untrusted } from '../src/slack/render/mrkdwn.js';
 import type { CommandContext } from './types.js';
 
@@ -18,7 +19,7 @@ export function watchedCluster(ctx: Pick<CommandContext, 'config'>, cluster: str
 }
 
 /** A release key made from a Freight's name (src/releases: `freight-<name>`). */
-const freightKey = (name: string): string => `freight-${name}`;
+const freightKey = (name: string): string => `${FREIGHT_RELEASE_PREFIX}${name}`;
 
 /**
  * The release of `pipeline` that follows Freight `freight` (its name or alias), newest first: the

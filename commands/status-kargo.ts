@@ -5,6 +5,7 @@
  * Promotion — for a target-aware Stage its PromotionRequest (name, phase, Freight) — with when and
  * who. Text from the cluster is escaped and bounded.
  */
+import { targetKey } from '../src/facts/fact.js';
 import { KubeActionError } from '../src/kube/errors.js';
 import { ACTIVE_PROMOTION_PHASES } from '../src/model/kargo-health.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
@@ -48,7 +49,7 @@ export async function kargoStatusLines(ctx: CommandContext, ref: StageRef): Prom
   for (const name of names) {
     const where = code(`${kargo.project}/${name}`, 200);
     try {
-      const followed = latches(records, ref.stage.name, `${cluster}/${kargo.project}/kargo:${name}`);
+      const followed = latches(records, ref.stage.name, targetKey({ kind: 'KargoStage', cluster, namespace: kargo.project, name }));
       const s = await ctx.kube.stageHealth(cluster, kargo.project, name, { followed });
       const r = s.reading;
       const p = r.promotion;
