@@ -21,7 +21,7 @@ import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { withoutRetries } from '../client.js';
 import { DEFAULT_BUDGETS, SlackBudgets, type BudgetSpec, type WriterBudgets } from './budget.js';
 import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
-import { watchQueue, type SlackWriterMetrics } from './metrics.js';
+import type { SlackWriterMetrics } from './metrics.js';
 import { PARENT_EFFECT, PostLedger, findPosted, postMetadata, type PostKey } from './post-ledger.js';
 import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
 import { classifySlackError, mayHaveLanded } from './slack-errors.js';
@@ -110,7 +110,7 @@ export class SlackWriter {
     });
     this.counts = new Queue<SlackJob>(SLACK_QUEUE, { connection: this.options.connection, prefix: this.options.keys.queuePrefix('slack') });
     this.counts.on('error', () => undefined);
-    watchQueue(this.options.metrics, this.counts, this.options.redis, this.options.keys);
+    this.options.metrics.watch({ queue: this.counts, redis: this.options.redis, keys: this.options.keys });
     worker.on('failed', (job, err) => {
       if (err instanceof DelayedError || err.name === 'DelayedError') return;
       const final = err instanceof UnrecoverableError || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1));
