@@ -197,10 +197,10 @@ export class SlackWriter {
       return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     }
     try {
-      if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
+      // Both read at once (one round trip); a pause that ended before its reply went out: the reply goes out without buttons.
+      const [replied, { settled }] = await Promise.all([this.threads.replied(record.pipeline, record.releaseId, effect.id), this.threads.replyMessage(record.pipeline, record.releaseId, effect.id)]);
+      if (replied) return;
       const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
-      // A pause that ended before its reply went out: the reply goes out without buttons.
-      const { settled } = await this.threads.replyMessage(record.pipeline, record.releaseId, effect.id);
       const message = settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record);
       const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
         this.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
