@@ -26,15 +26,14 @@ export interface RolloutRef {
   name: string;
 }
 
-
 /**
  * Approves one Rollout at the step the person saw; `where` is the stage that grants the right.
- * The release (whose thread gets the line, and which the audit names) is the one the record
- * shows the Rollout in, never a release id a button claims: a button value can be edited.
+ * `releaseId` (whose thread gets the line, and which the audit names) is the release the record
+ * shows the Rollout in, looked up by the caller: never a release id a button claims, as a button
+ * value can be edited.
  */
-export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, _claimedReleaseId?: string): Promise<Outcome<RolloutRefusal>> {
+export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome<RolloutRefusal>> {
   const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
-  const releaseId = (await releaseWithTarget(ctx, where.pipeline.name, target))?.record.releaseId;
   return act(ctx, {
     action: 'approve',
     target,
@@ -168,7 +167,9 @@ export async function approveClicked(ctx: CommandContext, value: ApproveClick): 
   // The stage is judged from the Rollout's live labels, not only from what the button says.
   const { where } = await stageOfRollout(ctx, ref);
   if (!where) return { message: { text: `:x: No configured stage selects ${value.c}/${value.ns}/${value.n} any more; nothing was changed.` } };
-  const outcome = await approveRollout(ctx, where, ref, { generation: value.g, podHash: value.h, stepIndex: value.s }, value.r);
+  // The release is the one the record shows the Rollout in, not value.r (a button value can be edited).
+  const releaseId = (await releaseWithTarget(ctx, where.pipeline.name, `${ref.cluster}/${ref.namespace}/${ref.name}`))?.record.releaseId;
+  const outcome = await approveRollout(ctx, where, ref, { generation: value.g, podHash: value.h, stepIndex: value.s }, releaseId);
   return { outcome, message: outcomeMessage(outcome) };
 }
 

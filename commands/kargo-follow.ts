@@ -8,6 +8,7 @@
  */
 import type { Freight } from '../src/model/kargo-freight.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
+import { FREIGHT_RELEASE_PREFIX } from '../src/releases/route-kargo.js';
 import { untrusted } from '../src/slack/render/mrkdwn.js';
 import type { CommandContext } from './types.js';
 
@@ -18,7 +19,7 @@ export function watchedCluster(ctx: Pick<CommandContext, 'config'>, cluster: str
 }
 
 /** A release key made from a Freight's name (src/releases: `freight-<name>`). */
-const freightKey = (name: string): string => `freight-${name}`;
+const freightKey = (name: string): string => `${FREIGHT_RELEASE_PREFIX}${name}`;
 
 /**
  * The release of `pipeline` that follows Freight `freight` (its name or alias), newest first: the
@@ -42,14 +43,15 @@ export interface Created {
 /**
  * The end of the answer on a watched cluster: where the promotion shows. The release thread of its
  * Freight when it exists ("this thread" when the click came from it), else the thread that opens
- * once the watch sees the promotion start.
+ * once the watch sees the promotion start. `found` is the Freight's release when the caller already
+ * looked it up (promote of a named Freight); otherwise it is looked up here.
  */
-export async function followedIn(ctx: Pick<CommandContext, 'releases' | 'threads' | 'clicked' | 'logger'>, pipeline: string, created: Created): Promise<string> {
+export async function followedIn(ctx: Pick<CommandContext, 'releases' | 'threads' | 'clicked' | 'logger'>, pipeline: string, created: Created, found?: ReleaseRecord): Promise<string> {
   const name = created.freight.metadata.name;
   const label = `Freight ${untrusted(created.freight.alias ?? name.slice(0, 7), 63, { oneLine: true })}`;
   let where = '';
   try {
-    const release = await releaseOfFreight(ctx, pipeline, name);
+    const release = found ?? (await releaseOfFreight(ctx, pipeline, name));
     const thread = release ? await ctx.threads.get(pipeline, release.releaseId) : undefined;
     if (release && thread) {
       const here = ctx.clicked?.channel === thread.channel && ctx.clicked.threadTs === thread.ts;

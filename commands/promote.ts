@@ -95,7 +95,7 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
   });
   const answer = `\`${stage}\`: ${outcomeMessage(outcome).text}`;
   if (outcome.kind !== 'done' || !followed) return answer;
-  if (watched) return `${answer}; ${await followedIn(ctx, pipeline, followed)}`;
+  if (watched) return `${answer}; ${await followedIn(ctx, pipeline, followed, release)}`;
   follow(ctx, scope, stage, followed);
   return answer;
 }

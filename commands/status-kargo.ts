@@ -5,6 +5,7 @@
  * Promotion — for a target-aware Stage its PromotionRequest (name, phase, Freight) — with when and
  * who. Text from the cluster is escaped and bounded.
  */
+import { targetKey } from '../src/facts/fact.js';
 import { KubeActionError } from '../src/kube/errors.js';
 import { ACTIVE_PROMOTION_PHASES } from '../src/model/kargo-health.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
@@ -22,13 +23,18 @@ function latches(records: readonly ReleaseRecord[], stageName: string, key: stri
   });
 }
 
-async function requestedBy(ctx: CommandContext, name: string): Promise<string | undefined> {
+/** Who asked for each Promotion or PromotionRequest Glidepath made, by its name (newest audit entry wins). */
+async function requesters(ctx: CommandContext): Promise<Map<string, string>> {
   const entries = await ctx.audit.list({ action: 'promote', limit: 200 });
-  const hit = entries.find((e) => {
+  const byName = new Map<string, string>();
+  for (const e of entries) {
+    if (e.result !== 'done') continue;
     const after = e.after as { promotion?: string; promotionRequest?: string } | undefined;
-    return e.result === 'done' && (after?.promotion === name || after?.promotionRequest === name);
-  });
-  return hit ? `<@${hit.actor.slackUserId}>` : undefined;
+    for (const name of [after?.promotion, after?.promotionRequest]) {
+      if (name !== undefined && !byName.has(name)) byName.set(name, `<@${e.actor.slackUserId}>`);
+    }
+  }
+  return byName;
 }
 
 export async function kargoStatusLines(ctx: CommandContext, ref: StageRef): Promise<string[]> {
@@ -38,10 +44,12 @@ export async function kargoStatusLines(ctx: CommandContext, ref: StageRef): Prom
   const names = exact ? [exact] : (await ctx.kube.selectStages(cluster, kargo.selection)).map((s) => s.metadata.name);
   const records = await ctx.releases.list(ref.pipeline.name, { includeFinished: true, limit: 10 });
   const lines: string[] = [];
+  // The audit stream is read once, at the first Stage with a Promotion (none when no Stage has one).
+  let requested: Promise<Map<string, string>> | undefined;
   for (const name of names) {
     const where = code(`${kargo.project}/${name}`, 200);
     try {
-      const followed = latches(records, ref.stage.name, `${cluster}/${kargo.project}/kargo:${name}`);
+      const followed = latches(records, ref.stage.name, targetKey({ kind: 'KargoStage', cluster, namespace: kargo.project, name }));
       const s = await ctx.kube.stageHealth(cluster, kargo.project, name, { followed });
       const r = s.reading;
       const p = r.promotion;
@@ -49,7 +57,7 @@ export async function kargoStatusLines(ctx: CommandContext, ref: StageRef): Prom
       let promotion = `never promoted${r.targetAware ? ' (target-aware: promoted through PromotionRequests)' : ''}`;
       if (p) {
         const current = ACTIVE_PROMOTION_PHASES.has(p.phase);
-        const who = await requestedBy(ctx, p.name);
+        const who = (await (requested ??= requesters(ctx))).get(p.name);
         const freight = r.freight && (p.via === 'PromotionRequest' || r.freight.name !== r.heldFreight) ? ` of Freight ${code(r.freight.name, 64)}` : '';
         promotion =
           `${current ? 'current' : 'last'} ${what} ${code(p.name, 253)} ${untrusted(p.phase || 'Pending', 20, { oneLine: true })}${freight}` +

@@ -19,7 +19,7 @@ import type { Worker } from 'bullmq';
 import { AuditLog, auditLimits } from './audit/audit-log.js';
 import { registerAuditRoutes } from './audit/audit-api.js';
 import type { Env, Role } from './config/env.js';
-import { longestReleaseTtlMs, stallAfterMs, type ConfigFile } from './config/file.js';
+import { finishedTtlMs, longestReleaseTtlMs, stallAfterMs, unfinishedTtlMs, type ConfigFile } from './config/file.js';
 import { AnnouncementClaims } from './facts/announcements.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { WatchSource } from './facts/watch/watch-source.js';
@@ -133,16 +133,14 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   }
   const { requests } = redis;
   const work = redis.workers;
-  const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
-  const unfinishedTtlMs = config.settings.unfinishedReleaseTtlDays * 86_400_000;
   const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
   const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
-  const readStore = new ReleaseStore(requests, keys, { finishedTtlMs });
+  const readStore = new ReleaseStore(requests, keys, { finishedTtlMs: finishedTtlMs(config) });
   // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
   const workFacts = new FactQueue(work, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
-  const store = new ReleaseStore(work, keys, { finishedTtlMs, unfinishedTtlMs, cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
+  const store = new ReleaseStore(work, keys, { finishedTtlMs: finishedTtlMs(config), unfinishedTtlMs: unfinishedTtlMs(config), cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
   // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
   const seams = options.commands === false ? undefined : options.commands;
   let clients = seams?.clusters;

@@ -162,9 +162,9 @@ export const envSchema = z.object({
   PARTITION_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   GLIDEPATH_CONFIG: optionalString,
   GLIDEPATH_ROLE: roles,
-  /** On SIGTERM, how long /readyz fails before the process stops accepting requests (load balancers take it out meanwhile). */
   /** Completed fact jobs kept per partition to look at; deduplication does not depend on them. */
   FACT_JOBS_KEEP_COMPLETED: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+  /** On SIGTERM, how long /readyz fails before the process stops accepting requests (load balancers take it out meanwhile). */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   SLACK_BOT_TOKEN: optionalString,
   SLACK_SIGNING_SECRET: optionalString,

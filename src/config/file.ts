@@ -250,7 +250,17 @@ export function stallAfterMs(cfg: ConfigFile, p: PipelineConfig, s?: StageConfig
   return (s?.stallAfterMinutes ?? p.stallAfterMinutes ?? cfg.settings.stallAfterMinutes) * 60_000;
 }
 
+/** How long a finished release's record, and its Slack thread state, live after its last write. */
+export function finishedTtlMs(cfg: ConfigFile): number {
+  return cfg.settings.finishedReleaseTtlHours * 3_600_000;
+}
+
+/** How long an unfinished release's record, and its Slack thread state, live after its last write. */
+export function unfinishedTtlMs(cfg: ConfigFile): number {
+  return cfg.settings.unfinishedReleaseTtlDays * 86_400_000;
+}
+
 /** The longest a release record, and everything kept for it, may live after its last write. */
 export function longestReleaseTtlMs(cfg: ConfigFile): number {
-  return Math.max(cfg.settings.unfinishedReleaseTtlDays * 86_400_000, cfg.settings.finishedReleaseTtlHours * 3_600_000);
+  return Math.max(unfinishedTtlMs(cfg), finishedTtlMs(cfg));
 }

@@ -15,9 +15,7 @@
  * So a process holds at most 2 + (its Workers) connections, whatever its roles.
  */
 import type { Redis } from 'ioredis';
-import { connectTarget, redisTargetFromEnv, type RedisTarget } from './redis-target.js';
-
-export { redactRedisUrl } from './redis-target.js';
+import { connectTarget, type RedisTarget } from './redis-target.js';
 
 export interface RedisConnections {
   requests: Redis;
@@ -48,8 +46,7 @@ async function waitReady(redis: Redis, where: string, what: string, timeoutMs: n
   }
 }
 
-export async function openRedis(where: string | RedisTarget, readyTimeoutMs = 10_000): Promise<RedisConnections> {
-  const target = typeof where === 'string' ? redisTargetFromEnv({ REDIS_URL: where }) : where;
+export async function openRedis(target: RedisTarget, readyTimeoutMs = 10_000): Promise<RedisConnections> {
   const connections: RedisConnections = {
     requests: connectTarget(target, { maxRetriesPerRequest: 1, enableOfflineQueue: target.kind === 'cluster', connectTimeout: 2_000 }),
     workers: connectTarget(target, { maxRetriesPerRequest: null, enableReadyCheck: true }),

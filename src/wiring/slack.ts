@@ -12,7 +12,7 @@ import { OwnActions } from '../releases/own-actions.js';
 import type { CommandServices } from '../../commands/types.js';
 import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import type { Env, Role } from '../config/env.js';
-import type { ConfigFile } from '../config/file.js';
+import { finishedTtlMs, unfinishedTtlMs, type ConfigFile } from '../config/file.js';
 import { KubeActions } from '../kube/actions.js';
 import type { ClusterClients } from '../kube/clusters.js';
 import { KubeActionError } from '../kube/errors.js';
@@ -89,10 +89,10 @@ function writerMetricsFor(registry: Registry): SlackWriterMetrics {
 export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
   const { env, config, roles, logger, keys } = o;
   const token = env.SLACK_BOT_TOKEN as string;
-  const finishedTtlMs = config.settings.finishedReleaseTtlHours * 3_600_000;
+  const ttl = { finishedTtlMs: finishedTtlMs(config), unfinishedTtlMs: unfinishedTtlMs(config) };
   // Listeners answer people: they read and write on the fail-fast connection.
-  const releases = new ReleaseStore(o.requests, keys, { finishedTtlMs });
-  const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases, finishedTtlMs }) : undefined;
+  const releases = new ReleaseStore(o.requests, keys, ttl);
+  const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases }) : undefined;
   // Replays are refused across replicas: the signatures already seen live in Redis.
   const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands } : {}) }) : undefined;
   let client: WebClient;
@@ -110,11 +110,11 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
           keys,
           client,
           // The writer renders the newest record: a store without the reducer's cache.
-          releases: new ReleaseStore(o.workers, keys, { finishedTtlMs }),
+          releases: new ReleaseStore(o.workers, keys, ttl),
           pipeline: (name) => config.pipelines.find((p) => p.name === name),
           logger,
           metrics: writerMetricsFor(o.registry),
-          finishedTtlMs,
+          ...ttl,
           budgets: o.writerBudgets ?? writerBudgetsFromEnv(env),
           retry: o.writerRetry ?? writerRetryFromEnv(env),
           ...(o.writerCallTimeoutMs ? { callTimeoutMs: o.writerCallTimeoutMs } : {}),
@@ -149,7 +149,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
  * still works, and a cluster that cannot be configured fails the command with the reason instead
  * of stopping the notifications side.
  */
-function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader; finishedTtlMs: number }): CommandServices {
+function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader }): CommandServices {
   let built: { clusters: ClusterClients; kube: KubeActions } | undefined;
   const build = (): { clusters: ClusterClients; kube: KubeActions } => {
     if (built) return built;
@@ -175,7 +175,7 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
     approvals: new ApprovalStore(o.requests, o.keys),
     ownActions: new OwnActions(o.requests, o.keys),
     groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
-    threads: new ThreadStore(o.requests, o.keys, o.finishedTtlMs, o.config.settings.unfinishedReleaseTtlDays * 86_400_000),
+    threads: new ThreadStore(o.requests, o.keys, finishedTtlMs(o.config), unfinishedTtlMs(o.config)),
     logger: o.logger.child({ component: 'commands' }),
     ...(o.seams.now ? { now: o.seams.now } : {}),
     ...(o.seams.followTimeoutMs !== undefined ? { followTimeoutMs: o.seams.followTimeoutMs } : {}),

@@ -167,9 +167,11 @@ export async function startWriterRig(options: {
   budgets?: WriterBudgets;
   retry?: RetryPolicy;
   callTimeoutMs?: number;
+  /** The config file's settings (defaults otherwise). */
+  settings?: Record<string, unknown>;
 }): Promise<WriterRig> {
   const clusters = [...new Set(options.pipelines.flatMap((p) => p.stages.map((s) => s.cluster)))].map((name) => ({ name }));
-  const config = configFileSchema.parse({ clusters, pipelines: options.pipelines });
+  const config = configFileSchema.parse({ clusters, pipelines: options.pipelines, ...(options.settings ? { settings: options.settings } : {}) });
   const base = await slackRigBase(config, options.standIn);
   const { client } = base;
   const writers: Glidepath[] = [];

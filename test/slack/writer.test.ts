@@ -96,6 +96,18 @@ describe('Slack writer', () => {
     expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
   });
 
+  it('keeps the thread of an unfinished release as long as the record (unfinishedReleaseTtlDays over 30)', async () => {
+    rig = await startWriterRig({ pipelines: [pipeline], settings: { unfinishedReleaseTtlDays: 40 } });
+    await rig.startWriter();
+    const saved = await rig.save(paused(), [render, reply('paused')]);
+    await eventually(() => rig!.slack.transcript.messages(CHANNEL)[0]?.replies[0], 'the reply');
+    await settled(rig, 'the queue to drain');
+    // Thread keys that expired before the record would start a second thread for the same release.
+    const thirtyDaysMs = 30 * 86_400_000;
+    expect(await rig.redis.pttl(rig.keys.slackThread(saved.pipeline, saved.releaseId))).toBeGreaterThan(thirtyDaysMs);
+    expect(await rig.redis.pttl(rig.keys.slackReplies(saved.pipeline, saved.releaseId))).toBeGreaterThan(thirtyDaysMs);
+  });
+
   it('posts exactly one parent when replicas race on a new release', async () => {
     rig = await startWriterRig({ pipelines: [pipeline], budgets: { postPerChannel: { burst: 20, perMinute: 600 }, update: { burst: 10, perMinute: 50 } } });
     await rig.startWriter({ concurrency: 8 });

@@ -5,14 +5,7 @@
  * escaped and bounded.
  */
 import type { ReplyDetail } from '../../releases/record.js';
-import { code, untrusted } from './mrkdwn.js';
-
-const MESSAGE_LIMIT = 2500;
-
-function quoted(message: string | undefined): string {
-  const text = untrusted(message, MESSAGE_LIMIT);
-  return text ? `\n>${text.replace(/\n/g, '\n>')}` : '';
-}
+import { code, quoted, untrusted } from './mrkdwn.js';
 
 const verbOf = (phase: string): string => (phase === 'Aborted' ? 'was aborted' : phase === 'Errored' ? 'errored' : 'failed');
 

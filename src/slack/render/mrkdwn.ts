@@ -34,6 +34,15 @@ export function untrusted(text: string | undefined, max: number, options: { oneL
   return truncate(escapeMrkdwn(clean), max);
 }
 
+/** How much of a message from the cluster a reply quotes. */
+const QUOTED_LIMIT = 2500;
+
+/** A message from the cluster as a block quote on the lines after a reply's sentence (nothing when there is none). */
+export function quoted(message: string | undefined): string {
+  const text = untrusted(message, QUOTED_LIMIT);
+  return text ? `\n>${text.replace(/\n/g, '\n>')}` : '';
+}
+
 /** Inline code span: backticks inside would end the span early, so they are replaced. */
 export function code(text: string, max = 200): string {
   return '`' + untrusted(text.replace(/`/g, "'"), max, { oneLine: true }) + '`';

@@ -14,11 +14,9 @@ import {
 import { outOfOrderText } from './appset-reply.js';
 import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
-import { code, slackDate, truncate, untrusted } from './mrkdwn.js';
+import { code, quoted, slackDate, truncate, untrusted } from './mrkdwn.js';
 import { kargoReplyBody } from './kargo-reply.js';
 import { stallAwaiting, stallCause } from './stall-reply.js';
-
-const MESSAGE_LIMIT = 2500;
 
 function where(effect: ThreadReplyEffect, record: ReleaseRecord): string {
   const stage = effect.stage ? `*${untrusted(effect.stage, 63, { oneLine: true })}*` : `*${untrusted(record.pipeline, 63, { oneLine: true })}*`;
@@ -33,11 +31,6 @@ function step(effect: ThreadReplyEffect): string {
   if (d.stepIndex !== undefined && d.stepCount !== undefined) parts.push(`step ${Math.min(d.stepIndex + 1, d.stepCount)}/${d.stepCount}`);
   if (d.weight !== undefined) parts.push(`weight ${d.weight}%`);
   return parts.length > 0 ? ` (${parts.join(', ')})` : '';
-}
-
-function quoted(message: string | undefined): string {
-  const text = untrusted(message, MESSAGE_LIMIT);
-  return text ? `\n>${text.replace(/\n/g, '\n>')}` : '';
 }
 
 function minutesBetween(from: number | undefined, to: number | undefined): string | undefined {

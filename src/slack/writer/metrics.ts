@@ -4,7 +4,16 @@ import type { Redis } from 'ioredis';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Keys } from '../../store/keys.js';
 
+/** The queue and Redis the pending/retrying gauges read at scrape time. */
+export interface QueueSource {
+  queue: Queue;
+  redis: Redis;
+  keys: Keys;
+}
+
 export interface SlackWriterMetrics {
+  /** Points the pending/retrying gauges at a queue and its Redis (a starting writer calls it). */
+  watch(source: QueueSource): void;
   calls: Counter<'method' | 'outcome'>;
   rateLimited: Counter<'method'>;
   permanentErrors: Counter<'error' | 'method'>;
@@ -14,21 +23,15 @@ export interface SlackWriterMetrics {
   retries: Counter<'method' | 'error'>;
   gaveUp: Counter<'job' | 'error'>;
   adopted: Counter<'kind'>;
-  /** Read from Redis at scrape time, once a writer started (see watchQueue). */
+  /** Read from Redis at scrape time, once a writer started (see watch). */
   pending: Gauge<'state'>;
   retrying: Gauge;
   oldestFailure: Gauge;
 }
 
-interface QueueSource {
-  queue: Queue;
-  redis: Redis;
-  keys: Keys;
-}
-
 export function createSlackWriterMetrics(registry: Registry): SlackWriterMetrics {
   let source: QueueSource | undefined;
-  const metrics: SlackWriterMetrics & { watch(s: QueueSource): void } = {
+  const metrics: SlackWriterMetrics = {
     watch: (s) => {
       source = s;
     },
@@ -83,9 +86,4 @@ export function createSlackWriterMetrics(registry: Registry): SlackWriterMetrics
     }),
   };
   return metrics;
-}
-
-/** Points the pending/retrying gauges at a queue and its Redis. */
-export function watchQueue(metrics: SlackWriterMetrics, queue: Queue, redis: Redis, keys: Keys): void {
-  (metrics as Partial<{ watch(s: QueueSource): void }>).watch?.({ queue, redis, keys });
 }

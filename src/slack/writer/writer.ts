@@ -21,7 +21,7 @@ import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { withoutRetries } from '../client.js';
 import { DEFAULT_BUDGETS, SlackBudgets, type BudgetSpec, type WriterBudgets } from './budget.js';
 import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
-import { watchQueue, type SlackWriterMetrics } from './metrics.js';
+import type { SlackWriterMetrics } from './metrics.js';
 import { PARENT_EFFECT, PostLedger, findPosted, postMetadata, type PostKey } from './post-ledger.js';
 import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
 import { classifySlackError, mayHaveLanded } from './slack-errors.js';
@@ -41,6 +41,8 @@ export interface SlackWriterOptions {
   logger: Logger;
   metrics: SlackWriterMetrics;
   finishedTtlMs: number;
+  /** How long thread state of an unfinished release lives after its last write (settings.unfinishedReleaseTtlDays). */
+  unfinishedTtlMs: number;
   budgets?: WriterBudgets;
   concurrency?: number;
   /** Clock of the budgets (tests). */
@@ -88,7 +90,7 @@ export class SlackWriter {
   private counts: Queue<SlackJob> | undefined;
 
   constructor(private readonly options: SlackWriterOptions) {
-    this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs);
+    this.threads = new ThreadStore(options.redis, options.keys, options.finishedTtlMs, options.unfinishedTtlMs);
     this.budgets = new SlackBudgets(options.redis, options.keys, options.now);
     this.spec = options.budgets ?? DEFAULT_BUDGETS;
     this.log = options.logger.child({ component: 'slack-writer' });
@@ -108,7 +110,7 @@ export class SlackWriter {
     });
     this.counts = new Queue<SlackJob>(SLACK_QUEUE, { connection: this.options.connection, prefix: this.options.keys.queuePrefix('slack') });
     this.counts.on('error', () => undefined);
-    watchQueue(this.options.metrics, this.counts, this.options.redis, this.options.keys);
+    this.options.metrics.watch({ queue: this.counts, redis: this.options.redis, keys: this.options.keys });
     worker.on('failed', (job, err) => {
       if (err instanceof DelayedError || err.name === 'DelayedError') return;
       const final = err instanceof UnrecoverableError || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1));
@@ -195,10 +197,10 @@ export class SlackWriter {
       return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     }
     try {
-      if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
+      // Both read at once (one round trip); a pause that ended before its reply went out: the reply goes out without buttons.
+      const [replied, { settled }] = await Promise.all([this.threads.replied(record.pipeline, record.releaseId, effect.id), this.threads.replyMessage(record.pipeline, record.releaseId, effect.id)]);
+      if (replied) return;
       const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
-      // A pause that ended before its reply went out: the reply goes out without buttons.
-      const { settled } = await this.threads.replyMessage(record.pipeline, record.releaseId, effect.id);
       const message = settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record);
       const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
         this.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
