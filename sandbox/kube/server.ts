@@ -53,6 +53,15 @@ export interface ServedRequest {
 }
 
 
+/** What a hostile answer can read and write: the raw request, its URL (query parameters), the response. */
+export interface HostileExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** True for `?watch=true`. */
+  watch: boolean;
+}
+
 export class KubeServer {
   readonly store: ObjectStore;
   readonly registry: ResourceRegistry;
@@ -72,6 +81,13 @@ export class KubeServer {
    * once), as a loaded API server answers some lists later than others. Tests set it.
    */
   serveDelayMs?: (request: ServedRequest) => number | undefined;
+  /**
+   * A server that turns hostile on command: called for each resource request after it is
+   * authenticated and counted; when it returns true it has answered the request itself (a watch
+   * that never sends a newline, 410 on every resume, a list that ignores labelSelector, a 429 with
+   * Retry-After) and the store is not consulted. Tests and benches set and clear it.
+   */
+  hostile?: (request: ServedRequest, exchange: HostileExchange) => boolean;
 
   constructor(private readonly options: KubeServerOptions) {
     this.store = options.store ?? new ObjectStore(new ResourceRegistry());
@@ -198,6 +214,7 @@ export class KubeServer {
     const countKey = `${served.verb} ${served.resource}`;
     this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
     this.onRequest?.(served);
+    if (this.hostile?.(served, { req, res, url, watch })) return;
     const delayMs = this.serveDelayMs?.(served);
     if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (sub !== undefined && sub !== 'status' && !(sub === 'scale' && path.rt.scale)) {
