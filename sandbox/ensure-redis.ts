@@ -31,7 +31,11 @@ export function freePort(): Promise<number> {
 export async function ensureRedis(url: string): Promise<{ url: string; child?: ChildProcess }> {
   if (await answers(url)) return { url };
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+    // Its own process group: Ctrl-C in the terminal must not stop it before the sandbox's clean-up has run.
+    detached: true,
+  });
   const started = await new Promise<boolean>((resolve) => {
     child.once('error', () => resolve(false));
     child.once('spawn', () => resolve(true));

@@ -81,14 +81,20 @@ async function main(): Promise<void> {
       cleanup.disconnect();
     }
   });
-  let stopping = false;
+  // One clean-up, however many signals: Ctrl-C in a terminal reaches every process of the group,
+  // so the node process hears SIGINT from the terminal and again from tsx, which relays it. A
+  // second signal waits for the clean-up under way instead of exiting before the keys are gone.
+  let stopping: Promise<void> | undefined;
   const stop = async (code: number): Promise<never> => {
-    if (!stopping) {
-      stopping = true;
-      await teardown.run(say);
-    }
+    if (stopping) say('sandbox: still stopping (removing what it started)…');
+    stopping ??= teardown.run(say);
+    await stopping;
     process.exit(code);
   };
+  // `on`, not `once`: with no listener left, a second signal would kill the process mid-clean-up.
+  // Heard from here on, so a Ctrl-C during start-up also removes what had started.
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
 
   try {
     const slack = await startSlackStandIn({ botToken: BOT_TOKEN, users: { [YOU]: { name: 'you', real_name: 'You (sandbox)' } }, usergroups: { S0SANDBOXSRE: [YOU] } });
@@ -160,6 +166,7 @@ async function main(): Promise<void> {
   Slack stand-in ${slack.url}   (${slackMode === 'socket' ? 'Socket Mode: Glidepath holds a WebSocket to it; SANDBOX_SLACK=http for signed requests' : 'signed requests to /slack/events; SANDBOX_SLACK=socket for Socket Mode'})
   config         ${resolve(options.dir, 'config.yaml')}
   Kargo API      ${world.kargoApi.url}   (prod; the fleet Stage is target-aware: /glidepath promote checkout-kargo@fleet goes through it)
+  Redis          ${redis.url}   (${redis.child ? 'a redis-server of its own' : 'keys'} under ${prefix}, removed when the sandbox stops)
   kubeconfig     ${kubeconfigPath}   (current context ${DEFAULT_CONTEXT})
 ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('\n')}
   try            kubectl --kubeconfig ${kubeconfigPath} get rollouts -A
@@ -186,8 +193,6 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
       printer.print();
     });
 
-    process.once('SIGINT', () => void stop(0));
-    process.once('SIGTERM', () => void stop(0));
     if (options.seconds > 0) setTimeout(() => void stop(0), options.seconds * 1000);
     void story.play().catch((err: unknown) => say(`sandbox: the story stopped: ${err instanceof Error ? err.message : String(err)}`));
   } catch (err) {
