@@ -5,8 +5,15 @@
 import { KubeActionError } from '../src/kube/errors.js';
 import { generalHelp, usageOf } from './help.js';
 import { UsageError } from './parse.js';
-import { findSubcommand } from './registry.js';
+import { findSubcommand, nearestSubcommand } from './registry.js';
+import { untrusted } from '../src/slack/render/mrkdwn.js';
 import type { CommandContext } from './types.js';
+
+/** What a person typed that is no subcommand, said back safely (no mention, no link), with the likely one. */
+function noSuchSubcommand(typed: string): string {
+  const meant = nearestSubcommand(typed);
+  return `there is no subcommand "${untrusted(typed, 40, { oneLine: true })}"${meant ? `; did you mean \`${meant.name}\`?` : ''}`;
+}
 
 export async function dispatch(ctx: CommandContext, text: string): Promise<void> {
   const trimmed = text.trim();
@@ -14,12 +21,12 @@ export async function dispatch(ctx: CommandContext, text: string): Promise<void>
   const args = trimmed.slice(name.length).trim();
   if (name === '' || name === 'help') {
     const about = rest[0] ? findSubcommand(rest[0]) : undefined;
-    await ctx.slack.reply(about ? usageOf(about) : generalHelp(rest[0] ? `there is no subcommand "${rest[0]}"` : undefined));
+    await ctx.slack.reply(about ? usageOf(about) : generalHelp(rest[0] ? noSuchSubcommand(rest[0]) : undefined));
     return;
   }
   const sub = findSubcommand(name);
   if (!sub) {
-    await ctx.slack.reply(generalHelp(`there is no subcommand "${name}"`));
+    await ctx.slack.reply(generalHelp(noSuchSubcommand(name)));
     return;
   }
   if (rest[0] === 'help' || rest[0] === '--help') {

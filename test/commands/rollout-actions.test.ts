@@ -94,7 +94,15 @@ describe('/glidepath help and usage', () => {
 
     const unknown = await (await rig.command('frobnicate now')).first();
     expect(said(unknown)).toContain('there is no subcommand "frobnicate"');
+    expect(said(unknown)).not.toContain('did you mean');
     expect(said(unknown)).toContain('`promote <pipeline@stage');
+
+    // A typo gets the subcommand it most likely meant; what was typed is said back without a mention.
+    const typo = await (await rig.command('aprove prod/shop/checkout')).first();
+    expect(said(typo)).toContain('there is no subcommand "aprove"; did you mean `approve`?');
+    const mention = await (await rig.command('<!channel>')).first();
+    expect(said(mention)).toContain('there is no subcommand "&lt;!channel&gt;"');
+    expect(said(mention)).not.toContain('<!channel>');
     expect(await rig.auditEntries()).toEqual([]);
   });
 });
