@@ -21,8 +21,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bench/**', 'test/**', 'sandbox/**'],
+    files: ['bench/**', 'test/**', 'sandbox/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // Plain Node scripts run before anything is built (scripts/run-parallel.mjs runs the checks).
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
     // Tests read JSON fixtures and responses whose shape is what they assert.
