@@ -264,6 +264,8 @@ export class ListWatch {
         const current: WatchRun = (run = { startedAt: Date.now(), delivered: false });
         this.handle = await this.api.watch(this.scope.resource, this.scope.namespace, { resourceVersion: this.resourceVersion, labelSelector: this.scope.labelSelector, fieldSelector: this.scope.fieldSelector }, (type, object) => this.onWatchEvent(type, object, current));
         this.counts.watches++;
+        // stop() may have come while the watch was being opened, before there was a handle to stop.
+        if (this.stopped) this.handle.stop();
         let resyncCut = false;
         if (every > 0) {
           // End the watch in time for the next resync list.
