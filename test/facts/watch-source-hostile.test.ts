@@ -113,6 +113,8 @@ pipelines:
     const refusedLines = lines.filter((l) => l.msg.startsWith('the API server sent objects outside the watched scope'));
     expect(refusedLines).toHaveLength(1);
     expect(refusedLines[0]).toMatchObject({ cluster: 'prod', kind: 'Rollout', how: 'list', refused: { outside_selector: STRANGERS } });
+    // Let a renewal or two run (every ttl/3): a lease that lapsed while the loop was blocked is found lost there.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     // The lease was taken once and never lost (a blocked loop misses its renewal and the lease changes hands).
     expect(a.watchSource!.held()).toEqual(['prod']);
     expect(lines.filter((l) => l.msg === 'watching the cluster (lease held)')).toHaveLength(1);
