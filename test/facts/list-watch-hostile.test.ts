@@ -245,4 +245,38 @@ describe('ListWatch against a hostile API server', () => {
     // Told once, when the watch ended.
     expect(seen.summaries).toEqual([{ counts: { outside_selector: 1, outside_namespace: 1 }, how: 'watch' }]);
   }, 30_000);
+
+  it('deletions found on a relist are judged across all its pages; a DELETED of an object never held is dropped', async () => {
+    world = await startKubeWorld();
+    const w = world;
+    const selected = (name: string) => rollout(name, SELECTED);
+    const first = listPages(w, [[selected('a'), selected('b')], [selected('c')]]);
+    const second = listPages(w, [[selected('a')], [selected('c')]]);
+    let lists = 0;
+    let watchesServed = 0;
+    w.server.hostile = (r, { res, url, watch }) => {
+      if (r.resource !== 'rollouts') return false;
+      if (!watch) {
+        if (!url.searchParams.get('continue')) lists++;
+        servePage(res, url, lists === 1 ? first : second);
+        return true;
+      }
+      watchesServed++;
+      if (watchesServed === 1) {
+        // A stranger's DELETED (never listed) must not become a removal; then the version is gone.
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'DELETED', object: rollout('stranger', SELECTED) })}\n`);
+        res.end(`${JSON.stringify({ type: 'ERROR', object: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 } })}\n`);
+        return true;
+      }
+      return false;
+    };
+    const seen = recorder();
+    const deleted: string[] = [];
+    start({ ...seen.events, onDeleted: (o, how) => void deleted.push(`${how} ${(o as KubeObject).metadata.name}`) });
+    await waitFor(async () => lists >= 2 && seen.delivered.filter((d) => d === 'list c').length === 2 || undefined, 'the relist');
+    await waitFor(async () => deleted.length > 0 || undefined, 'the removal');
+    expect(deleted).toEqual(['relist b']);
+    expect(seen.delivered).toEqual(['list a', 'list b', 'list c', 'list a', 'list c']);
+  }, 30_000);
 });

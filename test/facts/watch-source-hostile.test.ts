@@ -58,6 +58,8 @@ describe('watch source against an API server that ignores labelSelector', () => 
     // The pages are serialised before the clock starts: the stand-in runs in this process too.
     const items = Array.from({ length: STRANGERS }, (_, i) => rollout(`stranger-${i}`, { 'app.kubernetes.io/part-of': 'other', env: 'prod' }));
     items.splice(STRANGERS / 2, 0, rollout('checkout', SELECTED));
+    // Selected but not a Rollout Glidepath can read: a warning, once a minute per scope, not once each.
+    for (let i = 0; i < 3; i++) items.push({ ...rollout(`broken-${i}`, SELECTED), spec: 'not a spec' } as unknown as (typeof items)[number]);
     const rv = store.resourceVersion();
     const pages: string[] = [];
     for (let at = 0, p = 0; at < items.length; at += PAGE, p++) {
@@ -113,6 +115,11 @@ pipelines:
     const refusedLines = lines.filter((l) => l.msg.startsWith('the API server sent objects outside the watched scope'));
     expect(refusedLines).toHaveLength(1);
     expect(refusedLines[0]).toMatchObject({ cluster: 'prod', kind: 'Rollout', how: 'list', refused: { outside_selector: STRANGERS } });
+    const invalid = lines.filter((l) => l.msg === 'watched object is not a valid fact');
+    expect(invalid).toHaveLength(1);
+    expect(invalid[0]).toMatchObject({ cluster: 'prod', kind: 'Rollout', count: 1 });
+    expect(String(invalid[0]!.path)).toMatch(/spec/);
+    expect(await metricValue(a, 'glidepath_facts_rejected_total', { reason: 'invalid_object' })).toBe(3);
     // Let a renewal or two run (every ttl/3): a lease that lapsed while the loop was blocked is found lost there.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // The lease was taken once and never lost (a blocked loop misses its renewal and the lease changes hands).
