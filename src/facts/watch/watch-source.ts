@@ -77,6 +77,8 @@ class ClusterWatch {
   /** While the lease is held but the cluster's client cannot be configured yet (a kubeconfig not mounted yet): the next try. */
   private retry?: NodeJS.Timeout;
   private configureFailures = 0;
+  /** Set when the source is closing: the lease given up on purpose is not a loss to warn of. */
+  private closing = false;
   /** "Not a valid fact" warnings, once a minute per scope. */
   private readonly invalidLog = new LogLimiter(60_000);
   /** When this cluster's watches listed again (not the first lists), within the last watchRelistWarn.minutes. */
@@ -91,7 +93,12 @@ class ClusterWatch {
     const ttlMs = o.config.settings.watchLeaseSeconds * 1000;
     this.lease = new RedisLease(o.redis, o.keys.watchLease(cluster), holder, ttlMs, {
       acquired: () => this.begin(),
-      lost: () => void this.end(),
+      lost: () => {
+        // Said out loud: a lease lost while running means renewals failed (Redis, or an event loop
+        // blocked past the TTL), and another replica may be watching now.
+        if (!this.closing) this.o.logger.warn({ cluster: this.cluster, leaseSeconds: o.config.settings.watchLeaseSeconds }, 'lost the watch lease of the cluster (not renewed in time); its watches stop');
+        void this.end();
+      },
     });
   }
 
@@ -215,6 +222,13 @@ class ClusterWatch {
     this.o.logger.warn({ cluster: this.cluster, relists: this.relists.length, minutes }, 'the cluster\'s watches keep listing again (410 or failures): check its API server');
   }
 
+  /** Stops for good (shutdown): the lease is handed over (or left to expire) and the watches stop. */
+  async close(options: { release?: boolean }): Promise<void> {
+    this.closing = true;
+    await this.lease.stop(options);
+    await this.end();
+  }
+
   async end(): Promise<void> {
     this.o.metrics.watchLeaseHeld.set({ cluster: this.cluster }, 0);
     if (this.retry) clearTimeout(this.retry);
@@ -257,9 +271,6 @@ export class WatchSource {
 
   /** Stops watching; `release: false` leaves the leases to expire (as a crashed replica would). */
   async close(options: { release?: boolean } = {}): Promise<void> {
-    await Promise.all([...this.byCluster.values()].map(async (w) => {
-      await w.lease.stop(options);
-      await w.end();
-    }));
+    await Promise.all([...this.byCluster.values()].map((w) => w.close(options)));
   }
 }
