@@ -156,6 +156,14 @@ const settings = z
     watchLeaseSeconds: z.number().int().min(2).max(300).default(15),
     /** Watch source: list again this often; each list is a heartbeat of every tracked object. */
     watchResyncMinutes: z.number().positive().max(60).default(10),
+    /**
+     * Watch source: warn when one cluster's watches list again (410, a failure, a resync) more
+     * than `count` times within `minutes` (a 410 loop, a flapping API server): at most once per window.
+     */
+    watchRelistWarn: z
+      .object({ count: z.number().int().min(1).default(10), minutes: z.number().positive().max(60).default(5) })
+      .strict()
+      .prefault({}),
     /** Watch source: the Argo CD Applications watched for Rollout stages (as the notification subscription selects them). */
     watchApplicationSelector: labelSelector.prefault('hangar.io/release-tracked=true'),
     /** A release that never finishes (announced only, Failed, stuck) is forgotten this long after it was last heard from. */

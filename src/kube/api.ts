@@ -88,9 +88,12 @@ export class KubeApi {
     );
   }
 
-  /** One LIST, following `continue` tokens until complete. */
-  async list(res: ResourceRef, namespace: string, options: ListOptions = {}): Promise<ListPage> {
-    const items: unknown[] = [];
+  /**
+   * One LIST, a page at a time as it arrives (following `continue` tokens until complete), so a
+   * caller holds one page, not the whole list: a list of 50,000 objects must not be gathered and
+   * processed in one synchronous pass (issue 20). Every page carries the list's resourceVersion.
+   */
+  async *listPages(res: ResourceRef, namespace: string, options: ListOptions = {}): AsyncGenerator<ListPage, void, undefined> {
     let token: string | undefined;
     let resourceVersion = '';
     do {
@@ -99,12 +102,22 @@ export class KubeApi {
           { group: res.group, version: res.version, plural: res.plural, namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit: options.limit ?? DEFAULT_PAGE_SIZE, _continue: token },
           this.options(),
         ),
-      )) as { items?: unknown[]; metadata?: { resourceVersion?: string; continue?: string } };
-      items.push(...(page.items ?? []));
+      )) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
       // The first page's resourceVersion is the list's snapshot; later pages repeat it.
       if (!resourceVersion) resourceVersion = page.metadata?.resourceVersion ?? '';
       token = page.metadata?.continue || undefined;
+      yield { items: Array.isArray(page.items) ? (page.items as unknown[]) : [], resourceVersion };
     } while (token);
+  }
+
+  /** One LIST, complete (every page gathered): for callers that need the whole list at once. */
+  async list(res: ResourceRef, namespace: string, options: ListOptions = {}): Promise<ListPage> {
+    const items: unknown[] = [];
+    let resourceVersion = '';
+    for await (const page of this.listPages(res, namespace, options)) {
+      for (const item of page.items) items.push(item);
+      resourceVersion = page.resourceVersion;
+    }
     return { items, resourceVersion };
   }
 

@@ -43,10 +43,31 @@ export class KubeActionError extends Error {
     readonly status?: number,
     /** Extra facts for the caller (e.g. the stale children behind a refusal). */
     readonly details?: Record<string, unknown>,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
+
+  /** How long the API server asked us to wait before trying again (`Retry-After` on a 429 or 503). */
+  readonly retryAfterMs?: number;
+}
+
+/**
+ * `Retry-After` of a 429/503, in milliseconds: delta-seconds or an HTTP date (RFC 9110). client-node
+ * 2.x's ApiException carries the response headers, lower-cased by fetch; anything unreadable is
+ * ignored (the caller's own backoff applies).
+ */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const entry = Object.entries(headers as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'retry-after');
+  const raw = entry?.[1];
+  const value = (Array.isArray(raw) ? raw[0] : raw) as unknown;
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const text = String(value).trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** `prod/shop` (cluster/namespace), `prod` for cluster-scoped calls. */
@@ -141,8 +162,10 @@ export function toKubeActionError(err: unknown, call: KubeCall, options: { timeo
         const why = causes.length > 0 ? causes.join('; ') : serverSays;
         return new KubeActionError('invalid', `${where(call)} rejected the ${call.verb} of ${target(call)}: ${why}${nothing}`, call, code, { serverMessage: why }, { cause: err });
       }
-      default:
-        return new KubeActionError('server', `Cluster ${call.cluster} failed to ${call.verb} ${target(call)} in ${where(call)} (HTTP ${code}${serverSays ? `: ${serverSays}` : ''})${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, code, undefined, { cause: err });
+      default: {
+        const wait = code === 429 || code === 503 ? retryAfterMs((err as { headers?: unknown }).headers) : undefined;
+        return new KubeActionError('server', `Cluster ${call.cluster} failed to ${call.verb} ${target(call)} in ${where(call)} (HTTP ${code}${serverSays ? `: ${serverSays}` : ''})${write ? '; the change may or may not have been applied, look before retrying' : ''}`, call, code, undefined, { cause: err, ...(wait !== undefined ? { retryAfterMs: wait } : {}) });
+      }
     }
   }
   if (isTimeout(err)) {

@@ -13,6 +13,8 @@ export interface Metrics {
   stallAlerts: Counter<'pipeline'>;
   watchEvents: Counter<'cluster' | 'kind' | 'how'>;
   watchRestarts: Counter<'cluster' | 'kind' | 'relist'>;
+  watchRelists: Counter<'cluster' | 'kind' | 'reason'>;
+  watchBackoffSeconds: Counter<'cluster' | 'kind' | 'reason'>;
   watchLag: Histogram<'cluster' | 'kind'>;
   watchLeaseHeld: Gauge<'cluster'>;
   casConflicts: Counter;
@@ -34,6 +36,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     stallAlerts: new Counter({ name: 'glidepath_stall_alerts_total', help: 'Stall alerts raised', labelNames: ['pipeline'], registers: [registry] }),
     watchEvents: new Counter({ name: 'glidepath_watch_objects_total', help: 'Objects seen by the watch source, by cluster, kind and how (list, watch, or deleted: a Kargo Stage that left its watch)', labelNames: ['cluster', 'kind', 'how'], registers: [registry] }),
     watchRestarts: new Counter({ name: 'glidepath_watch_restarts_total', help: 'Watches that ended and resumed (relist=true: the version was gone, 410)', labelNames: ['cluster', 'kind', 'relist'], registers: [registry] }),
+    watchRelists: new Counter({ name: 'glidepath_watch_relists_total', help: 'Lists made by the watch source, by cluster, kind and reason (initial, expired: 410, resync, error: no version to resume from)', labelNames: ['cluster', 'kind', 'reason'], registers: [registry] }),
+    watchBackoffSeconds: new Counter({ name: 'glidepath_watch_backoff_seconds_total', help: 'Seconds the watch source waited before asking an API server again, by cluster, kind and reason (expired: 410 again, throttled: 429, server: 5xx or unreachable, short_watch)', labelNames: ['cluster', 'kind', 'reason'], registers: [registry] }),
     watchLag: new Histogram({ name: 'glidepath_watch_lag_seconds', help: 'From a watched object arriving to its fact being in the queue', labelNames: ['cluster', 'kind'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5], registers: [registry] }),
     watchLeaseHeld: new Gauge({ name: 'glidepath_watch_lease_held', help: '1 while this replica holds the watch lease of a cluster', labelNames: ['cluster'], registers: [registry] }),
     casConflicts: new Counter({ name: 'glidepath_release_cas_conflicts_total', help: 'Release saves that lost a compare-and-set to another writer and were reduced again', registers: [registry] }),

@@ -48,13 +48,19 @@ export class KargoDirectory implements KargoLookup {
 
 export const isKargoScope = (scope: WatchScope): boolean => scope.resource.group === 'kargo.akuity.io';
 
-const invalid = (issues: { message: string }[]): { rejected: string } => ({ rejected: issues[0]?.message ?? 'invalid' });
+/** Why an object is not a valid fact: the first zod issue, and where in the object it is (for the log). */
+export interface RejectedObject {
+  rejected: string;
+  path: string;
+}
+
+export const invalid = (issues: readonly { message: string; path: readonly PropertyKey[] }[]): RejectedObject => ({ rejected: issues[0]?.message ?? 'invalid', path: (issues[0]?.path ?? []).map(String).join('.') });
 
 /**
  * The fact a Kargo object of a scope becomes (`removed`: it left the scope), or the reason it
  * cannot be one. Stages and Freight seen update the directory first.
  */
-export function kargoFactFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number, directory: KargoDirectory, removed = false): Fact | { rejected: string } {
+export function kargoFactFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number, directory: KargoDirectory, removed = false): Fact | RejectedObject {
   switch (scope.resource.kind) {
     case 'Stage': {
       const parsed = stageSchema.safeParse(object);

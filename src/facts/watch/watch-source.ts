@@ -20,7 +20,8 @@ import type { Fact } from '../fact.js';
 import type { FactQueue } from '../fact-queue.js';
 import { normaliseApplication, normaliseApplicationSet, normaliseRollout } from '../normalise.js';
 import { applicationFactBody, applicationSetFactBody, rolloutFactBody } from '../schemas.js';
-import { isKargoScope, KargoDirectory, kargoFactFromObject } from './kargo-watch.js';
+import { invalid, isKargoScope, KargoDirectory, kargoFactFromObject, type RejectedObject } from './kargo-watch.js';
+import { LogLimiter } from '../../obs/log-limit.js';
 import { kargoFactFollowed } from '../../releases/route-kargo.js';
 import { RedisLease } from './lease.js';
 import { WATCH_DELETED_EVENT, WATCH_EVENT, WATCH_RESYNC_EVENT } from '../identity.js';
@@ -48,21 +49,21 @@ export interface WatchSourceOptions {
  * The fact an object of a scope becomes, the reason it cannot be one, or undefined when the scope
  * does not track it (Kargo objects: see kargo-watch.ts).
  */
-export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number, kargo = new KargoDirectory()): Fact | { rejected: string } | undefined {
+export function factFromObject(scope: WatchScope, cluster: string, object: unknown, event: string, receivedAt: number, kargo = new KargoDirectory()): Fact | RejectedObject | undefined {
   if (isKargoScope(scope)) return kargoFactFromObject(scope, cluster, object, event, receivedAt, kargo);
   const sentAt = Math.floor(receivedAt / 1000);
   if (scope.resource.kind === 'Rollout') {
     const body = rolloutFactBody.safeParse({ event, sentAt, rollout: object });
-    if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
+    if (!body.success) return invalid(body.error.issues);
     return normaliseRollout(body.data, cluster, receivedAt, 'watch');
   }
   if (scope.resource.kind === 'ApplicationSet') {
     const body = applicationSetFactBody.safeParse({ event, sentAt, applicationSet: object });
-    if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
+    if (!body.success) return invalid(body.error.issues);
     return normaliseApplicationSet(body.data, cluster, receivedAt, 'watch');
   }
   const body = applicationFactBody.safeParse({ event, sentAt, application: object });
-  if (!body.success) return { rejected: body.error.issues[0]?.message ?? 'invalid' };
+  if (!body.success) return invalid(body.error.issues);
   const fact = normaliseApplication(body.data, cluster, receivedAt, 'watch');
   // Children of the named ApplicationSets only: the API server cannot select by owner.
   if (scope.ownedBy && !(fact.application.appSet !== undefined && scope.ownedBy.includes(fact.application.appSet))) return undefined;
@@ -76,6 +77,13 @@ class ClusterWatch {
   /** While the lease is held but the cluster's client cannot be configured yet (a kubeconfig not mounted yet): the next try. */
   private retry?: NodeJS.Timeout;
   private configureFailures = 0;
+  /** Set when the source is closing: the lease given up on purpose is not a loss to warn of. */
+  private closing = false;
+  /** "Not a valid fact" warnings, once a minute per scope. */
+  private readonly invalidLog = new LogLimiter(60_000);
+  /** When this cluster's watches listed again (not the first lists), within the last watchRelistWarn.minutes. */
+  private relists: number[] = [];
+  private relistWarnedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly cluster: string,
@@ -85,7 +93,12 @@ class ClusterWatch {
     const ttlMs = o.config.settings.watchLeaseSeconds * 1000;
     this.lease = new RedisLease(o.redis, o.keys.watchLease(cluster), holder, ttlMs, {
       acquired: () => this.begin(),
-      lost: () => void this.end(),
+      lost: () => {
+        // Said out loud: a lease lost while running means renewals failed (Redis, or an event loop
+        // blocked past the TTL), and another replica may be watching now.
+        if (!this.closing) this.o.logger.warn({ cluster: this.cluster, leaseSeconds: o.config.settings.watchLeaseSeconds }, 'lost the watch lease of the cluster (not renewed in time); its watches stop');
+        void this.end();
+      },
     });
   }
 
@@ -126,18 +139,23 @@ class ClusterWatch {
       const role = listRole(scope, scopes);
       /** A leader's list being delivered: its facts' queueing. */
       const listing: Promise<void>[] = [];
-      const deliver = (object: unknown, how: 'list' | 'watch' | 'deleted'): void => {
+      const scopeKey = `${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}|${scope.fieldSelector ?? ''}`;
+      /** The fact's queueing, or undefined when the object becomes no fact (a list awaits a page's queueing before its next page). */
+      const deliver = (object: unknown, how: 'list' | 'watch' | 'deleted'): Promise<void> | undefined => {
         const receivedAt = now();
         const event = how === 'list' ? WATCH_RESYNC_EVENT : how === 'deleted' ? WATCH_DELETED_EVENT : WATCH_EVENT;
         const fact = how === 'deleted' ? kargoFactFromObject(scope, this.cluster, object, event, receivedAt, kargo, true) : factFromObject(scope, this.cluster, object, event, receivedAt, kargo);
-        if (fact === undefined) return;
+        if (fact === undefined) return undefined;
         if ('rejected' in fact) {
           this.o.metrics.factsRejected.inc({ source: 'watch', reason: 'invalid_object' });
-          this.o.logger.debug({ ...labels, reason: fact.rejected }, 'watched object is not a valid fact');
-          return;
+          // A warning (an object of the wrong kind or shape on this path is the cluster misbehaving),
+          // but once a minute per scope with a count: a cluster can send thousands.
+          const count = this.invalidLog.take(scopeKey);
+          if (count !== undefined) this.o.logger.warn({ ...labels, namespace: scope.namespace, reason: fact.rejected, path: fact.path, count }, 'watched object is not a valid fact');
+          return undefined;
         }
         // Kargo: only what a pipeline stage follows (name patterns are matched here, not by the API server).
-        if ((fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') && !kargoFactFollowed(this.o.config, fact)) return;
+        if ((fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') && !kargoFactFollowed(this.o.config, fact)) return undefined;
         this.o.metrics.factsReceived.inc({ source: 'watch' });
         this.o.metrics.watchEvents.inc({ ...labels, how });
         const queued = this.o.facts.add(fact).then(
@@ -152,6 +170,7 @@ class ClusterWatch {
           },
         );
         if (how === 'list' && role !== undefined && role !== 'follower') listing.push(queued);
+        return queued;
       };
       const watch = new ListWatch(
         api,
@@ -164,6 +183,14 @@ class ClusterWatch {
             this.o.metrics.watchRestarts.inc({ ...labels, relist: String(relist) });
             this.o.logger.debug({ ...labels, reason, relist }, 'watch restarts');
           },
+          onList: (reason) => {
+            this.o.metrics.watchRelists.inc({ ...labels, reason });
+            if (reason !== 'initial') this.noteRelist();
+          },
+          onBackoff: (ms, reason) => this.o.metrics.watchBackoffSeconds.inc({ ...labels, reason }, ms / 1000),
+          onRefused: (reason) => this.o.metrics.factsRejected.inc({ source: 'watch', reason }),
+          // One line per list or watch, with the counts: the API server did not apply the selectors it was sent.
+          onRefusedSummary: (refused, how) => this.o.logger.warn({ ...labels, namespace: scope.namespace, labelSelector: scope.labelSelector, fieldSelector: scope.fieldSelector, how, refused }, 'the API server sent objects outside the watched scope; they were refused'),
         },
         {
           relistEveryMs: this.o.config.settings.watchResyncMinutes * 60_000,
@@ -181,6 +208,25 @@ class ClusterWatch {
       ).start();
       this.watches.push(watch);
     }
+  }
+
+  /** A relist of any of the cluster's scopes: a warning when there are too many in the window (a 410 loop, a flapping API server). */
+  private noteRelist(): void {
+    const { count, minutes } = this.o.config.settings.watchRelistWarn;
+    const windowMs = minutes * 60_000;
+    const at = Date.now();
+    this.relists.push(at);
+    while (this.relists.length > 0 && this.relists[0]! <= at - windowMs) this.relists.shift();
+    if (this.relists.length <= count || at - this.relistWarnedAt < windowMs) return;
+    this.relistWarnedAt = at;
+    this.o.logger.warn({ cluster: this.cluster, relists: this.relists.length, minutes }, 'the cluster\'s watches keep listing again (410 or failures): check its API server');
+  }
+
+  /** Stops for good (shutdown): the lease is handed over (or left to expire) and the watches stop. */
+  async close(options: { release?: boolean }): Promise<void> {
+    this.closing = true;
+    await this.lease.stop(options);
+    await this.end();
   }
 
   async end(): Promise<void> {
@@ -225,9 +271,6 @@ export class WatchSource {
 
   /** Stops watching; `release: false` leaves the leases to expire (as a crashed replica would). */
   async close(options: { release?: boolean } = {}): Promise<void> {
-    await Promise.all([...this.byCluster.values()].map(async (w) => {
-      await w.lease.stop(options);
-      await w.end();
-    }));
+    await Promise.all([...this.byCluster.values()].map((w) => w.close(options)));
   }
 }
