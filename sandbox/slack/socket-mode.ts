@@ -113,6 +113,8 @@ export class SocketModeStandIn {
   /** Envelopes waiting for a connection. */
   private readonly waiting: InFlight[] = [];
   private readonly helloWaiters: { count: number; resolve: () => void }[] = [];
+  /** Acks awaited for raw frames (sendRaw), by the envelope_id the frame carried. */
+  private readonly rawWaiters = new Map<string, { resolve: (ack: EnvelopeAck) => void; timer: NodeJS.Timeout }>();
   private nextConnectionId = 1;
   private closed = false;
 
@@ -167,6 +169,30 @@ export class SocketModeStandIn {
 
   event(event: Record<string, unknown>): Promise<EnvelopeAck> {
     return this.deliver('events_api', eventCallbackPayload(event, this.options.team));
+  }
+
+  /**
+   * Sends `text` as it is (not necessarily JSON, not necessarily an envelope) on the newest open
+   * connection, to see how the app survives a frame Slack should never send. With `envelopeId`,
+   * resolves with the app's ack for that id, or undefined if none came within the ack timeout;
+   * without, once the frame is written.
+   */
+  sendRaw(text: string, envelopeId?: string): Promise<EnvelopeAck | undefined> {
+    const target = [...this.connections].reverse().find((c) => !c.leaving && c.ws.readyState === c.ws.OPEN);
+    if (!target) return Promise.reject(new Error('sendRaw: no open Socket Mode connection'));
+    return new Promise<EnvelopeAck | undefined>((resolve) => {
+      if (envelopeId !== undefined) {
+        const timer = setTimeout(() => {
+          this.rawWaiters.delete(envelopeId);
+          resolve(undefined);
+        }, this.options.ackTimeoutMs ?? 3_000);
+        timer.unref();
+        this.rawWaiters.set(envelopeId, { resolve, timer });
+      }
+      target.ws.send(text, () => {
+        if (envelopeId === undefined) resolve(undefined);
+      });
+    });
   }
 
   /**
@@ -283,6 +309,14 @@ export class SocketModeStandIn {
     }
     if (!parsed) {
       this.stats.badMessages += 1;
+      return;
+    }
+    const raw = this.rawWaiters.get(parsed.envelope_id);
+    if (raw) {
+      this.rawWaiters.delete(parsed.envelope_id);
+      clearTimeout(raw.timer);
+      this.stats.acks += 1;
+      raw.resolve({ envelopeId: parsed.envelope_id, payload: parsed.payload, retryAttempt: 0 });
       return;
     }
     const envelope = this.inFlight.get(parsed.envelope_id);

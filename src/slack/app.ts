@@ -3,7 +3,7 @@
  * server (`handleSlackRequest` is mounted on /slack/events). The bot token is checked with
  * auth.test before anything else, so a bad token stops start-up with a message that says what to do.
  */
-import { App, SocketModeReceiver, type Receiver } from '@slack/bolt';
+import { App, type Receiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Env } from '../config/env.js';
@@ -12,6 +12,7 @@ import { SlackStartupError } from './errors.js';
 import { LISTENER_GROUPS } from './listeners/index.js';
 import type { ListenerDeps, ListenerGroup } from './listeners/types.js';
 import { boltLogger } from './logger.js';
+import { GuardedSocketModeReceiver } from './receivers/guarded-socket-mode-receiver.js';
 import { RoutedHttpReceiver } from './receivers/routed-http-receiver.js';
 import type { SeenSlackRequests } from './receivers/seen-requests.js';
 
@@ -92,14 +93,15 @@ export async function createSlackApp(options: CreateSlackAppOptions): Promise<Sl
   let receiver: Receiver;
   let routed: RoutedHttpReceiver | undefined;
   if (socketMode) {
-    receiver = new SocketModeReceiver({
+    // Guarded: a frame @slack/socket-mode cannot parse would otherwise end the process (issue 20).
+    receiver = new GuardedSocketModeReceiver({
       appToken: env.SLACK_APP_TOKEN as string,
       logger: boltLogger(log),
       // The receiver hands only `installerOptions.clientOptions` to its Socket Mode client (a top-level
       // `clientOptions` is silently dropped), and that client opens the socket with apps.connections.open
       // at this URL. Only the URL: the client's own retry policy keeps reconnecting through outages.
       ...(env.SLACK_API_URL ? { installerOptions: { clientOptions: { slackApiUrl: env.SLACK_API_URL } } } : {}),
-    });
+    }, log);
   } else {
     routed = new RoutedHttpReceiver({
       signingSecret: env.SLACK_SIGNING_SECRET as string,
