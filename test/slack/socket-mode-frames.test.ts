@@ -124,4 +124,14 @@ describe('Socket Mode frames that are not envelopes', () => {
     expect(warning.frameBytes).toBeGreaterThan(100_000);
     expect(rejections).toEqual([]);
   }, 30_000);
+
+  it("keeps a malformed slash command's verification token and response_url out of the log", async () => {
+    await socketGlidepath();
+    await slack.socketMode.whenConnected(1);
+    const frame = { type: 'slash_commands', envelope_id: 'e-secret', payload: 'not an object', token: 'verification-token-secret', response_url: 'https://hooks.slack.com/commands/secret' };
+    await slack.socketMode.sendRaw(JSON.stringify(frame), 'e-secret');
+    const warning = await eventually(() => log.lines.find((l) => l.envelopeId === 'e-secret'), 'a warning for the frame');
+    expect(String(warning.frame)).toContain('"envelope_id":"e-secret"');
+    expect(String(warning.frame)).not.toMatch(/verification-token-secret|hooks\.slack\.com/);
+  }, 30_000);
 });

@@ -52,6 +52,14 @@ const CLIENT_EVENTS = new Set([
 /** Enough of a frame to recognise it in a log; a frame can be megabytes. */
 export const FRAME_EXCERPT_CHARS = 300;
 
+/**
+ * The excerpt of a frame for the log, its secrets blanked: a slash command or interaction payload
+ * carries Slack's verification `token` (and a `response_url` that lets anyone answer in the channel).
+ */
+export function frameExcerpt(text: string | undefined): string | undefined {
+  return text?.slice(0, FRAME_EXCERPT_CHARS * 4).replace(/("(?:token|response_url|trigger_id)"\s*:\s*")[^"]*"/g, '$1…"').slice(0, FRAME_EXCERPT_CHARS);
+}
+
 export type FrameVerdict = { ok: true } | { ok: false; reason: string; envelopeId?: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -105,7 +113,7 @@ export function guardSocketModeFrames(client: SocketModeClient, log: Logger): vo
     const verdict: FrameVerdict = isBinary === true ? { ok: true } : text === undefined ? { ok: false, reason: 'not a text frame' } : checkFrame(text);
     if (!verdict.ok) {
       log.warn(
-        { reason: verdict.reason, envelopeId: verdict.envelopeId, frame: text?.slice(0, FRAME_EXCERPT_CHARS), frameBytes: text === undefined ? undefined : Buffer.byteLength(text) },
+        { reason: verdict.reason, envelopeId: verdict.envelopeId, frame: frameExcerpt(text), frameBytes: text === undefined ? undefined : Buffer.byteLength(text) },
         'Socket Mode frame ignored: not a well-formed envelope',
       );
       // Acked with an empty payload, as Slack expects within 3 s; unacked it would come back up to 3 times.
@@ -117,7 +125,7 @@ export function guardSocketModeFrames(client: SocketModeClient, log: Logger): vo
     // Whatever the client still throws on a frame we let through is a bug to see, not a crash.
     Promise.resolve()
       .then(() => handle.call(client, data, isBinary))
-      .catch((err: unknown) => log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, frame: text?.slice(0, FRAME_EXCERPT_CHARS) }, 'Socket Mode client failed on a frame'));
+      .catch((err: unknown) => log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, frame: frameExcerpt(text) }, 'Socket Mode client failed on a frame'));
   });
 }
 
