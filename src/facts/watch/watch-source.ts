@@ -86,7 +86,7 @@ class ClusterWatch {
     this.lease = new RedisLease(o.redis, o.keys.watchLease(cluster), holder, ttlMs, {
       acquired: () => this.begin(),
       lost: () => void this.end(),
-    });
+    }, { epochKey: o.keys.watchLeaseEpoch(cluster), logger: o.logger, what: { cluster, lease: 'watch' } });
   }
 
   private begin(): void {
