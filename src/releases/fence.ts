@@ -7,7 +7,7 @@
 export interface Fence {
   /** The partition lease's epoch this job's Worker works under. */
   epoch: number;
-  /** Whether the lease is still held at that epoch (local check, then one Redis round trip). */
+  /** Whether the lease is still held at that epoch (by the local clock; Redis is asked only when a renewal is late). */
   holds(): Promise<boolean>;
 }
 

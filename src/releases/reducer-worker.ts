@@ -351,7 +351,7 @@ export class FactReducer {
     if (stored && stored.outbox.length > 0) {
       // Effects go out only while the lease is held: a job that woke after a takeover leaves the
       // outbox to the new holder, which dispatches it with the next fact of the release (the
-      // retried job is one). A round trip per batch with effects only, never per fact.
+      // retried job is one). Checked locally: no round trip in the steady state (PartitionLeases.holds).
       if (fence && !(await fence.holds())) throw new FencedWriteError('dispatch', `${pipeline.name}/${releaseId}`, fence.epoch);
       await this.dispatch(stored.record, stored.outbox);
     }

@@ -37,10 +37,11 @@ import { FencedWriteError } from './fence.js';
  * script the save runs anyway: no round trip.
  */
 const SAVE_SCRIPT = `
-if ARGV[10] ~= '' and tonumber(ARGV[10]) < tonumber(redis.call('HGET', KEYS[1], 'fence') or '0') then return -1 end
+local fence = ARGV[10] ~= '' and redis.call('HGET', KEYS[1], 'fence')
+if fence and tonumber(ARGV[10]) < tonumber(fence) then return -1 end
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'fence', ARGV[10]) end
+if ARGV[10] ~= '' and fence ~= ARGV[10] then redis.call('HSET', KEYS[1], 'fence', ARGV[10]) end
 local n = tonumber(ARGV[11])
 local i = 12
 for _ = 1, n do
