@@ -49,6 +49,12 @@ export interface RolloutObservation {
   abortedAt?: string;
   /** Canary step position: index is 0-based, count is the number of steps (index === count when done). */
   step?: { index: number; count?: number; label?: string };
+  /**
+   * `status.promoteFull` was set (`kubectl argo rollouts promote --full`, Argo CD's promote-full):
+   * the evidence of a full promotion. The controller clears it once the stable switches, so a
+   * fact heard only after that carries none, and the jump in steps alone is not evidence.
+   */
+  promoteFull?: true;
   /** Canary traffic weight in percent, when known. */
   weight?: number;
   replicas: { desired?: number; current?: number; updated?: number; ready?: number; available?: number };

@@ -64,6 +64,7 @@ export function normaliseRollout(
       aborted: state.aborted,
       abortedAt: state.abortedAt,
       step: state.step,
+      ...((status as Record<string, unknown> | undefined)?.promoteFull === true ? { promoteFull: true as const } : {}),
       weight: state.weight,
       replicas: {
         desired: spec?.replicas ?? undefined,

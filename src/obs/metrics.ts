@@ -18,6 +18,8 @@ export interface Metrics {
   watchLag: Histogram<'cluster' | 'kind'>;
   watchLeaseHeld: Gauge<'cluster'>;
   casConflicts: Counter;
+  /** Writes a stale lease holder tried and the fence refused (what: record, dispatch). */
+  fencedWrites: Counter<'what'>;
   partitionsHeld: Gauge;
 }
 
@@ -41,6 +43,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     watchLag: new Histogram({ name: 'glidepath_watch_lag_seconds', help: 'From a watched object arriving to its fact being in the queue', labelNames: ['cluster', 'kind'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5], registers: [registry] }),
     watchLeaseHeld: new Gauge({ name: 'glidepath_watch_lease_held', help: '1 while this replica holds the watch lease of a cluster', labelNames: ['cluster'], registers: [registry] }),
     casConflicts: new Counter({ name: 'glidepath_release_cas_conflicts_total', help: 'Release saves that lost a compare-and-set to another writer and were reduced again', registers: [registry] }),
+    fencedWrites: new Counter({ name: 'glidepath_fenced_writes_total', help: 'Writes refused because this process lost the lease it worked under (paused past its TTL, taken over), by what: record, dispatch, watch_fact', labelNames: ['what'], registers: [registry] }),
     partitionsHeld: new Gauge({ name: 'glidepath_fact_partitions_held', help: 'Fact partitions this replica holds a lease on and works', registers: [registry] }),
   };
 }

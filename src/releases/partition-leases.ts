@@ -9,12 +9,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RELEASE, RENEW } from '../facts/watch/lease.js';
+import { RELEASE, RENEW, acquireLease, stillHolds } from '../facts/watch/lease.js';
 import type { Keys } from '../store/keys.js';
 
 export interface PartitionHandlers {
-  /** Start working the partition (its lease is held). */
-  acquired(partition: number): void;
+  /** Start working the partition (its lease is held, taken at fencing epoch `epoch`). */
+  acquired(partition: number, epoch: number): void;
   /** Stop working it and finish the jobs in hand; the lease is given back once this resolves. */
   release(partition: number): Promise<void>;
   /** The lease was lost (not renewed in time): stop at once. */
@@ -33,6 +33,10 @@ export interface PartitionStatus {
 
 export class PartitionLeases {
   private readonly held = new Set<number>();
+  /** The fencing epoch each held partition was taken at (lease.ts ACQUIRE). */
+  private readonly epochs = new Map<number, number>();
+  /** Local monotonic time each held lease was last confirmed by Redis (taken or renewed). */
+  private readonly confirmedAt = new Map<number, number>();
   private readonly releasing = new Set<number>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
@@ -121,9 +125,29 @@ export class PartitionLeases {
 
   private async renew(): Promise<void> {
     for (const p of [...this.held]) {
+      const asked = performance.now();
       const renewed = (await this.redis.eval(RENEW, 1, this.keys.partitionLease(p), this.replicaId, String(this.ttlMs))) === 1;
-      if (!renewed && this.held.has(p)) this.lose(p);
+      if (renewed) this.confirmedAt.set(p, asked);
+      else if (this.held.has(p)) this.lose(p);
     }
+  }
+
+  /**
+   * Whether this replica still works partition `p` under the lease it took at `epoch`, for the
+   * side effects of a job (the record's own write is fenced inside its save script). Locally:
+   * held, same epoch, and confirmed by Redis less than a TTL ago by our own monotonic clock (the
+   * renewal that confirmed it set the expiry at least a TTL after we asked, so nobody can have
+   * taken it yet); a process waking from a pause longer than the TTL answers false at once.
+   * Renewals come every third of the TTL, so a confirmation older than half of it means this
+   * process was held up: only then is Redis asked (FENCE_CHECK), and a fact costs no round trip.
+   */
+  async holds(p: number, epoch: number): Promise<boolean> {
+    const confirmed = this.confirmedAt.get(p);
+    if (!this.held.has(p) || this.epochs.get(p) !== epoch || confirmed === undefined) return false;
+    const age = performance.now() - confirmed;
+    if (age >= this.ttlMs) return false;
+    if (age < this.ttlMs / 2) return true;
+    return stillHolds(this.redis, this.keys.partitionLease(p), this.keys.partitionLeaseEpoch(p), this.replicaId, epoch);
   }
 
   /** Lets go of partitions above the target: the worker finishes, then the lease is given back. */
@@ -150,16 +174,20 @@ export class PartitionLeases {
     for (const p of this.order) {
       if (this.held.size - this.releasing.size >= this.target()) return;
       if (this.held.has(p)) continue;
-      const taken = (await this.redis.set(this.keys.partitionLease(p), this.replicaId, 'PX', this.ttlMs, 'NX')) === 'OK';
-      if (taken && !this.stopped) {
+      const asked = performance.now();
+      const epoch = await acquireLease(this.redis, this.keys.partitionLease(p), this.keys.partitionLeaseEpoch(p), this.replicaId, this.ttlMs);
+      if (epoch !== undefined && !this.stopped) {
         this.held.add(p);
-        this.handlers.acquired(p);
+        this.epochs.set(p, epoch);
+        this.confirmedAt.set(p, asked);
+        this.handlers.acquired(p, epoch);
       }
     }
   }
 
   private lose(p: number): void {
     this.held.delete(p);
+    this.confirmedAt.delete(p);
     this.handlers.lost(p);
   }
 

@@ -10,7 +10,8 @@ import type { FactJobData } from '../facts/fact-queue.js';
 import type { Logger } from '../obs/logger.js';
 import type { Keys } from '../store/keys.js';
 import { PartitionLeases, type PartitionStatus } from './partition-leases.js';
-import { startReducerWorker, type FactReducer } from './reducer-worker.js';
+import type { FactReducer } from './reducer-worker.js';
+import { startReducerWorker } from './reducer-jobs.js';
 
 export interface PartitionWorkersOptions {
   connection: Redis;
@@ -32,10 +33,12 @@ export class PartitionWorkers {
   private constructor(private readonly o: PartitionWorkersOptions) {
     const replicaId = o.replicaId ?? `${hostname()}-${randomBytes(4).toString('hex')}`;
     this.leases = new PartitionLeases(o.connection, o.keys, replicaId, o.leaseMs, {
-      acquired: (p) => {
+      acquired: (p, epoch) => {
         const concurrency = Math.max(1, Math.ceil(o.concurrency / Math.max(1, this.leases.status().target)));
-        this.running.set(p, startReducerWorker(o.reducer, { connection: o.connection, prefix: o.keys.factQueuePrefix(p), concurrency, logger: o.logger, partition: p, ...(o.lockDurationMs ? { lockDurationMs: o.lockDurationMs } : {}) }));
-        o.logger.info({ partition: p, replica: replicaId }, 'fact partition taken');
+        // A Worker per holding: its jobs carry the epoch the lease was taken at (the fence).
+        const fence = { epoch, holds: () => this.leases.holds(p, epoch) };
+        this.running.set(p, startReducerWorker(o.reducer, { connection: o.connection, prefix: o.keys.factQueuePrefix(p), concurrency, logger: o.logger, partition: p, fence, ...(o.lockDurationMs ? { lockDurationMs: o.lockDurationMs } : {}) }));
+        o.logger.info({ partition: p, replica: replicaId, epoch }, 'fact partition taken');
         this.changed();
       },
       release: async (p) => {

@@ -60,11 +60,20 @@ function resumedBy(prev: TargetState, ctx: Pick<ReduceContext, 'ownActions'>): P
   return own ? { by: 'glidepath', ...(own.user ? { user: own.user } : {}) } : { by: 'outside' };
 }
 
-/** Every remaining step skipped at once (`promote --full`, Argo CD's promote-full), rather than one step resumed. */
-function promotedFully(prev: TargetState, next: TargetState): boolean {
-  const count = next.step?.count ?? prev.step?.count;
-  if (count === undefined || prev.step === undefined || next.step === undefined) return false;
-  return next.step.index >= count && prev.step.index + 1 < count;
+/**
+ * Every remaining step skipped at once (`promote --full`, Argo CD's promote-full), rather than one
+ * step resumed: only on evidence, `status.promoteFull` seen set. A jump to the last step is no
+ * evidence: the same jump is what a resume looks like when the steps after it ran while Glidepath
+ * heard nothing (the watch down, a takeover, notifications lost).
+ */
+function promotedFully(next: TargetState): boolean {
+  return next.promoteFull === true;
+}
+
+/** The step index the Rollout was next heard at, when steps between the pause and it were not seen. */
+function unseenStepsUntil(prev: TargetState, next: TargetState): number | undefined {
+  if (prev.step === undefined || next.step === undefined) return undefined;
+  return next.step.index > prev.step.index + 1 ? next.step.index : undefined;
 }
 
 /** The settle effect of the reply `prev` was announced with, when that reply went out. */
@@ -85,7 +94,7 @@ export function pauseEnded(record: ReleaseRecord, stage: string, prev: TargetSta
   let ended: PauseEnd;
   if (next.podHash !== prev.podHash) ended = { how: 'new-version' };
   else if (next.aborted) ended = { how: 'aborted', ...abortedBy(next, ctx) };
-  else ended = { how: promotedFully(prev, next) ? 'promoted' : 'resumed', ...resumedBy(prev, ctx) };
+  else ended = { how: promotedFully(next) ? 'promoted' : 'resumed', ...resumedBy(prev, ctx) };
   const settled = settle(record, stage, prev, ended);
   if (!settled) return [];
   const effects: Effect[] = [settled];
@@ -97,6 +106,7 @@ export function pauseEnded(record: ReleaseRecord, stage: string, prev: TargetSta
       stepIndex: prev.step?.index,
       stepCount: prev.step?.count,
       ...(ended.how === 'promoted' ? { promotedFully: true } : {}),
+      ...(ended.how === 'resumed' && unseenStepsUntil(prev, next) !== undefined ? { heardAtStep: unseenStepsUntil(prev, next) } : {}),
     };
     const reply = noticeReply(record, `resumed:${refKey(prev)}:${prev.podHash ?? ''}:${prev.step?.index ?? 'manual'}`, 'resumed', detail, stage, prev.ref);
     if (reply) effects.push(reply);

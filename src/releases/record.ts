@@ -38,6 +38,8 @@ export interface TargetState {
   pause?: { reason: string; since?: string };
   aborted: boolean;
   step?: { index: number; count?: number; label?: string };
+  /** The observation had `status.promoteFull` set (RolloutObservation.promoteFull). */
+  promoteFull?: true;
   weight?: number;
   replicas?: { desired?: number; updated?: number; ready?: number; available?: number };
   restartedAt?: string;
@@ -172,8 +174,14 @@ export interface ReplyDetail {
   actor?: string;
   /** Kargo: the AnalysisRun of a failed verification. */
   analysisRun?: string;
-  /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step. */
+  /** A pause ended by a full promotion (every remaining step skipped), not a resume of one step: only on evidence (`status.promoteFull`). */
   promotedFully?: boolean;
+  /**
+   * A pause ended and the Rollout was next heard at this step index, past steps never heard
+   * (the watch was down, a takeover, lost notifications): the steps between were not seen, and
+   * nothing says they were skipped.
+   */
+  heardAtStep?: number;
   /** stall: how the quiet stage is heard, and what the release waits for a person to do besides (src/releases/stall.ts). */
   stall?: StallDetail;
   /** appset-out-of-order: the step that started, the earlier steps behind, and the children involved. */

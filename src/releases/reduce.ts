@@ -193,6 +193,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
     pause: obs.pause,
     aborted: obs.aborted,
     step: obs.step,
+    ...(obs.promoteFull ? { promoteFull: obs.promoteFull } : {}),
     weight: obs.weight,
     replicas: obs.replicas,
     restartedAt: obs.restartedAt,

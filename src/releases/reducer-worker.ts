@@ -4,16 +4,15 @@
  * record first (an outbox), so a worker killed between the two steps loses nothing: the retry
  * dispatches what the first attempt saved, and effect ids make the second dispatch harmless.
  */
-import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { stallAfterMs, type ConfigFile, type PipelineConfig, type StageConfig } from '../config/file.js';
 import type { Fact, KargoFact } from '../facts/fact.js';
 import { targetKey } from '../facts/fact.js';
-import { FACTS_QUEUE, FORWARDED_JOB, type FactJobData, type FactQueue, type ForwardedFact } from '../facts/fact-queue.js';
+import type { FactQueue } from '../facts/fact-queue.js';
 import { partitionOfPipeline } from '../facts/partitions.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { ReduceContext } from './context.js';
+import { FencedWriteError, oldestFence, type Fence } from './fence.js';
 import type { ThreadEffect, ThreadEffectSink } from './ports.js';
 import { reduceDraft, type ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseRecord } from './record.js';
@@ -60,6 +59,8 @@ export interface FactReducerDeps {
 export interface FactOrigin {
   partition: number;
   pipeline?: string;
+  /** The partition lease the job is worked under (absent: no lease, e.g. tests driving the reducer). */
+  fence?: Fence;
 }
 
 /** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
@@ -269,7 +270,7 @@ export class FactReducer {
     }
     routes = await this.forwardForeign(fact, routes, origin.partition);
     const outcomes: ReduceOutcome[] = [];
-    for (const route of routes) outcomes.push(await this.processRoute(fact, route));
+    for (const route of routes) outcomes.push(await this.processRoute(fact, route, origin.fence));
     this.deps.metrics.reducerSeconds.observe({ kind: fact.kind }, (performance.now() - started) / 1000);
     return { routes: routes.length, outcomes };
   }
@@ -291,14 +292,29 @@ export class FactReducer {
     return local;
   }
 
-  private readonly lanes = new ReleaseLanes<RoutedFact, ReduceOutcome>((_key, items) => this.reduceBatch(items));
+  private readonly lanes = new ReleaseLanes<RoutedFact & { fence?: Fence }, ReduceOutcome>((_key, items) => this.fenced(items));
 
-  private processRoute(fact: Fact, route: ResolvedRoute): Promise<ReduceOutcome> {
-    return this.lanes.submit(`${route.pipeline.name}\n${route.releaseId}`, { fact, route });
+  private processRoute(fact: Fact, route: ResolvedRoute, fence: Fence | undefined): Promise<ReduceOutcome> {
+    return this.lanes.submit(`${route.pipeline.name}\n${route.releaseId}`, { fact, route, ...(fence ? { fence } : {}) });
+  }
+
+  /** A write refused by the fence is told at warn and counted: this process lost its lease while the job was in hand. */
+  private async fenced(items: (RoutedFact & { fence?: Fence })[]): Promise<ReduceOutcome[]> {
+    const fence = oldestFence(items.map((i) => i.fence));
+    try {
+      return await this.reduceBatch(items, fence);
+    } catch (err) {
+      if (err instanceof FencedWriteError) {
+        this.deps.metrics.fencedWrites.inc({ what: err.what });
+        const first = items[0] as RoutedFact;
+        this.deps.logger.warn({ pipeline: first.route.pipeline.name, releaseId: first.route.releaseId, epoch: err.epoch, what: err.what }, `fenced: ${err.message}`);
+      }
+      throw err;
+    }
   }
 
   /** Facts of one release, reduced in arrival order under one compare-and-set. */
-  private async reduceBatch(items: RoutedFact[]): Promise<ReduceOutcome[]> {
+  private async reduceBatch(items: RoutedFact[], fence: Fence | undefined): Promise<ReduceOutcome[]> {
     const first = items[0] as RoutedFact;
     const pipeline = first.route.pipeline;
     const releaseId = first.route.releaseId;
@@ -321,7 +337,7 @@ export class FactReducer {
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
       seen = step.kargoSeen;
       return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };
-    });
+    }, fence ? { fence: fence.epoch } : {});
     items.forEach((item, i) => this.deps.metrics.factsReduced.inc({ source: item.fact.source, outcome: outcomes[i] as string }));
 
     const updates = targetIndexUpdates(items, outcomes, seen);
@@ -332,7 +348,13 @@ export class FactReducer {
       for (const [application, where] of updates.applications) await this.deps.targets.recordApplication(application, where);
     }
     const stored = saved ?? leftover;
-    if (stored && stored.outbox.length > 0) await this.dispatch(stored.record, stored.outbox);
+    if (stored && stored.outbox.length > 0) {
+      // Effects go out only while the lease is held: a job that woke after a takeover leaves the
+      // outbox to the new holder, which dispatches it with the next fact of the release (the
+      // retried job is one). Checked locally: no round trip in the steady state (PartitionLeases.holds).
+      if (fence && !(await fence.holds())) throw new FencedWriteError('dispatch', `${pipeline.name}/${releaseId}`, fence.epoch);
+      await this.dispatch(stored.record, stored.outbox);
+    }
     return outcomes;
   }
 
@@ -369,30 +391,4 @@ export class FactReducer {
     if (thread.length > 0) await this.deps.threads.send(record, this.deps.promoteFreight ? await this.deps.promoteFreight.enrich(record, thread) : thread);
     await this.deps.store.clearOutbox(record.pipeline, record.releaseId, outbox);
   }
-}
-
-export function startReducerWorker(
-  reducer: FactReducer,
-  options: { connection: Redis; prefix: string; concurrency: number; logger: Logger; lockDurationMs?: number; partition?: number },
-): Worker<FactJobData> {
-  const partition = options.partition ?? 0;
-  const processJob = (job: Job<FactJobData>) => {
-    if (job.name === FORWARDED_JOB) {
-      const { fact, pipeline } = job.data as ForwardedFact;
-      return reducer.process(fact, { partition, pipeline });
-    }
-    return reducer.process(job.data as Fact, { partition });
-  };
-  const worker = new Worker<FactJobData>(FACTS_QUEUE, processJob, {
-    connection: options.connection,
-    prefix: options.prefix,
-    concurrency: options.concurrency,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.lockDurationMs ?? 30_000,
-    // A fact whose worker died twice is still retried: the reducer is idempotent.
-    maxStalledCount: 3,
-  });
-  worker.on('failed', (job, err) => options.logger.warn({ partition, jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, 'fact failed; BullMQ retries it'));
-  worker.on('error', (err) => options.logger.error({ err }, 'reducer worker error'));
-  return worker;
 }

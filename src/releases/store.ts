@@ -10,6 +10,7 @@ import type { ReleaseReader } from './ports.js';
 import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseRecord } from './record.js';
 import { decodeRecord } from './record-codec.js';
 import { encodeChanges, type Encoded } from './record-save.js';
+import { FencedWriteError } from './fence.js';
 
 /*
  * KEYS[1] release hash, KEYS[2] release index (zset), KEYS[3] open-release index (zset: the
@@ -18,14 +19,31 @@ import { encodeChanges, type Encoded } from './record-save.js';
  * ARGV[3] outbox JSON ("" for none), ARGV[4] TTL ms of the record, ARGV[5] index score,
  * ARGV[6] index member, ARGV[7] index entries scored below this are dropped (their records have
  * expired), ARGV[8] TTL ms of the index, ARGV[9] "1" when the record is finished,
- * ARGV[10] n = number of fields to set, then n field/value pairs, then the fields to delete.
- * Returns 1 when saved, 0 when the version moved on (nothing is written then).
+ * ARGV[10] the writer's fencing epoch ("" when it works under no lease), ARGV[11] n = number of
+ * fields to set, then n field/value pairs, then the fields to delete.
+ * Returns 1 when saved, 0 when the version moved on, -1 when a newer lease holder has written the
+ * record (nothing is written then).
+ *
+ * The fence lives in the record (its `fence` field: the highest partition-lease epoch that wrote
+ * it), not in a check of the lease key: the lease is one key per partition and the record is
+ * tagged with its pipeline, so on Redis Cluster they are in different slots and no script may
+ * read both. A pipeline's records are only ever written by the holder of its partition (the
+ * partition count is fixed by the key layout, layout.ts), so one epoch sequence per record is
+ * enough: a holder that woke after a takeover carries a lower epoch than the new holder, and
+ * once the new holder saved the record every write of the old one is refused. A write of the
+ * old holder that lands before the new holder's first save is harmless: the new holder reads the
+ * version it moved and reduces on top of it (the compare-and-set), and the old holder
+ * dispatches nothing without its lease (reducer-worker.ts). The check costs one HGET inside the
+ * script the save runs anyway: no round trip.
  */
 const SAVE_SCRIPT = `
+local fence = ARGV[10] ~= '' and redis.call('HGET', KEYS[1], 'fence')
+if fence and tonumber(ARGV[10]) < tonumber(fence) then return -1 end
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
-local n = tonumber(ARGV[10])
-local i = 11
+if ARGV[10] ~= '' and fence ~= ARGV[10] then redis.call('HSET', KEYS[1], 'fence', ARGV[10]) end
+local n = tonumber(ARGV[11])
+local i = 12
 for _ = 1, n do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
   i = i + 2
@@ -129,7 +147,8 @@ export class ReleaseStore implements ReleaseReader {
   }
 
   private static fromHash(hash: Record<string, string>): Snapshot | undefined {
-    const { v, outbox, ...rest } = hash;
+    // `fence` is the store's, not the record's (SAVE_SCRIPT).
+    const { v, outbox, fence: _fence, ...rest } = hash;
     if (v === undefined) return undefined;
     const fields = new Map(Object.entries(rest));
     const record = decodeRecord(fields, Number(v));
@@ -233,6 +252,7 @@ export class ReleaseStore implements ReleaseReader {
     pipeline: string,
     releaseId: string,
     decide: (current: StoredRelease | undefined) => UpdateOutcome<T>,
+    options: { fence?: number } = {},
   ): Promise<{ result: T; saved?: StoredRelease }> {
     const maxAttempts = this.options.maxAttempts ?? 20;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -259,6 +279,7 @@ export class ReleaseStore implements ReleaseReader {
         String(record.updatedAt - this.longestTtlMs),
         String(Math.round(this.longestTtlMs)),
         finished ? '1' : '0',
+        options.fence !== undefined ? String(options.fence) : '',
         String(set.length),
         ...set.flat(),
         ...del,
@@ -266,6 +287,10 @@ export class ReleaseStore implements ReleaseReader {
       if (saved === 1) {
         this.remember(pipeline, releaseId, { record, outbox, encoded: after });
         return { result: outcome.result, saved: { record, outbox } };
+      }
+      if (saved === -1) {
+        this.cache.delete(this.keys.release(pipeline, releaseId));
+        throw new FencedWriteError('record', `${pipeline}/${releaseId}`, options.fence ?? 0);
       }
       this.conflicts++;
       this.options.onConflict?.(pipeline);

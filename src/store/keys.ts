@@ -13,7 +13,7 @@
  *   so every key is in one slot. The layout of Glidepath before partitions (keys unchanged).
  */
 import { isWellFormed } from '../model/unicode.js';
-import { SLOTS, keySlot } from './slot.js';
+import { SLOTS, hashTagOf, keySlot } from './slot.js';
 
 /**
  * Version of the key layout; stored in Redis with the partition count (see layout.ts), and a
@@ -55,6 +55,12 @@ export interface Keys {
   reducerReplicas(): string;
   /** String with a TTL: the replica that works one fact partition. */
   partitionLease(partition: number): string;
+  /**
+   * String with a TTL, in the slot of partitionLease: the fencing epoch of the partition's lease,
+   * raised by every acquisition (lease.ts ACQUIRE). The record a holder saves keeps the highest
+   * epoch that wrote it, and refuses a lower one (store.ts).
+   */
+  partitionLeaseEpoch(partition: number): string;
   /** Sorted set of the release ids of a pipeline that are not finished, scored like releaseIndex. */
   openReleaseIndex(pipeline: string): string;
   /** String with a TTL: digest of the Slack channels last found usable (conversations.info once per deployment). */
@@ -99,6 +105,8 @@ export interface Keys {
   slackRetrying(): string;
   /** String with a TTL: the id of the replica that watches a cluster (one watcher per cluster). */
   watchLease(cluster: string): string;
+  /** String with a TTL, in the slot of watchLease: the fencing epoch of the cluster's watch lease. */
+  watchLeaseEpoch(cluster: string): string;
   /** String (with TTL): the details of a release as CI first announced them; later announcements must agree. */
   announcement(pipeline: string, releaseId: string): string;
   /**
@@ -143,6 +151,17 @@ export function partitionTag(p: number, k: number): string {
   }
 }
 
+/**
+ * A key under `prefix` in the same Redis Cluster slot as `key`: `key` with a suffix when it
+ * carries a hash tag (the one-slot layout), else with `key` itself as the tag (an untagged key's
+ * slot is the hash of the whole key). A lease and its epoch are read and written by one script,
+ * which Redis Cluster allows only within one slot; the lease keys keep their names, so a
+ * rolling upgrade never sees two keys for one lease.
+ */
+export function sameSlotKey(prefix: string, key: string, suffix: string): string {
+  return hashTagOf(key) !== key ? `${key}:${suffix}` : `${prefix}:{${key}}:${suffix}`;
+}
+
 export function createKeys(prefix: string, options: { partitions?: number } = {}): Keys {
   const sharded = !isOneSlotNamespace(prefix);
   const partitions = options.partitions ?? 1;
@@ -163,6 +182,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     layout: () => `${prefix}:layout`,
     reducerReplicas: () => `${prefix}:reducer-replicas`,
     partitionLease: (p) => `${prefix}:partition-lease:${p}`,
+    partitionLeaseEpoch: (p) => sameSlotKey(prefix, `${prefix}:partition-lease:${p}`, 'epoch'),
     release: (pipeline, releaseId) => `${prefix}:release:${pl(pipeline)}:${part(releaseId)}`,
     releaseIndex: (pipeline) => `${prefix}:releases:${pl(pipeline)}`,
     openReleaseIndex: (pipeline) => `${prefix}:open-releases:${pl(pipeline)}`,
@@ -182,6 +202,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     slackRetrying: () => `${prefix}:slack-retrying`,
     slackChannelsChecked: () => `${prefix}:slack-channels-checked`,
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
+    watchLeaseEpoch: (cluster) => sameSlotKey(prefix, `${prefix}:watch-lease:${part(cluster)}`, 'epoch'),
     announcement: (pipeline, releaseId) => `${prefix}:announcement:${pl(pipeline)}:${part(releaseId)}`,
     announcedImages: (pipeline, digest) => `${prefix}:announced-images:${pl(pipeline)}:${part(digest)}`,
     freightImages: (pipeline, digest) => `${prefix}:freight-images:${pl(pipeline)}:${part(digest)}`,

@@ -46,6 +46,8 @@ export interface RolloutShape {
   message?: string;
   pausedAt?: string;
   abort?: boolean;
+  /** `status.promoteFull: true` (promote --full, before the controller clears it). */
+  promoteFull?: boolean;
   replicas?: number;
   restartAt?: string;
   restartedAt?: string;
@@ -96,6 +98,8 @@ export function rolloutBody(s: RolloutShape): Record<string, any> {
     delete st.abort;
     delete st.abortedAt;
   }
+  if (s.promoteFull) st.promoteFull = true;
+  else delete st.promoteFull;
   if (s.restartedAt) st.restartedAt = s.restartedAt;
   st.canary = s.analysis ? { currentStepAnalysisRunStatus: s.analysis } : {};
   return body;

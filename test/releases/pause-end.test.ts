@@ -50,8 +50,8 @@ describe('the end of a pause', () => {
     expect(settles(h).map((s) => s.ended.by)).toEqual(['outside']);
   });
 
-  it('promote --full outside Glidepath is told as a full promotion', () => {
-    const h = pausedThen({ step: STEPS.length, phase: 'Progressing', message: 'old replicas are pending termination' });
+  it('promote --full outside Glidepath is told as a full promotion (status.promoteFull seen)', () => {
+    const h = pausedThen({ step: STEPS.length, phase: 'Progressing', message: 'old replicas are pending termination', promoteFull: true });
     expect(settles(h).map((s) => s.ended)).toEqual([{ how: 'promoted', by: 'outside' }]);
     expect(h.replies('resumed')[0]!.effect.detail).toMatchObject({ promotedFully: true });
   });

@@ -77,8 +77,6 @@ class ClusterWatch {
   /** While the lease is held but the cluster's client cannot be configured yet (a kubeconfig not mounted yet): the next try. */
   private retry?: NodeJS.Timeout;
   private configureFailures = 0;
-  /** Set when the source is closing: the lease given up on purpose is not a loss to warn of. */
-  private closing = false;
   /** "Not a valid fact" warnings, once a minute per scope. */
   private readonly invalidLog = new LogLimiter(60_000);
   /** When this cluster's watches listed again (not the first lists), within the last watchRelistWarn.minutes. */
@@ -93,13 +91,8 @@ class ClusterWatch {
     const ttlMs = o.config.settings.watchLeaseSeconds * 1000;
     this.lease = new RedisLease(o.redis, o.keys.watchLease(cluster), holder, ttlMs, {
       acquired: () => this.begin(),
-      lost: () => {
-        // Said out loud: a lease lost while running means renewals failed (Redis, or an event loop
-        // blocked past the TTL), and another replica may be watching now.
-        if (!this.closing) this.o.logger.warn({ cluster: this.cluster, leaseSeconds: o.config.settings.watchLeaseSeconds }, 'lost the watch lease of the cluster (not renewed in time); its watches stop');
-        void this.end();
-      },
-    });
+      lost: () => void this.end(),
+    }, { epochKey: o.keys.watchLeaseEpoch(cluster), logger: o.logger, what: { cluster, lease: 'watch' } });
   }
 
   private begin(): void {
@@ -142,6 +135,12 @@ class ClusterWatch {
       const scopeKey = `${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}|${scope.fieldSelector ?? ''}`;
       /** The fact's queueing, or undefined when the object becomes no fact (a list awaits a page's queueing before its next page). */
       const deliver = (object: unknown, how: 'list' | 'watch' | 'deleted'): Promise<void> | undefined => {
+        // A replica that woke after its lease ran out (paused, starved) queues nothing it heard
+        // meanwhile: the lease's new holder lists the cluster afresh, and these events are old.
+        if (!this.lease.isHeld) {
+          this.o.metrics.fencedWrites.inc({ what: 'watch_fact' });
+          return undefined;
+        }
         const receivedAt = now();
         const event = how === 'list' ? WATCH_RESYNC_EVENT : how === 'deleted' ? WATCH_DELETED_EVENT : WATCH_EVENT;
         const fact = how === 'deleted' ? kargoFactFromObject(scope, this.cluster, object, event, receivedAt, kargo, true) : factFromObject(scope, this.cluster, object, event, receivedAt, kargo);
@@ -224,7 +223,6 @@ class ClusterWatch {
 
   /** Stops for good (shutdown): the lease is handed over (or left to expire) and the watches stop. */
   async close(options: { release?: boolean }): Promise<void> {
-    this.closing = true;
     await this.lease.stop(options);
     await this.end();
   }

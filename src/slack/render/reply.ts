@@ -25,6 +25,19 @@ function where(effect: ThreadReplyEffect, record: ReleaseRecord): string {
   return `${stage} — ${code(`${t.cluster}/${t.namespace}/${t.name}`)}`;
 }
 
+/**
+ * After a gap in what Glidepath heard: where the Rollout was next heard and which steps were not
+ * seen, said as not known rather than as skipped (a full promotion is said only on evidence).
+ */
+function unseenSteps(d: ThreadReplyEffect['detail']): string {
+  if (d.heardAtStep === undefined || d.stepIndex === undefined) return '';
+  const first = d.stepIndex + 2;
+  const last = d.stepCount !== undefined ? Math.min(d.heardAtStep, d.stepCount) : d.heardAtStep;
+  const steps = first === last ? `step ${first}` : `steps ${first}–${last}`;
+  const where = d.stepCount !== undefined && d.heardAtStep >= d.stepCount ? `with all ${d.stepCount} steps done` : `at step ${d.heardAtStep + 1}${d.stepCount !== undefined ? ` of ${d.stepCount}` : ''}`;
+  return ` It was next heard ${where}; ${steps} between ${first === last ? 'was' : 'were'} not seen (missed while Glidepath could not hear the cluster).`;
+}
+
 function step(effect: ThreadReplyEffect): string {
   const d = effect.detail;
   const parts: string[] = [];
@@ -112,7 +125,7 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
       );
     case 'resumed': {
       const what = d.promotedFully ? 'promoted fully (every remaining step skipped)' : 'resumed';
-      return `:arrow_forward: ${at} was ${what}${byWhom(d.by)}${step(effect)}: the pause this thread asked about is over.`;
+      return `:arrow_forward: ${at} was ${what}${byWhom(d.by)}${step(effect)}: the pause this thread asked about is over.${unseenSteps(d)}`;
     }
     case 'drift': {
       const seen = (d.images ?? []).slice(0, 5).map((i) => code(i, 300)).join(', ') || 'unknown';

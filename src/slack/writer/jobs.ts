@@ -20,6 +20,8 @@ export interface ParentJob {
   slot?: BookedSlot;
   /** Set while the job retries after failures Slack may recover from. */
   retry?: RetryState;
+  /** Edit even when the digest says Slack shows this render: a fenced writer's edit may have landed over a newer one. */
+  force?: boolean;
 }
 
 /**
@@ -76,4 +78,9 @@ export function settleJobId(pipeline: string, releaseId: string, effectId: strin
 
 export function parentDeduplicationId(pipeline: string, releaseId: string): string {
   return `parent-${digest(pipeline, releaseId)}`;
+}
+
+/** A forced parent render (ParentJob.force), one per repair. */
+export function repairJobId(pipeline: string, releaseId: string, at: number): string {
+  return `parent-repair-${digest(pipeline, releaseId, String(at))}`;
 }

@@ -23,6 +23,8 @@ export interface SlackWriterMetrics {
   retries: Counter<'method' | 'error'>;
   gaveUp: Counter<'job' | 'error'>;
   adopted: Counter<'kind'>;
+  /** Writes refused because this writer lost the job lock, thread lock or reply claim it worked under. */
+  fencedWrites: Counter<'what'>;
   /** Read from Redis at scrape time, once a writer started (see watch). */
   pending: Gauge<'state'>;
   retrying: Gauge;
@@ -55,6 +57,7 @@ export function createSlackWriterMetrics(registry: Registry): SlackWriterMetrics
     retries: new Counter({ name: 'glidepath_slack_retries_total', help: 'Slack calls that failed for a reason time can fix (5xx, connection, timeout) and were rescheduled with backoff', labelNames: ['method', 'error'], registers: [registry] }),
     gaveUp: new Counter({ name: 'glidepath_slack_gave_up_total', help: 'Slack jobs dropped after failing for longer than the retry window', labelNames: ['job', 'error'], registers: [registry] }),
     adopted: new Counter({ name: 'glidepath_slack_adopted_posts_total', help: 'Posts Slack had taken although its answer was lost, found by metadata and adopted instead of posted again', labelNames: ['kind'], registers: [registry] }),
+    fencedWrites: new Counter({ name: 'glidepath_slack_fenced_writes_total', help: 'Slack posts, edits and thread saves not made because this writer lost the lock it worked under (paused past its TTL), by what: job, thread, reply', labelNames: ['what'], registers: [registry] }),
     pending: new Gauge({
       name: 'glidepath_slack_pending_jobs',
       help: 'Slack jobs (parents and replies) not yet done, by state',

@@ -25,19 +25,53 @@ return 0
 `;
 
 /*
- * KEYS[1] thread hash; ARGV[1] digest, ARGV[2] version.
- * Records what the parent shows now, unless a newer record's render was already recorded.
+ * KEYS[1] thread hash, KEYS[2] the thread lock (same slot: both tagged with the pipeline);
+ * ARGV[1] digest, ARGV[2] version, ARGV[3] lock token.
+ * Records what the parent shows now, unless a newer record's render was already recorded (0), or
+ * this writer no longer holds the thread lock (-1: it was paused past the lock's TTL, and another
+ * writer may have edited the parent since; its word on what Slack shows is no longer good).
  */
 const MARK_RENDERED_SCRIPT = `
+if redis.call('GET', KEYS[2]) ~= ARGV[3] then return -1 end
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
 if tonumber(ARGV[2]) < current then return 0 end
 redis.call('HSET', KEYS[1], 'rendered', ARGV[1], 'version', ARGV[2])
 return 1
 `;
 
+/*
+ * KEYS[1] thread hash, KEYS[2] thread lock; ARGV[1] token, ARGV[2] lock TTL ms, ARGV[3] the
+ * record version about to be sent ("" for a first post), ARGV[4] thread TTL ms.
+ * Just before a Slack call: 1 (and the lock extended) while this writer holds the lock and the
+ * thread has not moved past that version; -1 when the lock is someone else's, 0 when moved past.
+ * With ARGV[5..] (channel, ts, rendered, version) it saves the parent under the same check.
+ */
+const FENCED_SCRIPT = `
+if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
+if ARGV[3] ~= '' and tonumber(ARGV[3]) < tonumber(redis.call('HGET', KEYS[1], 'version') or '-1') then return 0 end
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+if ARGV[5] then
+  redis.call('HSET', KEYS[1], 'channel', ARGV[5], 'ts', ARGV[6], 'rendered', ARGV[7], 'version', ARGV[8])
+  redis.call('PEXPIRE', KEYS[1], ARGV[4], 'NX')
+end
+return 1
+`;
+
+/* KEYS[1] a claim; ARGV[1] token, ARGV[2] TTL ms: extends the claim while it is ours. */
+const EXTEND_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/** What a fenced thread write found: done, the thread moved past it, or the lock is no longer ours. */
+export type FencedResult = 'ok' | 'moved-past' | 'lock-lost';
+const fencedResult = (n: number): FencedResult => (n === 1 ? 'ok' : n === 0 ? 'moved-past' : 'lock-lost');
+
 type RedisWithScripts = Redis & {
   glidepathSlackUnlock(key: string, token: string): Promise<number>;
-  glidepathSlackMarkRendered(key: string, digest: string, version: string): Promise<number>;
+  glidepathSlackMarkRendered(key: string, lock: string, digest: string, version: string, token: string): Promise<number>;
+  glidepathSlackFenced(key: string, lock: string, ...args: string[]): Promise<number>;
+  glidepathSlackExtend(key: string, token: string, ttlMs: string): Promise<number>;
 };
 
 export class ThreadStore {
@@ -53,7 +87,9 @@ export class ThreadStore {
   ) {
     if (!('glidepathSlackUnlock' in redis)) {
       redis.defineCommand('glidepathSlackUnlock', { numberOfKeys: 1, lua: UNLOCK_SCRIPT });
-      redis.defineCommand('glidepathSlackMarkRendered', { numberOfKeys: 1, lua: MARK_RENDERED_SCRIPT });
+      redis.defineCommand('glidepathSlackMarkRendered', { numberOfKeys: 2, lua: MARK_RENDERED_SCRIPT });
+      redis.defineCommand('glidepathSlackFenced', { numberOfKeys: 2, lua: FENCED_SCRIPT });
+      redis.defineCommand('glidepathSlackExtend', { numberOfKeys: 1, lua: EXTEND_SCRIPT });
     }
     this.redis = redis as RedisWithScripts;
   }
@@ -64,9 +100,20 @@ export class ThreadStore {
     return { channel, ts, ...(rendered ? { rendered } : {}), ...(version ? { version: Number(version) } : {}) };
   }
 
+  /**
+   * Saves the parent just posted, only while this writer holds the thread lock (`token`): a writer
+   * that lost it while posting must not replace the thread another writer saved (or adopted) since.
+   * Bounded from its first write; expireWhenFinished then sets the release's own TTL.
+   */
+  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<ThreadRef>, token: string, lockTtlMs: number): Promise<FencedResult> {
+    const key = this.keys.slackThread(pipeline, releaseId);
+    const lock = this.keys.slackThreadLock(pipeline, releaseId);
+    return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), '', String(this.unfinishedTtlMs), thread.channel, thread.ts, thread.rendered, String(thread.version)));
+  }
+
+  /** A thread that exists already (commands' tests, a migration): saved without the lock. */
   async saveParent(pipeline: string, releaseId: string, thread: Required<ThreadRef>): Promise<void> {
     const key = this.keys.slackThread(pipeline, releaseId);
-    // Bounded from its first write; expireWhenFinished then sets the release's own TTL.
     await this.redis
       .multi()
       .hset(key, { channel: thread.channel, ts: thread.ts, rendered: thread.rendered, version: String(thread.version) })
@@ -74,13 +121,20 @@ export class ThreadStore {
       .exec();
   }
 
+  /** Just before a Slack call under the thread lock: still ours (extended), and the thread not past `version`. */
+  async checkLock(pipeline: string, releaseId: string, token: string, lockTtlMs: number, version?: number): Promise<FencedResult> {
+    const key = this.keys.slackThread(pipeline, releaseId);
+    const lock = this.keys.slackThreadLock(pipeline, releaseId);
+    return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), version === undefined ? '' : String(version), String(this.unfinishedTtlMs)));
+  }
+
   /** The parent was deleted in Slack: the next render starts a new thread. */
   async forget(pipeline: string, releaseId: string): Promise<void> {
     await this.redis.del(this.keys.slackThread(pipeline, releaseId));
   }
 
-  async markRendered(pipeline: string, releaseId: string, digest: string, version: number): Promise<void> {
-    await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), digest, String(version));
+  async markRendered(pipeline: string, releaseId: string, digest: string, version: number, token: string): Promise<FencedResult> {
+    return fencedResult(await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), this.keys.slackThreadLock(pipeline, releaseId), digest, String(version), token));
   }
 
   /** Finished releases: thread state expires a while after the record does. */
@@ -109,8 +163,9 @@ export class ThreadStore {
   }
 
   /**
-   * Marks the reply posted and drops the claim. A worker that dies between posting and this
-   * leaves the claim to expire, and the retry posts again: a rare duplicate, never a lost reply.
+   * Marks the reply posted (whoever posted it: it is true either way); the claim is dropped by
+   * releaseReply. A worker that dies between posting and this leaves the claim to expire, and
+   * the retry settles the post by metadata (post-ledger.ts).
    */
   async markReplied(pipeline: string, releaseId: string, effectId: string): Promise<void> {
     await this.redis
@@ -118,17 +173,23 @@ export class ThreadStore {
       .sadd(this.keys.slackReplies(pipeline, releaseId), effectId)
       // A set made by its first reply gets a TTL at once (NX keeps one set for a finished release).
       .pexpire(this.keys.slackReplies(pipeline, releaseId), this.unfinishedTtlMs, 'NX')
-      .del(this.keys.slackReplyClaim(pipeline, releaseId, effectId))
       .exec();
   }
 
-  /** True when this worker may post the reply now; false while another one is posting it. */
-  async claimReply(pipeline: string, releaseId: string, effectId: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.keys.slackReplyClaim(pipeline, releaseId, effectId), '1', 'PX', ttlMs, 'NX')) === 'OK';
+  /** A claim token when this worker may post the reply now; undefined while another one is posting it. */
+  async claimReply(pipeline: string, releaseId: string, effectId: string, ttlMs: number): Promise<string | undefined> {
+    const token = randomUUID();
+    return (await this.redis.set(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
   }
 
-  async releaseReply(pipeline: string, releaseId: string, effectId: string): Promise<void> {
-    await this.redis.del(this.keys.slackReplyClaim(pipeline, releaseId, effectId));
+  /** Just before posting: the claim is still ours (and extended); false once it expired and another writer may have it. */
+  async holdsReply(pipeline: string, releaseId: string, effectId: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.glidepathSlackExtend(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token, String(ttlMs))) === 1;
+  }
+
+  /** Drops the claim only if it is still ours: a writer that woke late never frees another's claim. */
+  async releaseReply(pipeline: string, releaseId: string, effectId: string, token: string): Promise<void> {
+    await this.redis.glidepathSlackUnlock(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token);
   }
 
   /** The ts of a posted reply with buttons (to take them away later), and how its pause ended once it did. */

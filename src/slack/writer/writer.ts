@@ -8,12 +8,9 @@
 import { createHash } from 'node:crypto';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { PipelineConfig } from '../../config/file.js';
-import type { ReleaseReader } from '../../releases/ports.js';
 import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/record.js';
-import type { Keys } from '../../store/keys.js';
 import type { RenderedMessage } from '../render/blocks.js';
 import { renderParent } from '../render/parent.js';
 import { renderReply, renderSettledReply } from '../render/reply.js';
@@ -21,37 +18,16 @@ import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { withoutRetries } from '../client.js';
 import { DEFAULT_BUDGETS, SlackBudgets, type BudgetSpec, type WriterBudgets } from './budget.js';
 import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
-import type { SlackWriterMetrics } from './metrics.js';
 import { PARENT_EFFECT, PostLedger, findPosted, postMetadata, type PostKey } from './post-ledger.js';
 import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
 import { classifySlackError, mayHaveLanded } from './slack-errors.js';
 import { ThreadStore, type ThreadRef } from './threads.js';
+import type { SlackWriterOptions } from './writer-options.js';
+import { FencedSlackError, jobLockHeld, requestRepair } from './writer-fence.js';
 
 export { DEFAULT_BUDGETS, type WriterBudgets } from './budget.js';
+export type { SlackWriterOptions } from './writer-options.js';
 
-export interface SlackWriterOptions {
-  /** BullMQ worker connection (maxRetriesPerRequest: null). */
-  connection: Redis;
-  /** For thread state and budgets; may be the same connection. */
-  redis: Redis;
-  keys: Keys;
-  client: WebClient;
-  releases: ReleaseReader;
-  pipeline(name: string): PipelineConfig | undefined;
-  logger: Logger;
-  metrics: SlackWriterMetrics;
-  finishedTtlMs: number;
-  /** How long thread state of an unfinished release lives after its last write (settings.unfinishedReleaseTtlDays). */
-  unfinishedTtlMs: number;
-  budgets?: WriterBudgets;
-  concurrency?: number;
-  /** Clock of the budgets (tests). */
-  now?: () => number;
-  /** Backoff for 5xx, dropped connections and timeouts; by default up to 24 h. */
-  retry?: RetryPolicy;
-  /** Per-call timeout of the writer's own client (default 10 s, as the app's client). */
-  callTimeoutMs?: number;
-}
 
 /** How long a worker may hold the parent lock: one chat.postMessage and a Redis write. */
 const PARENT_LOCK_MS = 15_000;
@@ -112,7 +88,7 @@ export class SlackWriter {
     this.counts.on('error', () => undefined);
     this.options.metrics.watch({ queue: this.counts, redis: this.options.redis, keys: this.options.keys });
     worker.on('failed', (job, err) => {
-      if (err instanceof DelayedError || err.name === 'DelayedError') return;
+      if (err instanceof DelayedError || err.name === 'DelayedError' || err instanceof FencedSlackError) return;
       const final = err instanceof UnrecoverableError || (job !== undefined && job.attemptsMade >= (job.opts.attempts ?? 1));
       const fields = { jobId: job?.id, job: job?.data.type, pipeline: job?.data.pipeline, release: job?.data.releaseId, attempts: job?.attemptsMade, err: err.message };
       if (final) this.log.error(fields, 'Slack job gave up');
@@ -160,11 +136,16 @@ export class SlackWriter {
       if (!record || !thread) return;
       const message = renderParent(record, pipeline);
       const digest = messageDigest(message);
-      if (thread.rendered === digest || (thread.version ?? -1) > record.version) {
+      // A repair (see below) edits even when the digest says Slack shows this render already.
+      if ((!(ctx.job.data.type === 'parent' && ctx.job.data.force) && thread.rendered === digest) || (thread.version ?? -1) > record.version) {
         this.options.metrics.unchangedSkipped.inc();
         return;
       }
       await this.spend(ctx, 'update', this.spec.update, { book: true });
+      // The budget may have kept us waiting: the lock must still be ours, and nobody sent a newer render meanwhile.
+      const check = await this.threads.checkLock(name, releaseId, lock, PARENT_LOCK_MS, record.version);
+      if (check === 'moved-past') return void this.options.metrics.unchangedSkipped.inc();
+      if (check === 'lock-lost') throw this.fenced(ctx, 'thread', 'the thread lock expired before chat.update');
       try {
         await this.call(ctx, 'chat.update', 'update', () =>
           this.client.chat.update({ channel: thread.channel, ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(parentKey(ctx.record)) }),
@@ -177,7 +158,12 @@ export class SlackWriter {
         }
         throw err;
       }
-      await this.threads.markRendered(name, releaseId, digest, record.version);
+      if ((await this.threads.markRendered(name, releaseId, digest, record.version, lock)) === 'lock-lost') {
+        // Paused between the check and the edit: our older render may have landed over a newer
+        // one. Whoever renders next must edit, whatever the digest says (a forced render).
+        if (this.counts) await requestRepair(this.counts, name, releaseId);
+        throw this.fenced(ctx, 'thread', 'the thread lock expired during chat.update; a forced render repairs the parent');
+      }
       await this.threads.expireWhenFinished(name, releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
     } finally {
       await this.threads.unlock(name, releaseId, lock);
@@ -193,15 +179,15 @@ export class SlackWriter {
     // Routine replies leave one message of the channel's burst to replies a person waits on.
     await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? { book: true } : { book: false, reserve: Math.min(1, this.spec.postPerChannel.burst - 1) });
     // The same effect can reach the queue twice (the reducer's outbox is at-least-once).
-    if (!(await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, PARENT_LOCK_MS))) {
-      return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
-    }
+    const claim = await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, PARENT_LOCK_MS);
+    if (!claim) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
       // Both read at once (one round trip); a pause that ended before its reply went out: the reply goes out without buttons.
       const [replied, { settled }] = await Promise.all([this.threads.replied(record.pipeline, record.releaseId, effect.id), this.threads.replyMessage(record.pipeline, record.releaseId, effect.id)]);
       if (replied) return;
       const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
       const message = settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record);
+      if (!(await this.threads.holdsReply(record.pipeline, record.releaseId, effect.id, claim, PARENT_LOCK_MS))) throw this.fenced(ctx, 'reply', `the claim on reply ${effect.id} expired before chat.postMessage`);
       const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
         this.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
@@ -211,7 +197,7 @@ export class SlackWriter {
       await this.ledger.done(key);
       if (!posted.adopted) this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
     } finally {
-      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id);
+      await this.threads.releaseReply(record.pipeline, record.releaseId, effect.id, claim);
     }
   }
 
@@ -223,7 +209,8 @@ export class SlackWriter {
   private async settleReply(ctx: JobContext, effect: ThreadSettleEffect): Promise<void> {
     const { pipeline, releaseId } = ctx.record;
     const id = effect.reply.id;
-    if (!(await this.threads.claimReply(pipeline, releaseId, id, PARENT_LOCK_MS))) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
+    const claim = await this.threads.claimReply(pipeline, releaseId, id, PARENT_LOCK_MS);
+    if (!claim) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
       const [posted, replied, thread] = await Promise.all([this.threads.replyMessage(pipeline, releaseId, id), this.threads.replied(pipeline, releaseId, id), this.threads.get(pipeline, releaseId)]);
       if (posted.settled) return;
@@ -232,6 +219,7 @@ export class SlackWriter {
         // Only from a full bucket, never booked: parents (booked) keep the workspace's chat.update
         // budget, and a storm of ended pauses cannot push their final state back by minutes.
         await this.spend(ctx, 'update', this.spec.update, { book: false, reserve: Math.max(0, this.spec.update.burst - 1) });
+        if (!(await this.threads.holdsReply(pipeline, releaseId, id, claim, PARENT_LOCK_MS))) throw this.fenced(ctx, 'reply', `the claim on reply ${id} expired before chat.update`);
         const update = () => this.client.chat.update({ channel: thread.channel, ts: posted.ts!, text: message.text, blocks: message.blocks as never, metadata: postMetadata({ pipeline, releaseId, effectId: id }) });
         await this.call(ctx, 'chat.update', 'update', update).catch((err: unknown) => {
           if (!(err instanceof ParentGoneError)) throw err;
@@ -239,7 +227,7 @@ export class SlackWriter {
       }
       await this.threads.markSettled(pipeline, releaseId, id, effect.ended);
     } finally {
-      await this.threads.releaseReply(pipeline, releaseId, id);
+      await this.threads.releaseReply(pipeline, releaseId, id, claim);
     }
   }
 
@@ -297,12 +285,14 @@ export class SlackWriter {
       await this.spend(ctx, budget, this.spec.postPerChannel, { book: true });
       const message = renderParent(record, pipeline);
       const key = parentKey(record);
+      if ((await this.threads.checkLock(record.pipeline, record.releaseId, lock, PARENT_LOCK_MS)) === 'lock-lost') throw this.fenced(ctx, 'thread', 'the thread lock expired before the parent was posted');
       const posted = await this.postOnce(ctx, key, { channel, budget }, () =>
         this.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
       // An adopted parent shows some earlier render: leave the digest empty so the next render edits it.
       const thread = { channel: posted.channel, ts: posted.ts, rendered: posted.adopted ? '' : messageDigest(message), version: posted.adopted ? -1 : record.version };
-      await this.threads.saveParent(record.pipeline, record.releaseId, thread);
+      // Lost meanwhile: another writer holds the thread now and saves (or adopts, by metadata) its own parent.
+      if ((await this.threads.saveParentUnderLock(record.pipeline, record.releaseId, thread, lock, PARENT_LOCK_MS)) === 'lock-lost') throw this.fenced(ctx, 'thread', `the thread lock expired while the parent was posted (ts ${thread.ts} is not saved)`);
       await this.ledger.done(key);
       await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
       this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
@@ -310,6 +300,13 @@ export class SlackWriter {
     } finally {
       await this.threads.unlock(record.pipeline, record.releaseId, lock);
     }
+  }
+
+  /** Told at warn and counted: the write that would have followed is not made. */
+  private fenced(ctx: JobContext, what: 'job' | 'thread' | 'reply', why: string): FencedSlackError {
+    this.options.metrics.fencedWrites.inc({ what });
+    this.log.warn({ pipeline: ctx.record.pipeline, release: ctx.record.releaseId, jobId: ctx.job.id, job: ctx.job.data.type, what }, `fenced: ${why}; nothing sent`);
+    return new FencedSlackError(why);
   }
 
   /**
@@ -343,6 +340,8 @@ export class SlackWriter {
   /** One Slack call; `onError` sees the client's own error before it becomes a retry or a failure. */
   private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>, onError?: (err: unknown) => Promise<void>): Promise<T> {
     const { metrics } = this.options;
+    // The job's own fence: a writer that woke after BullMQ handed its job to another must not post or edit.
+    if (method.startsWith('chat.') && !(await jobLockHeld(ctx.job, ctx.token))) throw this.fenced(ctx, 'job', `the lock of job ${ctx.job.id} is no longer ours before ${method}`);
     try {
       const result = await send();
       metrics.calls.inc({ method, outcome: 'ok' });
