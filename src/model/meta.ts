@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { generation, isDns1123Label, isDns1123Subdomain, labelProblem, NAME_MESSAGE, NAMESPACE_MESSAGE } from './kube-names.js';
-import { cutText as cut } from './unicode.js';
+import { cutWithEllipsis as cut } from './unicode.js';
 
 const MAX_MAP_ENTRIES = 256;
 

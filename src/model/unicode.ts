@@ -36,7 +36,7 @@ export const ELLIPSIS = '…';
  * The result is a fresh copy: a slice of a 10 MiB string would keep the whole of it alive (V8
  * keeps a sliced string's parent), and the point of cutting is that the rest is let go.
  */
-export function cutText(value: string, max: number): string {
+export function cutWithEllipsis(value: string, max: number): string {
   if (value.length <= max) return value;
   if (max < 1) return '';
   let end = max - 1;

@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
 import { applicationSchema } from '../../src/model/application.js';
 import { stageSchema } from '../../src/model/kargo-stage.js';
-import { cutText as cutTextSchema } from '../../src/model/meta.js';
+import { cutText } from '../../src/model/meta.js';
 import { deriveRolloutState } from '../../src/model/rollout-state.js';
 import { rolloutSchema } from '../../src/model/rollout.js';
-import { cutText, ELLIPSIS, isWellFormed } from '../../src/model/unicode.js';
+import { cutWithEllipsis, ELLIPSIS, isWellFormed } from '../../src/model/unicode.js';
 import { fixture } from '../helpers/rollout-bodies.js';
 
 const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
@@ -21,18 +21,18 @@ const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 const text = fc.array(fc.constantFrom('a', 'é', '😀', '👍🏽', '\ud800', '\udc00', '…'), { maxLength: 60 }).map((parts) => parts.join(''));
 const limit = fc.integer({ min: 1, max: 70 });
 
-describe('cutText', () => {
+describe('cutWithEllipsis (what cutText applies)', () => {
   it('is the identity on a string within the limit', () => {
     fc.assert(fc.property(fc.string({ unit: 'binary' }), limit, (value, max) => {
       fc.pre(value.length <= max);
-      expect(cutText(value, max)).toBe(value);
+      expect(cutWithEllipsis(value, max)).toBe(value);
     }));
   });
 
   it('keeps at most max UTF-16 units, a prefix of the input then the ellipsis', () => {
     fc.assert(fc.property(text, limit, (value, max) => {
       fc.pre(value.length > max);
-      const cut = cutText(value, max);
+      const cut = cutWithEllipsis(value, max);
       expect(cut.length).toBeLessThanOrEqual(max);
       expect(cut.endsWith(ELLIPSIS)).toBe(true);
       expect(value.startsWith(cut.slice(0, -1))).toBe(true);
@@ -43,7 +43,7 @@ describe('cutText', () => {
 
   it('never splits a surrogate pair: a well-formed input gives a well-formed cut', () => {
     fc.assert(fc.property(text, limit, (value, max) => {
-      const cut = cutText(value, max);
+      const cut = cutWithEllipsis(value, max);
       const kept = cut.length > 0 && cut !== value ? cut.slice(0, -1) : cut;
       const end = kept.length;
       // The unit before the cut is never the first half of a pair whose second half was left behind.
@@ -53,14 +53,14 @@ describe('cutText', () => {
   });
 
   it('cuts an emoji whole: 3 letters and 😀 cut at 5 units keep the letters only', () => {
-    expect(cutText('abc😀def', 5)).toBe('abc…');
-    expect(cutText('abcd😀ef', 6)).toBe('abcd…');
-    expect(cutText('abcd😀ef', 7)).toBe('abcd😀…');
+    expect(cutWithEllipsis('abc😀def', 5)).toBe('abc…');
+    expect(cutWithEllipsis('abcd😀ef', 6)).toBe('abcd…');
+    expect(cutWithEllipsis('abcd😀ef', 7)).toBe('abcd😀…');
   });
 
   it('is what the schemas apply', () => {
     fc.assert(fc.property(text, limit, (value, max) => {
-      expect(cutTextSchema(max).parse(value)).toBe(cutText(value, max));
+      expect(cutText(max).parse(value)).toBe(cutWithEllipsis(value, max));
     }));
   });
 });
