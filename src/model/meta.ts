@@ -123,12 +123,15 @@ function shown(value: unknown): string {
   return /^[\w./-]+$/.test(short) ? short : JSON.stringify(short);
 }
 
+/** Absent, null or empty: what a Go object with an unset TypeMeta renders as (a template's `{{.kind}}` of a missing key). */
+const unsaid = (value: unknown): boolean => value == null || value === '';
+
 /** Why an object is not of `type`, naming the field, or undefined (an absent field is no reason). */
 export function typeProblem(type: ObjectType, value: unknown): { field: 'kind' | 'apiVersion'; message: string } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { kind, apiVersion } = value as { kind?: unknown; apiVersion?: unknown };
-  if (kind != null && kind !== type.kind) return { field: 'kind', message: `expected ${type.kind}, got ${shown(kind)}` };
-  if (apiVersion != null && !type.apiVersions.includes(apiVersion as string)) {
+  if (!unsaid(kind) && kind !== type.kind) return { field: 'kind', message: `expected ${type.kind}, got ${shown(kind)}` };
+  if (!unsaid(apiVersion) && !type.apiVersions.includes(apiVersion as string)) {
     return { field: 'apiVersion', message: `expected ${type.apiVersions.join(' or ')}, got ${shown(apiVersion)}` };
   }
   return undefined;
@@ -136,7 +139,7 @@ export function typeProblem(type: ObjectType, value: unknown): { field: 'kind' |
 
 /**
  * `schema`, for objects of one type only. Notification templates send neither field (they build
- * the object field by field), so an absent or null one passes; API servers set both on every
+ * the object field by field), so an absent, null or empty one passes; API servers set both on every
  * custom resource they serve (GET, LIST items, watch events), so a wrong one is another object,
  * a Secret or an Application sent where a Rollout belongs, and it is refused with that one
  * reason (the object's other fields are not judged: they describe something else).

@@ -32,10 +32,12 @@ const TYPES = [
 ] as const;
 
 describe.each(TYPES)('the %s schema', (kind, apiVersion, schema, object) => {
-  it('accepts the object with its own kind and apiVersion, and with neither (null too)', () => {
+  it('accepts the object with its own kind and apiVersion, and with neither (null or empty too)', () => {
     expect(schema.safeParse({ apiVersion, kind, ...object }).success).toBe(true);
     expect(schema.safeParse(object).success).toBe(true);
     expect(schema.safeParse({ apiVersion: null, kind: null, ...object }).success).toBe(true);
+    expect(schema.safeParse({ apiVersion: '', kind: '', ...object }).success).toBe(true);
+    expect(schema.safeParse({ kind, ...object }).success).toBe(true);
   });
 
   it('refuses another kind, naming it', () => {
