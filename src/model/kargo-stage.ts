@@ -28,47 +28,50 @@ export const freightCollectionSchema = z.looseObject({
 });
 
 /** What a Stage decides on is names, phases, times and health: refused when too long; messages (in verifications, conditions, lastPromotion's status) are cut. */
-export const stageSchema = ofType({ kind: 'Stage', apiVersions: KARGO }, z.looseObject({
-  metadata: clusterObjectMetaSchema,
-  spec: opt(
-    z.looseObject({
-      requestedFreight: opt(
-        z.array(
-          z.looseObject({
-            origin: freightOriginSchema,
-            sources: opt(
-              z.looseObject({
-                direct: opt(z.boolean()),
-                stages: opt(z.array(longId)),
-                requiredSoakTime: opt(longId),
-                availabilityStrategy: opt(longId),
-              }),
-            ),
+export const stageSchema = ofType(
+  { kind: 'Stage', apiVersions: KARGO },
+  z.looseObject({
+    metadata: clusterObjectMetaSchema,
+    spec: opt(
+      z.looseObject({
+        requestedFreight: opt(
+          z.array(
+            z.looseObject({
+              origin: freightOriginSchema,
+              sources: opt(
+                z.looseObject({
+                  direct: opt(z.boolean()),
+                  stages: opt(z.array(longId)),
+                  requiredSoakTime: opt(longId),
+                  availabilityStrategy: opt(longId),
+                }),
+              ),
+            }),
+          ),
+        ),
+        promotionTemplate: opt(z.looseObject({ spec: opt(z.looseObject({ steps: opt(z.array(z.looseObject({}))) })) })),
+        verification: opt(z.looseObject({ analysisTemplates: opt(z.array(z.looseObject({ name: opt(ident(253)) })).max(64)) })),
+        /** Kargo main (1.12): present = a target-aware Stage, promoted through a PromotionRequest (kargo-promotion-request.ts). */
+        targets: opt(z.looseObject({ selectors: opt(z.array(z.looseObject({})).max(64)) })),
+      }),
+    ),
+    status: opt(
+      z.looseObject({
+        conditions: opt(z.array(conditionSchema)),
+        health: opt(z.looseObject({ status: opt(longId) })),
+        freightHistory: opt(z.array(freightCollectionSchema)),
+        currentPromotion: opt(promotionRef),
+        lastPromotion: opt(
+          promotionRef.extend({
+            finishedAt: opt(longId),
+            status: opt(promotionStatusSchema),
           }),
         ),
-      ),
-      promotionTemplate: opt(z.looseObject({ spec: opt(z.looseObject({ steps: opt(z.array(z.looseObject({}))) })) })),
-      verification: opt(z.looseObject({ analysisTemplates: opt(z.array(z.looseObject({ name: opt(ident(253)) })).max(64)) })),
-      /** Kargo main (1.12): present = a target-aware Stage, promoted through a PromotionRequest (kargo-promotion-request.ts). */
-      targets: opt(z.looseObject({ selectors: opt(z.array(z.looseObject({})).max(64)) })),
-    }),
-  ),
-  status: opt(
-    z.looseObject({
-      conditions: opt(z.array(conditionSchema)),
-      health: opt(z.looseObject({ status: opt(longId) })),
-      freightHistory: opt(z.array(freightCollectionSchema)),
-      currentPromotion: opt(promotionRef),
-      lastPromotion: opt(
-        promotionRef.extend({
-          finishedAt: opt(longId),
-          status: opt(promotionStatusSchema),
-        }),
-      ),
-      /** Target-aware Stages (Kargo main, 1.12): the PromotionRequest fanning out now, and the last one to end. */
-      currentPromotionRequest: opt(promotionRequestRefSchema),
-      lastPromotionRequest: opt(promotionRequestRefSchema),
-    }),
-  ),
-}));
+        /** Target-aware Stages (Kargo main, 1.12): the PromotionRequest fanning out now, and the last one to end. */
+        currentPromotionRequest: opt(promotionRequestRefSchema),
+        lastPromotionRequest: opt(promotionRequestRefSchema),
+      }),
+    ),
+  }),
+);
 export type Stage = z.infer<typeof stageSchema>;

@@ -106,7 +106,6 @@ export const longText = cutText(16_384);
 /** An identifier or token of a size no real one has (application, stage, freight, target names; phases, times): refused past 16 KiB. */
 export const longId = ident(16_384);
 
-
 /**
  * The `apiVersion` and `kind` an object of a schema must carry, from its CRD (each CRD Glidepath
  * reads serves one version, v1alpha1; a CRD serving several would list each here).

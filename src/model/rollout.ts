@@ -73,10 +73,8 @@ const rolloutStatus = z
   })
   .nullish();
 
-export const ROLLOUT_TYPE = { kind: 'Rollout', apiVersions: ARGOPROJ };
-
 export const rolloutSchema = ofType(
-  ROLLOUT_TYPE,
+  { kind: 'Rollout', apiVersions: ARGOPROJ },
   z.looseObject({
     metadata: clusterObjectMetaSchema.extend({ generation }),
     spec: rolloutSpec,
