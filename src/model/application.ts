@@ -84,6 +84,7 @@ export type Application = z.infer<typeof applicationSchema>;
  * field dropped (`z.object`, not `looseObject`): parsing thousands of children is the cost of a
  * freshness check, and copying each Application's unknown fields costs four times more than
  * checking these (bench/freshness.ts). Read from a cluster, so the resourceVersion is required.
+ * Every string here is compared, none shown: each is refused past its bound, never cut.
  */
 export const applicationCoreSchema = ofType(
   APPLICATION_TYPE,
