@@ -7,13 +7,13 @@
  */
 import { z } from 'zod';
 import { list, record, str } from './json.js';
-import { clusterObjectMetaSchema, integer, longText, opt, text } from './meta.js';
+import { ARGOPROJ, clusterObjectMetaSchema, cutText, ident, integer, longText, ofType, opt } from './meta.js';
 
 /** `RolloutAnalysisRunStatus`: the summary of one AnalysisRun kept in the Rollout's status. */
 export const analysisRunStatusSchema = z.looseObject({
-  name: text(253).optional(),
-  status: text(64).optional(),
-  message: text(4096).optional(),
+  name: ident(253).optional(),
+  status: ident(64).optional(),
+  message: cutText(4096).optional(),
 });
 
 /** The AnalysisRun phases after which the run no longer changes (`AnalysisPhase.Completed()`). */
@@ -38,18 +38,21 @@ export function stepAnalysisOf(statusCanary: unknown): StepAnalysis | undefined 
   return { name: name ?? '', status: status ?? '', ...(message ? { message } : {}) };
 }
 
-/** One measurement of a metric (`status.metricResults[].measurements[]`): `value` is the provider's result as text, e.g. `[0.82]`. */
+/**
+ * One measurement of a metric (`status.metricResults[].measurements[]`): `value` is the provider's
+ * result as text, e.g. `[0.82]`, shown to a person and never compared, so it is cut like a message.
+ */
 export const measurementSchema = z.looseObject({
-  phase: text(64),
+  phase: ident(64),
   value: opt(longText),
   message: opt(longText),
-  startedAt: opt(text(64)),
-  finishedAt: opt(text(64)),
+  startedAt: opt(ident(64)),
+  finishedAt: opt(ident(64)),
 });
 
 export const metricResultSchema = z.looseObject({
-  name: text(253),
-  phase: text(64),
+  name: ident(253),
+  phase: ident(64),
   message: opt(longText),
   count: opt(integer),
   successful: opt(integer),
@@ -59,18 +62,24 @@ export const metricResultSchema = z.looseObject({
   measurements: opt(z.array(measurementSchema).max(1_000)),
 });
 
-/** An AnalysisRun: the metrics it runs (with their conditions) and what each measured. */
-export const analysisRunSchema = z.looseObject({
-  metadata: clusterObjectMetaSchema,
-  spec: z.looseObject({
-    metrics: opt(
-      z
-        .array(z.looseObject({ name: text(253), successCondition: opt(longText), failureCondition: opt(longText), failureLimit: opt(z.union([integer, text(64)])), inconclusiveLimit: opt(z.union([integer, text(64)])) }))
-        .max(1_000),
-    ),
+/**
+ * An AnalysisRun: the metrics it runs (with their conditions) and what each measured. The
+ * conditions are expressions a person reads beside the values, so they are cut like messages.
+ */
+export const analysisRunSchema = ofType(
+  { kind: 'AnalysisRun', apiVersions: ARGOPROJ },
+  z.looseObject({
+    metadata: clusterObjectMetaSchema,
+    spec: z.looseObject({
+      metrics: opt(
+        z
+          .array(z.looseObject({ name: ident(253), successCondition: opt(longText), failureCondition: opt(longText), failureLimit: opt(z.union([integer, ident(64)])), inconclusiveLimit: opt(z.union([integer, ident(64)])) }))
+          .max(1_000),
+      ),
+    }),
+    status: opt(z.looseObject({ phase: opt(ident(64)), message: opt(longText), metricResults: opt(z.array(metricResultSchema).max(1_000)) })),
   }),
-  status: opt(z.looseObject({ phase: opt(text(64)), message: opt(longText), metricResults: opt(z.array(metricResultSchema).max(1_000)) })),
-});
+);
 export type AnalysisRun = z.infer<typeof analysisRunSchema>;
 
 /** A metric that made a run fail or end inconclusive: its last measured values, and the condition they were judged by. */

@@ -1,23 +1,24 @@
 /** A Kargo Freight as Glidepath reads it from a cluster: what it carries, where it came from and which Stages hold, verified or approved it. */
 import { z } from 'zod';
-import { clusterObjectMetaSchema, longText, opt, stringMap, text } from './meta.js';
+import { clusterObjectMetaSchema, ident, KARGO, longId, longText, ofType, opt, stringMap } from './meta.js';
 
 /** A Freight's origin (its Warehouse), also how a Stage names the Freight it requests. */
-export const freightOriginSchema = z.looseObject({ kind: longText, name: longText });
+export const freightOriginSchema = z.looseObject({ kind: longId, name: longId });
 
 /** An image a Freight carries; `annotations` are the OCI annotations Kargo recorded (a release id may be one). */
 export const freightImageSchema = z.looseObject({
-  repoURL: text(1024),
-  tag: opt(text(256)),
-  digest: opt(text(256)),
+  repoURL: ident(1024),
+  tag: opt(ident(256)),
+  digest: opt(ident(256)),
   annotations: stringMap,
 });
 
+/** A commit is known by its repository and id; only its message is a person's text, and cut. */
 export const freightCommitSchema = z.looseObject({
-  repoURL: opt(text(1024)),
-  id: opt(text(256)),
-  tag: opt(text(256)),
-  branch: opt(text(256)),
+  repoURL: opt(ident(1024)),
+  id: opt(ident(256)),
+  tag: opt(ident(256)),
+  branch: opt(ident(256)),
   message: opt(longText),
 });
 
@@ -29,19 +30,23 @@ export const freightArtifactsShape = {
 };
 
 /** `FreightReference`: a Freight by name, with what it carries (Stage freightHistory, current/lastPromotion, Promotion status). */
-export const freightReferenceSchema = z.looseObject({ name: opt(longText), ...freightArtifactsShape });
+export const freightReferenceSchema = z.looseObject({ name: opt(longId), ...freightArtifactsShape });
 export type FreightReference = z.infer<typeof freightReferenceSchema>;
 
-export const freightSchema = z.looseObject({
-  metadata: clusterObjectMetaSchema,
-  alias: opt(longText),
-  ...freightArtifactsShape,
-  status: opt(
-    z.looseObject({
-      currentlyIn: opt(z.record(z.string(), z.looseObject({ since: opt(longText) }))),
-      verifiedIn: opt(z.record(z.string(), z.looseObject({ verifiedAt: opt(longText), longestSoak: opt(longText) }))),
-      approvedFor: opt(z.record(z.string(), z.looseObject({ approvedAt: opt(longText) }))),
-    }),
-  ),
-});
+/** The alias is a Freight's other name (a label value in Kargo), and times are parsed: all refused when too long. */
+export const freightSchema = ofType(
+  { kind: 'Freight', apiVersions: KARGO },
+  z.looseObject({
+    metadata: clusterObjectMetaSchema,
+    alias: opt(longId),
+    ...freightArtifactsShape,
+    status: opt(
+      z.looseObject({
+        currentlyIn: opt(z.record(z.string(), z.looseObject({ since: opt(longId) }))),
+        verifiedIn: opt(z.record(z.string(), z.looseObject({ verifiedAt: opt(longId), longestSoak: opt(longId) }))),
+        approvedFor: opt(z.record(z.string(), z.looseObject({ approvedAt: opt(longId) }))),
+      }),
+    ),
+  }),
+);
 export type Freight = z.infer<typeof freightSchema>;

@@ -12,10 +12,11 @@
 import { z } from 'zod';
 import { analysisRunStatusSchema } from './analysis-run.js';
 import { list, record, type JsonRecord } from './json.js';
-import { clusterObjectMetaSchema, integer, text } from './meta.js';
+import { ARGOPROJ, clusterObjectMetaSchema, cutText, ident, integer, ofType } from './meta.js';
 import { generation } from './kube-names.js';
 
-const container = z.looseObject({ name: text(253).optional(), image: text(1024).optional() });
+/** The image is what a release is known by (its id when no annotation names one): refused, never cut. */
+const container = z.looseObject({ name: ident(253).optional(), image: ident(1024).optional() });
 
 /** One canary step: exactly one key is set upstream (`setWeight`, `pause`, `analysis`, ...). */
 export const canaryStepSchema = z.looseObject({}).nullable();
@@ -25,7 +26,7 @@ const rolloutSpec = z
   .looseObject({
     replicas: integer.nullish(),
     paused: z.boolean().nullish(),
-    restartAt: text(64).nullish(),
+    restartAt: ident(64).nullish(),
     template: z
       .looseObject({ spec: z.looseObject({ containers: z.array(container).max(64).nullish() }).nullish() })
       .nullish(),
@@ -40,25 +41,26 @@ const rolloutSpec = z
 
 const rolloutStatus = z
   .looseObject({
-    phase: text(64).nullish(),
-    message: text(16_384).nullish(),
+    phase: ident(64).nullish(),
+    /** Cut, not refused: an abort carries the reason here, and a long one must not hide the abort. */
+    message: cutText(16_384).nullish(),
     /** A string since v0.10 (`"12"`); a pod-template-like hash before that. */
-    observedGeneration: z.union([text(128), z.number()]).nullish(),
-    currentPodHash: text(64).nullish(),
-    stableRS: text(64).nullish(),
+    observedGeneration: z.union([ident(128), z.number()]).nullish(),
+    currentPodHash: ident(64).nullish(),
+    stableRS: ident(64).nullish(),
     currentStepIndex: integer.nullish(),
-    pauseConditions: z.array(z.looseObject({ reason: text(128).nullish(), startTime: text(64).nullish() })).max(32).nullish(),
+    pauseConditions: z.array(z.looseObject({ reason: cutText(128).nullish(), startTime: ident(64).nullish() })).max(32).nullish(),
     controllerPause: z.boolean().nullish(),
     abort: z.boolean().nullish(),
-    abortedAt: text(64).nullish(),
-    restartedAt: text(64).nullish(),
+    abortedAt: ident(64).nullish(),
+    restartedAt: ident(64).nullish(),
     replicas: integer.nullish(),
     updatedReplicas: integer.nullish(),
     readyReplicas: integer.nullish(),
     availableReplicas: integer.nullish(),
     HPAReplicas: integer.nullish(),
     conditions: z
-      .array(z.looseObject({ type: text(128), status: text(32).optional(), reason: text(256).optional(), message: text(16_384).optional() }))
+      .array(z.looseObject({ type: ident(128), status: ident(32).optional(), reason: cutText(256).optional(), message: cutText(16_384).optional() }))
       .max(64)
       .nullish(),
     canary: z
@@ -71,11 +73,14 @@ const rolloutStatus = z
   })
   .nullish();
 
-export const rolloutSchema = z.looseObject({
-  metadata: clusterObjectMetaSchema.extend({ generation }),
-  spec: rolloutSpec,
-  status: rolloutStatus,
-});
+export const rolloutSchema = ofType(
+  { kind: 'Rollout', apiVersions: ARGOPROJ },
+  z.looseObject({
+    metadata: clusterObjectMetaSchema.extend({ generation }),
+    spec: rolloutSpec,
+    status: rolloutStatus,
+  }),
+);
 export type Rollout = z.infer<typeof rolloutSchema>;
 
 /** The phase the Rollouts client shows (`RolloutPhase`), and Unknown for anything else. */

@@ -25,6 +25,27 @@ export function cutCodePoints(value: string, max: number): string {
   return out;
 }
 
+/** What a cut string ends with: one UTF-16 unit, so a cut result is never longer than its limit. */
+export const ELLIPSIS = '…';
+
+/**
+ * `value` when it has at most `max` UTF-16 units; else its longest prefix that leaves room for
+ * the ellipsis and does not end between the two halves of a pair, then `…`. The limits of the
+ * schemas are in UTF-16 units (zod's `.max`), so the cut is too.
+ *
+ * The result is a fresh copy: a slice of a 10 MiB string would keep the whole of it alive (V8
+ * keeps a sliced string's parent), and the point of cutting is that the rest is let go.
+ */
+export function cutWithEllipsis(value: string, max: number): string {
+  if (value.length <= max) return value;
+  if (max < 1) return '';
+  let end = max - 1;
+  const last = value.charCodeAt(end - 1);
+  // A high surrogate whose low half would be cut off: leave the whole pair out.
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return Buffer.from(value.slice(0, end) + ELLIPSIS, 'utf16le').toString('utf16le');
+}
+
 /**
  * Whether some string (value or object key) in a parsed JSON value is not well-formed Unicode.
  * Keeps only a stack of values: run on every ingested fact, so it allocates next to nothing
