@@ -24,6 +24,8 @@ export interface WatchStats {
   events: number;
   /** Lines that were not a watch event (not JSON, half JSON, not {type, object}): skipped. */
   skippedLines: number;
+  /** Events onEvent threw on: the watch goes on (as with client-node's Watch), the caller's bug counted. */
+  handlerErrors: number;
   /** Set once the watch has ended. */
   end?: WatchEnd;
 }
@@ -70,6 +72,7 @@ export class WatchStream {
   private failure?: KubeActionError;
   private events = 0;
   private skippedLines = 0;
+  private handlerErrors = 0;
   private end?: WatchEnd;
   private settle!: () => void;
   private readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
@@ -107,7 +110,7 @@ export class WatchStream {
       done: this.settled.then(() => {
         if (this.failure) throw this.failure;
       }),
-      stats: () => ({ bytesRead: this.reader.bytesRead, events: this.events, skippedLines: this.skippedLines, ...(this.end ? { end: this.end } : {}) }),
+      stats: () => ({ bytesRead: this.reader.bytesRead, events: this.events, skippedLines: this.skippedLines, handlerErrors: this.handlerErrors, ...(this.end ? { end: this.end } : {}) }),
     };
   }
 
@@ -164,7 +167,11 @@ export class WatchStream {
       const status = event.object as { code?: unknown };
       this.failure = toKubeActionError({ code: typeof status.code === 'number' ? status.code : 500, body: event.object }, this.options.call);
     }
-    this.options.onEvent(event.type, event.object);
+    try {
+      this.options.onEvent(event.type, event.object);
+    } catch {
+      this.handlerErrors++;
+    }
   }
 
   private armQuietTimer(): void {

@@ -39,9 +39,12 @@ afterEach(async () => {
 
 const rollouts = () => world.store.registry.byKind('Rollout');
 
-async function watchRollouts(clusters: ClusterClients = world.clusters): Promise<{ handle: WatchHandle; events: { type: WatchEventType; object: any }[] }> {
+async function watchRollouts(clusters: ClusterClients = world.clusters, afterEach?: (object: any) => void): Promise<{ handle: WatchHandle; events: { type: WatchEventType; object: any }[] }> {
   const events: { type: WatchEventType; object: any }[] = [];
-  const handle = await clusters.api('prod').watch(ROLLOUTS, 'shop', { resourceVersion: world.store.resourceVersion() }, (type, object) => events.push({ type, object }));
+  const handle = await clusters.api('prod').watch(ROLLOUTS, 'shop', { resourceVersion: world.store.resourceVersion() }, (type, object) => {
+    events.push({ type, object });
+    afterEach?.(object);
+  });
   return { handle, events };
 }
 
@@ -102,7 +105,7 @@ describe('KubeApi.watch against a hostile API server', () => {
     await next.handle.done;
   });
 
-  it('delivers a line just under the cap and the good event after garbage, half JSON and __proto__ lines, whatever the chunks', async () => {
+  it('delivers a line just under the cap and the good event after garbage, half JSON, __proto__ lines and a handler that threw, whatever the chunks', async () => {
     const big = { kind: 'Rollout', metadata: { name: 'big', namespace: 'shop', resourceVersion: '7', annotations: { note: '' } } };
     const frame = eventLine('ADDED', big).length - 1;
     // Multi-byte characters (é is 2 bytes, 🚀 is 4) so chunk cuts land inside them.
@@ -119,14 +122,16 @@ describe('KubeApi.watch against a hostile API server', () => {
       for (let at = 0, size = 1; at < body.length; at += size, size = (size * 7 + 3) % 65_521 || 1) res.write(body.subarray(at, at + size));
       res.end();
     });
-    const { handle, events } = await watchRollouts();
+    const { handle, events } = await watchRollouts(world.clusters, (object) => {
+      if (object.metadata?.name === 'sly') throw new Error('a caller that throws on one event');
+    });
     await handle.done;
     expect(events.map((e) => `${e.type} ${e.object.metadata?.name}`)).toEqual(['ADDED big', 'MODIFIED sly', 'MODIFIED after']);
     expect(events[0]!.object.metadata.annotations.note).toBe(pad);
     // The __proto__ key stayed data on its own object: nothing reached Object.prototype.
     expect(Object.getPrototypeOf(events[1]!.object)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(handle.stats()).toMatchObject({ events: 3, skippedLines: 4, end: 'server-closed' });
+    expect(handle.stats()).toMatchObject({ events: 3, skippedLines: 4, handlerErrors: 1, end: 'server-closed' });
   });
 
   it('turns an ERROR event (410 after compaction) into a KubeActionError with the status', async () => {
