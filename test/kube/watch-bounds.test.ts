@@ -146,6 +146,19 @@ describe('KubeApi.watch against a hostile API server', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it('reads a refusal (non-200) as a KubeActionError with its status and the Status message', async () => {
+    world.server.hostile = (_request, { res, watch }) => {
+      if (!watch) return false;
+      res.writeHead(503, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 503, message: 'etcd is having a moment' }));
+      return true;
+    };
+    const { handle } = await watchRollouts();
+    const err = await failureOf(handle.done);
+    expect({ kind: err.kind, status: err.status }).toEqual({ kind: 'server', status: 503 });
+    expect(err.message).toContain('etcd is having a moment');
+  });
+
   it('ends a stream past its byte budget as an ordinary end, with the lines wholly within it delivered', async () => {
     const budgeted = new ClusterClients([{ name: 'prod', kubeconfigPath: world.kubeconfigPath, kubeconfigContext: 'prod' }], { watch: { maxStreamBytes: 64 * 1024 } });
     try {
@@ -192,6 +205,20 @@ describe('KubeApi.watch against a hostile API server', () => {
     console.log(`200 watch restarts: ${accepted} connections accepted, ${world.server.openConnections()} open`);
     expect(accepted).toBeLessThanOrEqual(5);
     expect(world.server.openConnections()).toBeLessThanOrEqual(5);
+  });
+
+  it('ends a watch that has gone quiet as an ordinary end, not an error', async () => {
+    const quick = new ClusterClients([{ name: 'prod', kubeconfigPath: world.kubeconfigPath, kubeconfigContext: 'prod' }], { watch: { quietMs: 200 } });
+    try {
+      // Headers, one event, then silence with the connection held open.
+      hostileWatches((res) => void res.write(eventLine('ADDED', { kind: 'Rollout', metadata: { name: 'once', namespace: 'shop', resourceVersion: '3' } })));
+      const { handle, events } = await watchRollouts(quick);
+      await handle.done;
+      expect(handle.stats().end).toBe('quiet');
+      expect(events.map((e) => e.object.metadata.name)).toEqual(['once']);
+    } finally {
+      await quick.close();
+    }
   });
 
   it('close() ends open watches as stopped and refuses later calls', async () => {
