@@ -19,7 +19,7 @@ import type { Worker } from 'bullmq';
 import { AuditLog, auditLimits } from './audit/audit-log.js';
 import { registerAuditRoutes } from './audit/audit-api.js';
 import type { Env, Role } from './config/env.js';
-import { finishedTtlMs, longestReleaseTtlMs, stallAfterMs, unfinishedTtlMs, type ConfigFile } from './config/file.js';
+import { finishedTtlMs, longestReleaseTtlMs, stallAfterMs, unfinishedTtlMs, watchBoundsBytes, type ConfigFile } from './config/file.js';
 import { AnnouncementClaims } from './facts/announcements.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { WatchSource } from './facts/watch/watch-source.js';
@@ -144,7 +144,9 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
   const seams = options.commands === false ? undefined : options.commands;
   let clients = seams?.clusters;
-  const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters.map((c) => ({ ...c, ...(kargoApis.has(c.name) ? { kargoApiEndpoint: kargoApis.get(c.name)! } : {}) }))));
+  const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters.map((c) => ({ ...c, ...(kargoApis.has(c.name) ? { kargoApiEndpoint: kargoApis.get(c.name)! } : {}) })), { watch: watchBoundsBytes(config) }));
+  // Only the clients built here are closed here: ones handed in (commands seams) belong to the caller.
+  const ownsClients = !clients;
   const watchdog = new Watchdog(work, keys.queuePrefix('watchdog'));
 
   let slack: SlackPart | undefined;
@@ -297,6 +299,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     await Promise.all([partitions?.close(), ...workers.map((w) => w.close())]);
     await slack?.stopWork();
     await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close()]);
+    // The watch source has stopped its watches: now the clusters' connection pools go.
+    if (ownsClients) await clients?.close();
     await closeRedis(redis);
     logger.info('glidepath stopped');
   };

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { answerAccessReview, type SelfSubjectAccessReview } from './access-review.js';
 import { Authorizer, type SandboxUser } from './auth.js';
 import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
@@ -88,6 +88,10 @@ export class KubeServer {
    * Retry-After) and the store is not consulted. Tests and benches set and clear it.
    */
   hostile?: (request: ServedRequest, exchange: HostileExchange) => boolean;
+  /** TCP connections open now (a client that opens one per request piles them up). */
+  private readonly sockets = new Set<Socket>();
+  /** TCP connections accepted since the server started. */
+  connectionsAccepted = 0;
 
   constructor(private readonly options: KubeServerOptions) {
     this.store = options.store ?? new ObjectStore(new ResourceRegistry());
@@ -106,6 +110,16 @@ export class KubeServer {
     };
     this.scheme = options.scheme ?? 'https';
     this.http = this.scheme === 'https' ? createTlsServer(sandboxCertificate(), handler) : createServer(handler);
+    this.http.on('connection', (socket: Socket) => {
+      this.connectionsAccepted++;
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** TCP connections open at this moment, idle keep-alive ones included. */
+  openConnections(): number {
+    return this.sockets.size;
   }
 
   readonly scheme: 'https' | 'http';

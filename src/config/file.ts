@@ -164,6 +164,10 @@ const settings = z
       .object({ count: z.number().int().min(1).default(10), minutes: z.number().positive().max(60).default(5) })
       .strict()
       .prefault({}),
+    /** Longest line a cluster's watch stream may send (MiB); a longer one ends that watch with a line-too-long error. */
+    watchMaxLineMiB: z.number().int().min(1).max(256).default(16),
+    /** Bytes read from one watch stream (MiB) before it is ended and resumed from the last resourceVersion. */
+    watchMaxStreamMiB: z.number().int().min(1).max(16_384).default(512),
     /** Watch source: the Argo CD Applications watched for Rollout stages (as the notification subscription selects them). */
     watchApplicationSelector: labelSelector.prefault('hangar.io/release-tracked=true'),
     /** A release that never finishes (announced only, Failed, stuck) is forgotten this long after it was last heard from. */
@@ -266,6 +270,11 @@ export function finishedTtlMs(cfg: ConfigFile): number {
 /** How long an unfinished release's record, and its Slack thread state, live after its last write. */
 export function unfinishedTtlMs(cfg: ConfigFile): number {
   return cfg.settings.unfinishedReleaseTtlDays * 86_400_000;
+}
+
+/** The bounds of every cluster watch stream, in bytes (the settings are in MiB). */
+export function watchBoundsBytes(cfg: ConfigFile): { maxLineBytes: number; maxStreamBytes: number } {
+  return { maxLineBytes: cfg.settings.watchMaxLineMiB * 1024 * 1024, maxStreamBytes: cfg.settings.watchMaxStreamMiB * 1024 * 1024 };
 }
 
 /** The longest a release record, and everything kept for it, may live after its last write. */

@@ -3,11 +3,14 @@
  * merge patches sent as merge patches (client-node 2.x defaults to JSON Patch), every failure
  * turned into a KubeActionError, and every call checked against the declared verbs.
  */
-import type { ConfigurationOptions, CustomObjectsApi, KubeConfig, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
+import type { ConfigurationOptions, CustomObjectsApi, KubeConfig, ObservableMiddleware, RequestContext, ResponseContext, SecurityAuthentication } from '@kubernetes/client-node';
 import { clientNode } from './client-node.js';
+import { ClusterConnectionPool } from './connection-pool.js';
 import { KubeActionError, toKubeActionError, type KubeCall } from './errors.js';
 import type { ResourceRef } from './resources.js';
 import { isDeclared } from './verbs.js';
+import { DEFAULT_WATCH_MAX_LINE_BYTES, DEFAULT_WATCH_MAX_STREAM_BYTES, type WatchLineLimits } from './watch-lines.js';
+import { WatchStream, type WatchEventType, type WatchHandle } from './watch-stream.js';
 
 export type JsonPatchOperation = { op: 'test' | 'add' | 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
 
@@ -23,13 +26,15 @@ export interface ListOptions {
   limit?: number;
 }
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+export type { WatchEnd, WatchEventType, WatchHandle, WatchStats } from './watch-stream.js';
 
-export interface WatchHandle {
-  stop(): void;
-  /** Resolves when the watch ends (server close, error, or stop()). */
-  done: Promise<void>;
+/** Bounds of every watch stream, and the silence after which a watch is ended (and resumed by its caller). */
+export interface KubeApiWatchOptions extends Partial<WatchLineLimits> {
+  quietMs?: number;
 }
+
+/** client-node's Watch cut a quiet watch after 30 s; bookmarks keep a healthy one talking well within it. */
+export const DEFAULT_WATCH_QUIET_MS = 30_000;
 
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -55,17 +60,29 @@ function headerMiddleware(key: string, value: string): ObservableMiddleware {
 
 export class KubeApi {
   private readonly custom: CustomObjectsApi;
+  /** One pool of connections to the cluster, for the generated calls and the watches alike. */
+  private readonly pool: ClusterConnectionPool;
+  private readonly poolAuthentication: SecurityAuthentication;
+  private readonly openWatches = new Set<WatchStream>();
+  private readonly watchLimits: WatchLineLimits;
+  private readonly watchQuietMs: number;
 
   constructor(
     readonly cluster: string,
     readonly kubeConfig: KubeConfig,
     readonly requestTimeoutMs: number,
+    watchOptions: KubeApiWatchOptions = {},
   ) {
     this.custom = kubeConfig.makeApiClient(clientNode().CustomObjectsApi);
+    this.pool = new ClusterConnectionPool(cluster, kubeConfig);
+    this.poolAuthentication = this.pool.authentication();
+    this.watchLimits = { maxLineBytes: watchOptions.maxLineBytes ?? DEFAULT_WATCH_MAX_LINE_BYTES, maxStreamBytes: watchOptions.maxStreamBytes ?? DEFAULT_WATCH_MAX_STREAM_BYTES };
+    this.watchQuietMs = watchOptions.quietMs ?? DEFAULT_WATCH_QUIET_MS;
   }
 
   private options(extra: ObservableMiddleware[] = []): ConfigurationOptions {
-    return { middleware: [timeoutMiddleware(this.requestTimeoutMs), ...extra], middlewareMergeStrategy: 'append' };
+    // authMethods replaces the kubeconfig's own, which would build a new undici Agent per call.
+    return { middleware: [timeoutMiddleware(this.requestTimeoutMs), ...extra], middlewareMergeStrategy: 'append', authMethods: { default: this.poolAuthentication } };
   }
 
   private async call<T>(res: ResourceRef, verb: string, subresource: string | undefined, namespace: string | undefined, name: string | undefined, run: () => Promise<T>): Promise<T> {
@@ -160,9 +177,12 @@ export class KubeApi {
   }
 
   /**
-   * A WATCH from `resourceVersion` (bookmarks on, so a quiet watch is not cut by client-node's
-   * 30 s inactivity timeout). `onEvent` sees every event; the watch ends on stop(), on a server
-   * close, or on an error, which `onEnd` receives as a KubeActionError.
+   * A WATCH from `resourceVersion`, bookmarks on (so a healthy quiet watch keeps talking), read
+   * with our bounded line reader over the cluster's one connection pool (watch-stream.ts).
+   * `onEvent` sees every event; the watch ends on stop(), on a server close, after `quietMs` of
+   * silence or at the stream's byte budget (ordinary ends: resume from the last version seen), or
+   * on an error, which `done` rejects with as a KubeActionError: an in-band ERROR event with its
+   * status code, `line-too-long` for a line over the cap.
    */
   async watch(
     res: ResourceRef,
@@ -171,45 +191,23 @@ export class KubeApi {
     onEvent: (type: WatchEventType, object: unknown) => void,
   ): Promise<WatchHandle> {
     const call: KubeCall = { cluster: this.cluster, verb: 'watch', resource: res.plural, namespace };
-    // Only the declaration check: the watch itself reports through its callbacks.
-    await this.call(res, 'watch', undefined, namespace, undefined, async () => undefined);
-    let finish!: () => void;
-    let failure: KubeActionError | undefined;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    const path = `/apis/${res.group}/${res.version}/namespaces/${encodeURIComponent(namespace)}/${res.plural}`;
-    let controller: AbortController | undefined;
-    let stopped = false;
-    try {
-      controller = await new (clientNode().Watch)(this.kubeConfig).watch(
-        path,
-        { resourceVersion: options.resourceVersion, allowWatchBookmarks: true, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector },
-        (type, object) => {
-          if (type === 'ERROR') {
-            const status = object as { code?: number; message?: string };
-            failure = toKubeActionError({ code: status.code ?? 500, body: status }, call);
-          }
-          onEvent(type as WatchEventType, object);
-        },
-        (err) => {
-          // client-node cuts a watch that has been quiet for 30 s (TimeoutError). That is an end
-          // like a server close: callers resume from the last version they saw.
-          const quiet = (err as { name?: unknown } | null)?.name === 'TimeoutError';
-          if (err && !stopped && !quiet) failure = toKubeActionError(err, call);
-          finish();
-        },
-      );
-    } catch (err) {
-      throw toKubeActionError(err, call);
-    }
-    return {
-      stop: () => {
-        stopped = true;
-        controller?.abort();
-        finish();
-      },
-      done: done.then(() => {
-        if (failure) throw failure;
-      }),
-    };
+    // The declaration check, and the headers and pool of the request (a kubeconfig that cannot
+    // be applied throws here, as before; everything after the request is sent ends `done`).
+    const request = await this.call(res, 'watch', undefined, namespace, undefined, () => this.pool.prepare());
+    const url = new URL(`${this.pool.server}/apis/${res.group}/${res.version}/namespaces/${encodeURIComponent(namespace)}/${res.plural}`);
+    const query: Record<string, string | undefined> = { watch: 'true', resourceVersion: options.resourceVersion, allowWatchBookmarks: 'true', labelSelector: options.labelSelector, fieldSelector: options.fieldSelector };
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+    const stream = new WatchStream({ url, call, limits: this.watchLimits, quietMs: this.watchQuietMs, headersTimeoutMs: this.requestTimeoutMs, onEvent });
+    this.openWatches.add(stream);
+    const handle = await stream.start(request);
+    void handle.done.catch(() => undefined).finally(() => this.openWatches.delete(stream));
+    return handle;
+  }
+
+  /** Ends every watch and connection to this cluster; calls after it fail. For shutdown. */
+  async close(): Promise<void> {
+    for (const stream of this.openWatches) stream.stop();
+    this.openWatches.clear();
+    await this.pool.close();
   }
 }

@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clientNode } from './client-node.js';
 import type { ClusterConfig } from '../config/file.js';
-import { KubeApi } from './api.js';
+import { KubeApi, type KubeApiWatchOptions } from './api.js';
 import { KubeActionError } from './errors.js';
 import { KargoApiClient, type KargoApiEndpoint } from './kargo-api.js';
 
@@ -26,6 +26,8 @@ export interface ClusterClientsOptions {
   requestTimeoutMs?: number;
   /** Kubeconfig used by clusters that name a context but no file (default: $KUBECONFIG or ~/.kube/config). */
   defaultKubeconfigPath?: string;
+  /** Bounds of every watch stream (line cap, byte budget per stream); defaults in src/kube/watch-lines.ts. */
+  watch?: KubeApiWatchOptions;
 }
 
 type ClusterSource = Pick<ClusterConfig, 'name' | 'kubeconfigContext' | 'kubeconfigPath' | 'inCluster'> & {
@@ -67,7 +69,7 @@ export class ClusterClients {
       const kc = kubeConfigFor(cluster, options);
       this.clients.set(cluster.name, {
         name: cluster.name,
-        api: new KubeApi(cluster.name, kc, timeout),
+        api: new KubeApi(cluster.name, kc, timeout, options.watch),
         argocdNamespaces: cluster.argocdNamespaces ?? ['argocd'],
         server: kc.getCurrentCluster()?.server ?? '',
         ...(cluster.kargoApiEndpoint ? { kargoApi: new KargoApiClient({ cluster: cluster.name, ...cluster.kargoApiEndpoint, timeoutMs: timeout }) } : {}),
@@ -88,5 +90,10 @@ export class ClusterClients {
   /** The cluster's API, for operations that take one. */
   api(name: string): KubeApi {
     return this.get(name).api;
+  }
+
+  /** Ends every watch and connection to every cluster (shutdown); calls after it fail. */
+  async close(): Promise<void> {
+    await Promise.all([...this.clients.values()].map((client) => client.api.close()));
   }
 }

@@ -22,6 +22,8 @@ export type KubeActionErrorKind =
   | 'server'
   /** The object read back does not have the shape Glidepath understands. */
   | 'malformed'
+  /** A watch stream sent a line longer than the configured cap (a broken or hostile API server). */
+  | 'line-too-long'
   | 'unknown-cluster';
 
 export interface KubeCall {

@@ -13,6 +13,7 @@ export interface Metrics {
   stallAlerts: Counter<'pipeline'>;
   watchEvents: Counter<'cluster' | 'kind' | 'how'>;
   watchRestarts: Counter<'cluster' | 'kind' | 'relist'>;
+  watchStreamsCut: Counter<'cluster' | 'kind' | 'reason'>;
   watchRelists: Counter<'cluster' | 'kind' | 'reason'>;
   watchBackoffSeconds: Counter<'cluster' | 'kind' | 'reason'>;
   watchLag: Histogram<'cluster' | 'kind'>;
@@ -37,6 +38,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     queueDepth: new Gauge({ name: 'glidepath_queue_jobs', help: 'Jobs per queue and state, read at scrape time', labelNames: ['queue', 'state'], registers: [registry] }),
     stallAlerts: new Counter({ name: 'glidepath_stall_alerts_total', help: 'Stall alerts raised', labelNames: ['pipeline'], registers: [registry] }),
     watchEvents: new Counter({ name: 'glidepath_watch_objects_total', help: 'Objects seen by the watch source, by cluster, kind and how (list, watch, or deleted: a Kargo Stage that left its watch)', labelNames: ['cluster', 'kind', 'how'], registers: [registry] }),
+    watchStreamsCut: new Counter({ name: 'glidepath_watch_streams_cut_total', help: 'Watch streams ended because the API server broke a bound (reason line_too_long: a line over settings.watchMaxLineMiB); each is resumed after a backoff', labelNames: ['cluster', 'kind', 'reason'], registers: [registry] }),
     watchRestarts: new Counter({ name: 'glidepath_watch_restarts_total', help: 'Watches that ended and resumed (relist=true: the version was gone, 410)', labelNames: ['cluster', 'kind', 'relist'], registers: [registry] }),
     watchRelists: new Counter({ name: 'glidepath_watch_relists_total', help: 'Lists made by the watch source, by cluster, kind and reason (initial, expired: 410, resync, error: no version to resume from)', labelNames: ['cluster', 'kind', 'reason'], registers: [registry] }),
     watchBackoffSeconds: new Counter({ name: 'glidepath_watch_backoff_seconds_total', help: 'Seconds the watch source waited before asking an API server again, by cluster, kind and reason (expired: 410 again, throttled: 429, server: 5xx or unreachable, short_watch)', labelNames: ['cluster', 'kind', 'reason'], registers: [registry] }),

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configProblems } from '../helpers/pipeline.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { parseEnv } from '../../src/config/env.js';
-import { parseConfigFile } from '../../src/config/file.js';
+import { parseConfigFile, watchBoundsBytes } from '../../src/config/file.js';
 
 const bad = `
 clusters:
@@ -80,8 +80,14 @@ pipelines:
 
   it('fills defaults', () => {
     const cfg = parseConfigFile('clusters: [{ name: prod, inCluster: true }]');
-    expect(cfg.settings).toMatchObject({ stallAfterMinutes: 20, unhealthyGraceMinutes: 2, hookPinnedAfterMinutes: 10 });
+    expect(cfg.settings).toMatchObject({ stallAfterMinutes: 20, unhealthyGraceMinutes: 2, hookPinnedAfterMinutes: 10, watchMaxLineMiB: 16, watchMaxStreamMiB: 512 });
     expect(cfg.clusters[0]!.argocdNamespaces).toEqual(['argocd']);
+  });
+
+  it('gives the watch bounds in bytes and refuses a line cap of nothing', () => {
+    const cfg = parseConfigFile('settings: { watchMaxLineMiB: 2, watchMaxStreamMiB: 64 }\nclusters: [{ name: prod, inCluster: true }]');
+    expect(watchBoundsBytes(cfg)).toEqual({ maxLineBytes: 2 * 1024 * 1024, maxStreamBytes: 64 * 1024 * 1024 });
+    expect(problems('settings: { watchMaxLineMiB: 0 }\nclusters: [{ name: prod, inCluster: true }]')[0]).toMatch(/^settings\.watchMaxLineMiB: /);
   });
 });
 

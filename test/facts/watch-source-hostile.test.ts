@@ -47,6 +47,59 @@ async function metricValue(a: Glidepath, name: string, labels: Record<string, st
   return metric.values.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0);
 }
 
+describe('watch source against a watch stream that never sends a newline', () => {
+  it('ends that watch at the line cap with a warning and a metric, keeps its lease, and hears the next change', async () => {
+    const store = new ObjectStore(new ResourceRegistry());
+    for (const ns of ['shop', 'argocd']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
+    const rt = store.registry.byKind('Rollout', 'argoproj.io');
+    store.create(rt, 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.0.0', labels: SELECTED, annotations: { 'hangar.io/release-id': 'rel-1' } }));
+    server = await startKubeServer({ store, users: USERS, bookmarkIntervalMs: 500 });
+    kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-hostile-')), 'kubeconfig');
+    server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
+    // The first Rollouts watch streams 8 MiB with no newline, 64 KiB at a time, until the client hangs up.
+    let sent = 0;
+    server.hostile = (r, { res, watch }) => {
+      if (!watch || r.resource !== 'rollouts' || sent > 0) return false;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const more = (): void => {
+        while (!res.destroyed && sent < 8 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => (sent = Math.max(sent, 1)));
+      more();
+      return true;
+    };
+    const lines: { msg: string; [k: string]: unknown }[] = [];
+    const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+    const config = parseConfigFile(`
+settings: { watchLeaseSeconds: 2, watchMaxLineMiB: 1 }
+clusters:
+  - { name: prod, kubeconfigPath: ${kubeconfigPath}, kubeconfigContext: prod, facts: watch }
+pipelines:
+  - name: checkout
+    channel: C0123CHECKOUT
+    stages:
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod" } }
+`);
+    const env = testEnv();
+    prefix = env.REDIS_PREFIX;
+    const a = (app = await startTestGlidepath(config, env, { logger }));
+    await waitFor(async () => (await metricValue(a, 'glidepath_watch_streams_cut_total', { reason: 'line_too_long' })) >= 1 || undefined, 'the endless line cut');
+    // Cut near the cap, not read to the end: the server had not sent its 8 MiB when the client hung up.
+    expect(sent).toBeLessThan(8 * 1024 * 1024);
+    expect(lines.filter((l) => l.level === 40 && String(l.msg).startsWith('a watch stream sent a line over the cap'))).toHaveLength(1);
+    // The next change is heard on the resumed watch.
+    const before = await metricValue(a, 'glidepath_facts_accepted_total', { source: 'watch' });
+    store.patch(rt, 'shop', 'checkout', 'merge', { metadata: { annotations: { 'hangar.io/release-id': 'rel-2' } } });
+    await waitFor(async () => (await metricValue(a, 'glidepath_facts_accepted_total', { source: 'watch' })) > before || undefined, 'the next change queued');
+    expect(a.watchSource!.held()).toEqual(['prod']);
+  }, 60_000);
+});
+
 describe('watch source against an API server that ignores labelSelector', () => {
   it('queues only the selected Rollout of 20,000, keeps the loop turning and keeps its lease', async () => {
     const store = new ObjectStore(new ResourceRegistry());

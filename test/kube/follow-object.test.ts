@@ -92,6 +92,9 @@ describe('followObject', () => {
 
   it('at the timeout gives the last state seen; an object already final is not watched', async () => {
     expect(await follow(50, [])).toMatchObject({ state: 'Unknown', timedOut: true });
+    // The timed-out follow's watch may still be on its way (it is stopped once it is answered):
+    // counted first, so the count below says the second follow sent none.
+    await waitFor(async () => watches() === 1, 'the first follow\'s watch');
     setHealth('Unhealthy');
     const heard: string[] = [];
     expect(await follow(60_000, heard)).toMatchObject({ state: 'Unhealthy', timedOut: false });

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import type { KubeApiWatchOptions } from '../../src/kube/api.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../sandbox/kube/auth.js';
 import type { Clock } from '../../sandbox/kube/clock.js';
@@ -52,6 +53,8 @@ export async function startKubeWorld(
     controllers?: StandInControllers;
     /** Kargo's API stand-in; clusters `prod` and `prod-no-promote` then reach it with their users' tokens. */
     kargoApi?: boolean;
+    /** Watch bounds of every cluster client (line cap, byte budget, quiet time). */
+    watch?: KubeApiWatchOptions;
   } = {},
 ): Promise<KubeWorld> {
   const standIn = await startStandInCluster({
@@ -73,9 +76,14 @@ export async function startKubeWorld(
       { name: 'prod-no-status', kubeconfigPath, kubeconfigContext: 'no-status@prod' },
       { name: 'prod-no-promote', kubeconfigPath, kubeconfigContext: 'no-promote@prod', ...kargoApi('no-promote-token') },
     ],
-    { requestTimeoutMs: options.requestTimeoutMs ?? 5000 },
+    { requestTimeoutMs: options.requestTimeoutMs ?? 5000, ...(options.watch ? { watch: options.watch } : {}) },
   );
-  return { server, store, kubeconfigPath, standIn, clusters, close: () => standIn.stop() };
+  const close = async (): Promise<void> => {
+    // Glidepath's side first, as at shutdown: its watches end as stopped, not as a server gone.
+    await clusters.close();
+    await standIn.stop();
+  };
+  return { server, store, kubeconfigPath, standIn, clusters, close };
 }
 
 /** The operation ran (not refused): its result, or a failure naming the refusal. */

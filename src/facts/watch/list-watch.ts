@@ -2,7 +2,7 @@
  * One resumable list+watch of one kind in one namespace, with the label selector sent to the API
  * server, as an informer does it: LIST (paginated) for the current state, then WATCH from the
  * list's resourceVersion with bookmarks on, resuming from the last version seen when the watch
- * ends (server close, client-node's 30 s quiet cut, a network error), and listing again when that
+ * ends (server close, the 30 s quiet cut of KubeApi.watch, a network error), and listing again when that
  * version is gone (410 Expired, after etcd compaction or an API server restart).
  *
  * The cluster can say no in many ways, and each is a reason to wait, not to ask again at once
@@ -51,7 +51,7 @@ export interface ListWatchEvents {
    */
   onDeleted?(object: unknown, how: 'watch' | 'relist'): unknown;
   /** A watch ended and resumes from `resourceVersion` (`relist`: the version was gone, so it lists again). */
-  onRestart?(reason: string, relist: boolean): void;
+  onRestart?(reason: string, relist: boolean, error?: unknown): void;
   /** A list starts (after `beforeList`). */
   onList?(reason: ListReason): void;
   /** The loop waits `ms` before asking the API server again. */
@@ -305,7 +305,7 @@ export class ListWatch {
           await this.pause(failures, policy, 'expired');
           continue;
         }
-        this.events.onRestart?.(err instanceof Error ? err.message : String(err), false);
+        this.events.onRestart?.(err instanceof Error ? err.message : String(err), false, err);
         failures++;
         const kube = err instanceof KubeActionError ? err : undefined;
         await this.pause(failures, policy, kube?.status === 429 ? 'throttled' : 'server', kube?.retryAfterMs);

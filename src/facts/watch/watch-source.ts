@@ -24,6 +24,7 @@ import { invalid, isKargoScope, KargoDirectory, kargoFactFromObject, type Reject
 import { LogLimiter } from '../../obs/log-limit.js';
 import { kargoFactFollowed } from '../../releases/route-kargo.js';
 import { RedisLease } from './lease.js';
+import { KubeActionError } from '../../kube/errors.js';
 import { WATCH_DELETED_EVENT, WATCH_EVENT, WATCH_RESYNC_EVENT } from '../identity.js';
 import { ListWatch } from './list-watch.js';
 import { ListOrder, listRole } from './list-order.js';
@@ -178,9 +179,13 @@ class ClusterWatch {
           onObject: deliver,
           // A Stage that leaves stops counting at once: DELETED, and missing from a relist.
           ...(scope.resource.kind === 'Stage' ? { onDeleted: (object: unknown) => deliver(object, 'deleted') } : {}),
-          onRestart: (reason, relist) => {
+          onRestart: (reason, relist, error) => {
             this.o.metrics.watchRestarts.inc({ ...labels, relist: String(relist) });
-            this.o.logger.debug({ ...labels, reason, relist }, 'watch restarts');
+            if (error instanceof KubeActionError && error.kind === 'line-too-long') {
+              // The API server (or something in front of it) is misbehaving: said, counted, and backed off.
+              this.o.metrics.watchStreamsCut.inc({ ...labels, reason: 'line_too_long' });
+              this.o.logger.warn({ ...labels, namespace: scope.namespace, reason }, 'a watch stream sent a line over the cap; the watch was ended and resumes after a backoff');
+            } else this.o.logger.debug({ ...labels, reason, relist }, 'watch restarts');
           },
           onList: (reason) => {
             this.o.metrics.watchRelists.inc({ ...labels, reason });
