@@ -333,6 +333,7 @@ export async function playAttack(
   o: { nextEventTimeoutMs?: number; before?: () => Promise<Record<string, unknown>> } = {},
 ): Promise<AttackReport> {
   const restartedBefore = !(await world.ensureAlive());
+  await world.settled();
   const rss = sampleRss(world);
   const health = pollHealth(world);
   const run = await attack.run(world);

@@ -62,6 +62,11 @@ export interface HostileWorld {
   reachesSlack(version: string, timeoutMs: number): Promise<boolean>;
   /** Everything Slack shows in the channel, as one string (parents, edits, replies). */
   slackText(): string;
+  /**
+   * Resolves once the Rollouts watch now open has been open longer than the watch loop's healthy
+   * time (5 s): its backoff from an earlier attack is forgotten, so each attack is judged alone.
+   */
+  settled(): Promise<void>;
   /** Starts a fresh child on the same Redis prefix if the last one died (so later attacks are measured at all). */
   ensureAlive(): Promise<boolean>;
   close(): Promise<void>;
@@ -131,12 +136,19 @@ export async function startHostileWorld(o: HostileWorldOptions = {}): Promise<Ho
   const clock = new FakeClock('2026-08-20T09:00:00Z');
   const cluster = await startStandInCluster({ name: 'prod', users: USERS, clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 1_000 } } });
   const slack = await startSlackStandIn({ botToken: BOT_TOKEN });
+  // When the Rollouts watch now open was asked for (settled(): has it lived past the backoff reset?).
+  let lastRolloutsWatchAt = 0;
+  const served = cluster.server.onRequest;
+  cluster.server.onRequest = (request) => {
+    if (request.verb === 'watch' && request.resource === 'rollouts') lastRolloutsWatchAt = Date.now();
+    served?.(request);
+  };
   const dir = mkdtempSync(join(tmpdir(), 'glidepath-hostile-'));
   const configPath = join(dir, 'config.yaml');
   writeFileSync(
     configPath,
     `
-settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10 }
+settings: { watchLeaseSeconds: 15, watchResyncMinutes: 10 }
 clusters:
   - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch }
 pipelines:
@@ -192,6 +204,11 @@ pipelines:
       } catch (err) {
         return { status: (err as Error).name === 'TimeoutError' ? 'timeout' : 'error', ms: performance.now() - started };
       }
+    },
+    async settled() {
+      const healthyMs = 5_000;
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline && !(lastRolloutsWatchAt > 0 && Date.now() - lastRolloutsWatchAt > healthyMs + 500)) await new Promise((r) => setTimeout(r, 100));
     },
     listWatchRequests() {
       let n = 0;

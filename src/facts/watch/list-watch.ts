@@ -8,7 +8,9 @@
  * The cluster can say no in many ways, and each is a reason to wait, not to ask again at once
  * (issue 20: 410 on every resume made 150-265 requests a second): 410 right after a relist, 5xx,
  * 429 (its Retry-After honoured), a watch that ends at once. The wait grows with the failures in
- * a row (backoff.ts) and resets only once a watch has delivered and lived. The one exception is
+ * a row (backoff.ts) and resets only once a watch has lived (was held open by the server for
+ * `healthyWatchMs`; a list that succeeds does not count, or a 410 on every resume would never
+ * back off). The one exception is
  * the first 410 after a healthy watch: that is etcd compaction under a working watch, relisted at
  * once as before.
  *
@@ -69,9 +71,9 @@ export interface ListWatchOptions {
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   /**
-   * A watch that lived this long is not a failure when it ends, and one that also delivered resets
-   * the backoff (default 5 s): a server that sends one event and hangs up at once cannot make a
-   * busy loop, at most two requests per this long.
+   * A watch that lived this long is not a failure when it ends and resets the backoff (default
+   * 5 s), quiet or not (most watches are quiet between releases): a server that sends one event
+   * and hangs up at once cannot make a busy loop, at most two requests per this long.
    */
   healthyWatchMs?: number;
   /** List again this often even without a 410, as an informer's resync does (0: never). */
@@ -243,7 +245,7 @@ export class ListWatch {
     const policy: BackoffPolicy = { initialMs: this.options.initialBackoffMs ?? 500, maxMs: this.options.maxBackoffMs ?? 30_000 };
     const healthyMs = this.options.healthyWatchMs ?? 5_000;
     const every = this.options.relistEveryMs ?? 0;
-    /** Failures in a row since a watch last delivered and lived. */
+    /** Failures in a row since a watch last lived. */
     let failures = 0;
     let listReason: ListReason | undefined = 'initial';
     let listedAt = 0;
@@ -282,8 +284,10 @@ export class ListWatch {
         if (this.stopped) break;
         this.counts.restarts++;
         this.events.onRestart?.('watch ended', false);
+        // A watch the server held open for a while is a server behaving again, quiet or not (a
+        // quiet one is most watches between releases): the failures before it are forgotten.
         const lived = Date.now() - current.startedAt >= healthyMs;
-        if (lived && current.delivered) failures = 0;
+        if (lived) failures = 0;
         // A watch that lived (a quiet one cut by client-node, the resync) resumes at once; one that
         // ended at once, whatever it said, counts as a failure: that is how a busy loop starts.
         if (lived || resyncCut) continue;
@@ -293,7 +297,7 @@ export class ListWatch {
         if (run) this.reportRefused('watch');
         if (this.stopped) break;
         this.counts.restarts++;
-        const healthy = run !== undefined && run.delivered && Date.now() - run.startedAt >= healthyMs;
+        const healthy = run !== undefined && Date.now() - run.startedAt >= healthyMs;
         if (healthy) failures = 0;
         if (isGone(err)) {
           // The version we would resume from is compacted away: list again. After a healthy watch
