@@ -87,7 +87,7 @@ export function annotateRefresh(w: ArgoWorld, env: string): void {
 }
 
 /** Advances the fake clock in steps until `done` holds (a watch reacts over real HTTP between steps). */
-export async function advanceUntil(w: ArgoWorld, done: () => boolean, stepMs = 500, maxSteps = 40): Promise<void> {
+export async function advanceUntil(w: ArgoWorld, done: () => boolean, stepMs = 500, maxSteps = 200): Promise<void> {
   for (let i = 0; i < maxSteps && !done(); i++) {
     await w.clock.advance(stepMs);
     await new Promise((r) => setTimeout(r, 20));

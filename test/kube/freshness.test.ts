@@ -93,8 +93,10 @@ describe('freshness against the Argo CD simulators', () => {
     const watchesBefore = w.server.requestCounts.get('watch applications') ?? 0;
     const waiting = refreshAndWait(api, 'argocd', snapshot, { timeoutMs: 20_000, now: () => w.clock.now(), onProgress: (p) => progress.push(p.text) });
     let result: Awaited<typeof waiting> | undefined;
-    void waiting.then((r) => (result = r));
-    await advanceUntil(w, () => result !== undefined);
+    let failure: unknown;
+    void waiting.then((r) => (result = r), (err: unknown) => (failure = err));
+    await advanceUntil(w, () => result !== undefined || failure !== undefined);
+    expect(failure).toBeUndefined();
     expect(result).toBeDefined();
     expect(result!.timedOut).toBe(false);
     expect(result!.report.stale).toEqual([]);
