@@ -47,15 +47,40 @@ async function metricValue(a: Glidepath, name: string, labels: Record<string, st
   return metric.values.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0);
 }
 
+/** A stand-in API server with the shop and argocd namespaces, and a kubeconfig for Glidepath's account. */
+async function startServer(): Promise<{ store: ObjectStore; server: KubeServer }> {
+  const store = new ObjectStore(new ResourceRegistry());
+  for (const ns of ['shop', 'argocd']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
+  server = await startKubeServer({ store, users: USERS, bookmarkIntervalMs: 500 });
+  kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-hostile-')), 'kubeconfig');
+  server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
+  return { store, server };
+}
+
+/** A Glidepath watching that server for the checkout pipeline (`settings`: YAML flow entries), its log lines kept. */
+function watchingConfig(settings: string) {
+  const lines: { msg: string; [k: string]: unknown }[] = [];
+  const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+  const config = parseConfigFile(`
+settings: { ${settings} }
+clusters:
+  - { name: prod, kubeconfigPath: ${kubeconfigPath}, kubeconfigContext: prod, facts: watch }
+pipelines:
+  - name: checkout
+    channel: C0123CHECKOUT
+    stages:
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod" } }
+`);
+  const env = testEnv();
+  prefix = env.REDIS_PREFIX;
+  return { lines, logger, config, env };
+}
+
 describe('watch source against a watch stream that never sends a newline', () => {
   it('ends that watch at the line cap with a warning and a metric, keeps its lease, and hears the next change', async () => {
-    const store = new ObjectStore(new ResourceRegistry());
-    for (const ns of ['shop', 'argocd']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
+    const { store, server } = await startServer();
     const rt = store.registry.byKind('Rollout', 'argoproj.io');
     store.create(rt, 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.0.0', labels: SELECTED, annotations: { 'hangar.io/release-id': 'rel-1' } }));
-    server = await startKubeServer({ store, users: USERS, bookmarkIntervalMs: 500 });
-    kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-hostile-')), 'kubeconfig');
-    server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
     // The first Rollouts watch streams 8 MiB with no newline, 64 KiB at a time, until the client hangs up.
     let sent = 0;
     server.hostile = (r, { res, watch }) => {
@@ -73,20 +98,7 @@ describe('watch source against a watch stream that never sends a newline', () =>
       more();
       return true;
     };
-    const lines: { msg: string; [k: string]: unknown }[] = [];
-    const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
-    const config = parseConfigFile(`
-settings: { watchLeaseSeconds: 2, watchMaxLineMiB: 1 }
-clusters:
-  - { name: prod, kubeconfigPath: ${kubeconfigPath}, kubeconfigContext: prod, facts: watch }
-pipelines:
-  - name: checkout
-    channel: C0123CHECKOUT
-    stages:
-      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod" } }
-`);
-    const env = testEnv();
-    prefix = env.REDIS_PREFIX;
+    const { lines, logger, config, env } = watchingConfig('watchLeaseSeconds: 2, watchMaxLineMiB: 1');
     const a = (app = await startTestGlidepath(config, env, { logger }));
     await waitFor(async () => (await metricValue(a, 'glidepath_watch_streams_cut_total', { reason: 'line_too_long' })) >= 1 || undefined, 'the endless line cut');
     // Cut near the cap, not read to the end: the server had not sent its 8 MiB when the client hung up.
@@ -102,11 +114,7 @@ pipelines:
 
 describe('watch source against an API server that ignores labelSelector', () => {
   it('queues only the selected Rollout of 20,000, keeps the loop turning and keeps its lease', async () => {
-    const store = new ObjectStore(new ResourceRegistry());
-    for (const ns of ['shop', 'argocd']) store.create(store.registry.byKind('Namespace'), undefined, namespaceManifest(ns));
-    server = await startKubeServer({ store, users: USERS, bookmarkIntervalMs: 500 });
-    kubeconfigPath = join(mkdtempSync(join(tmpdir(), 'glidepath-hostile-')), 'kubeconfig');
-    server.writeKubeconfig(kubeconfigPath, 'prod', 'glidepath');
+    const { store, server } = await startServer();
 
     // The pages are serialised before the clock starts: the stand-in runs in this process too.
     const items = Array.from({ length: STRANGERS }, (_, i) => rollout(`stranger-${i}`, { 'app.kubernetes.io/part-of': 'other', env: 'prod' }));
@@ -129,20 +137,7 @@ describe('watch source against an API server that ignores labelSelector', () => 
       return true;
     };
 
-    const lines: { msg: string; [k: string]: unknown }[] = [];
-    const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
-    const config = parseConfigFile(`
-settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10 }
-clusters:
-  - { name: prod, kubeconfigPath: ${kubeconfigPath}, kubeconfigContext: prod, facts: watch }
-pipelines:
-  - name: checkout
-    channel: C0123CHECKOUT
-    stages:
-      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=checkout,env=prod" } }
-`);
-    const env = testEnv();
-    prefix = env.REDIS_PREFIX;
+    const { lines, logger, config, env } = watchingConfig('watchLeaseSeconds: 2, watchResyncMinutes: 10');
 
     let last = Date.now();
     let maxGapMs = 0;
