@@ -179,7 +179,7 @@ export async function approveClicked(ctx: CommandContext, value: ApproveClick): 
  */
 export async function refreshAndApprove(ctx: CommandContext, value: RefreshApproveValue): Promise<ClickAnswer> {
   const where = stagesOfObject(ctx.config, { kind: 'object', cluster: value.c, namespace: value.ns, name: value.n }, 'ApplicationSet')[0];
-  if (!where) return { message: { text: ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve <cluster/namespace/appset>`.' } };
+  if (!where) return { message: { text: ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve &lt;cluster/namespace/appset&gt;`.' } };
   const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
   // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
   const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, ctx.groups);

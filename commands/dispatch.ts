@@ -38,7 +38,9 @@ export async function dispatch(ctx: CommandContext, text: string): Promise<void>
   } catch (err) {
     if (err instanceof UsageError) {
       const about = err.subcommand ? findSubcommand(err.subcommand) : undefined;
-      await ctx.slack.reply(about ? usageOf(about, err.message) : generalHelp(err.message));
+      // A usage error quotes what was typed: said back escaped, so `<!channel>` pings nobody.
+      const problem = untrusted(err.message, 600);
+      await ctx.slack.reply(about ? usageOf(about, problem) : generalHelp(problem));
     } else if (err instanceof KubeActionError) {
       await ctx.slack.reply({ text: `:x: ${err.message}` });
     } else {

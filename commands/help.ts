@@ -1,13 +1,18 @@
 /** The usage text people see for `help`, for a mistake, and for an unknown subcommand. */
 import { SUBCOMMANDS } from './registry.js';
 import type { SlackText, Subcommand } from './types.js';
+import { escapeMrkdwn } from '../src/slack/render/mrkdwn.js';
+
+// Usage is written with <placeholders>; Slack reads `<…|…>` as a link even inside backticks
+// (`approve <pipeline@stage | …>` became a mailto link), so every < > & is escaped.
+const u = escapeMrkdwn;
 
 export function usageOf(sub: Subcommand, problem?: string): SlackText {
   const lines = [
     ...(problem ? [`:warning: ${problem}`] : []),
-    `*Usage:* \`/glidepath ${sub.usage}\``,
-    sub.summary,
-    `*Example${sub.examples.length > 1 ? 's' : ''}:* ${sub.examples.map((e) => `\`${e}\``).join('  ')}`,
+    `*Usage:* \`/glidepath ${u(sub.usage)}\``,
+    u(sub.summary),
+    `*Example${sub.examples.length > 1 ? 's' : ''}:* ${sub.examples.map((e) => `\`${u(e)}\``).join('  ')}`,
   ];
   return { text: lines.join('\n') };
 }
@@ -15,9 +20,9 @@ export function usageOf(sub: Subcommand, problem?: string): SlackText {
 export function generalHelp(problem?: string): SlackText {
   const lines = [
     ...(problem ? [`:warning: ${problem}`] : []),
-    '*Glidepath* — `/glidepath <subcommand>`:',
-    ...SUBCOMMANDS.map((s) => `• \`${s.usage}\` — ${s.summary}`),
-    'Targets: `pipeline@stage`, `cluster/namespace/rollout`, `cluster/namespace/appset`. `/glidepath help <subcommand>` shows examples.',
+    '*Glidepath* — `/glidepath &lt;subcommand&gt;`:',
+    ...SUBCOMMANDS.map((s) => `• \`${u(s.usage)}\` — ${u(s.summary)}`),
+    'Targets: `pipeline@stage`, `cluster/namespace/rollout`, `cluster/namespace/appset`. `/glidepath help &lt;subcommand&gt;` shows examples.',
   ];
   return { text: lines.join('\n') };
 }

@@ -199,7 +199,7 @@ export async function promoteTo(ctx: CommandContext, request: PromoteRequest): P
   const value: PromoteConfirmValue = { v: 1, c: scope.cluster, project: scope.project, p: scope.where.pipeline.name, st: scope.where.stage.name, stages: matched, ...(freight ? { freight } : {}), ...choiceOfSelection(selection) };
   const encoded = encodePromoteConfirm(value);
   if (encoded === undefined) {
-    await ctx.slack.reply({ text: `:information_source: ${matched.length} Stages match ${describeSelection(selection)}: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with \`/glidepath promote ${scope.project}/<stage>\`. Nothing was promoted.` });
+    await ctx.slack.reply({ text: `:information_source: ${matched.length} Stages match ${describeSelection(selection)}: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with \`/glidepath promote ${scope.project}/&lt;stage&gt;\`. Nothing was promoted.` });
     return;
   }
   const head = `Promote ${freight ? `Freight ${freight}` : 'the newest available Freight'} to ${matched.length} Stage${matched.length === 1 ? '' : 's'} in ${scope.project}: ${matched.map((s) => `\`${s}\``).join(', ')}?`;
@@ -215,7 +215,7 @@ export async function promoteClicked(ctx: CommandContext, value: PromoteButtonVa
   const pipeline = ctx.config.pipelines.find((p) => p.name === value.p);
   const target = pipeline?.stages.find((s) => s.name === value.st);
   if (!pipeline || !target) {
-    await ctx.slack.reply({ text: ':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote <pipeline@stage>`.' });
+    await ctx.slack.reply({ text: ':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote &lt;pipeline@stage&gt;`.' });
     return undefined;
   }
   const scope = kargoScope({ pipeline, stage: target });
@@ -233,7 +233,7 @@ export async function promoteClicked(ctx: CommandContext, value: PromoteButtonVa
   const runsNow = upstream ? heldFreightName(await getStage(ctx.clusters.api(upstream.cluster), upstream.project, upstream.stage)) : undefined;
   const stale = value.fr !== undefined ? await staleFreight(ctx, value, value.fr, scope, runsNow, upstream !== undefined) : undefined;
   if (stale) {
-    await ctx.slack.reply({ text: `:x: ${stale}; nothing was changed. To promote anyway: \`/glidepath promote ${value.p}@${value.st} --freight <name>\`.` });
+    await ctx.slack.reply({ text: `:x: ${stale}; nothing was changed. To promote anyway: \`/glidepath promote ${value.p}@${value.st} --freight &lt;name&gt;\`.` });
     return undefined;
   }
   const freight = value.fr ?? runsNow;

@@ -139,21 +139,21 @@ export function decodeApproveClick(raw: string | undefined): Decoded<ApproveClic
   return decode(
     buttonValueSchema,
     raw,
-    ':x: This button does not name a Rollout step Glidepath can approve; nothing was changed. Use `/glidepath approve <cluster/namespace/rollout>`.',
+    ':x: This button does not name a Rollout step Glidepath can approve; nothing was changed. Use `/glidepath approve &lt;cluster/namespace/rollout&gt;`.',
     (v) => v.k === 'Rollout' && v.g !== undefined && v.h !== undefined && v.s !== undefined,
   ) as Decoded<ApproveClick>;
 }
 
 export function decodeAbortClick(raw: string | undefined): Decoded<ButtonValue> {
-  return decode(buttonValueSchema, raw, ':x: This button does not name a Rollout; nothing was changed. Use `/glidepath abort <cluster/namespace/rollout>`.', (v) => v.k === 'Rollout');
+  return decode(buttonValueSchema, raw, ':x: This button does not name a Rollout; nothing was changed. Use `/glidepath abort &lt;cluster/namespace/rollout&gt;`.', (v) => v.k === 'Rollout');
 }
 
 export function decodePromoteClick(raw: string | undefined): Decoded<PromoteButtonValue> {
-  return decode(promoteButtonSchema, raw, ':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote <pipeline@stage>`.');
+  return decode(promoteButtonSchema, raw, ':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote &lt;pipeline@stage&gt;`.');
 }
 
 export function decodeRefreshApproveClick(raw: string | undefined): Decoded<RefreshApproveValue> {
-  return decode(refreshApproveSchema, raw, ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve <cluster/namespace/appset>`.');
+  return decode(refreshApproveSchema, raw, ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve &lt;cluster/namespace/appset&gt;`.');
 }
 
 export function decodePromoteConfirmClick(raw: string | undefined): Decoded<PromoteConfirmValue> {

@@ -84,7 +84,7 @@ describe('promote', () => {
     for (let i = 0; i < 40; i++) kargo.stage(`prod-${String(i).padStart(2, '0')}-${'x'.repeat(50)}`, { stages: ['staging'] }, { tier: 'prod' });
     const ask = await (await rig.command('promote shop@prod --freight jolly-jaguar')).first();
     expect(said(ask)).toBe(
-      ':information_source: 42 Stages match stages with labels tier=prod in project kargo-demo: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with `/glidepath promote kargo-demo/<stage>`. Nothing was promoted.',
+      ':information_source: 42 Stages match stages with labels tier=prod in project kargo-demo: too many to confirm with one button; narrow the choice (--stage, --selector), or promote them one by one with `/glidepath promote kargo-demo/&lt;stage&gt;`. Nothing was promoted.',
     );
     expect(ask.body.blocks).toBeUndefined();
     expect(promotions()).toEqual([]);
@@ -94,7 +94,7 @@ describe('promote', () => {
     const confirm = await (await rig.click({ actionId: PROMOTE_CONFIRM_ACTION_ID, value: '{"v":1,"c":"prod"}' })).first();
     expect(said(confirm)).toBe(':x: This button does not name Stages to promote; nothing was changed. Run `/glidepath promote` with --stage or --selector again.');
     const promote = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value: 'not json' })).first();
-    expect(said(promote)).toBe(':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote <pipeline@stage>`.');
+    expect(said(promote)).toBe(':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote &lt;pipeline@stage&gt;`.');
     expect(promotions()).toEqual([]);
   });
 
@@ -170,7 +170,7 @@ describe('the Promote button of a healthy stage', () => {
     // Staging moved on to NEW since: the button's Freight is not what proved healthy any more.
     world.store.patch(rt('Stage'), NS, 'staging', 'merge', { status: { freightHistory: [{ id: 'c1', items: { 'Warehouse/shop': { name: NEW } } }] } }, { subresource: 'status' });
     const stale = await (await rig.click({ actionId: PROMOTE_ACTION_ID, value })).first();
-    expect(said(stale)).toBe(`:x: Freight \`${OLD}\` is no longer what shop@staging runs (it runs \`${NEW}\` now), so it is not what proved healthy; nothing was changed. To promote anyway: \`/glidepath promote shop@prod --freight <name>\`.`);
+    expect(said(stale)).toBe(`:x: Freight \`${OLD}\` is no longer what shop@staging runs (it runs \`${NEW}\` now), so it is not what proved healthy; nothing was changed. To promote anyway: \`/glidepath promote shop@prod --freight &lt;name&gt;\`.`);
     expect(promotions()).toEqual([]);
 
     await rig.store.update('shop', 'rel-k', (current) => ({ next: { ...current!.record, status: 'Superseded' }, result: null }));

@@ -93,7 +93,7 @@ describe("a person's own choice, in the same grammar", () => {
   it('a pattern that does not compile is answered with what was wrong and how to write it; nothing is listed or promoted', async () => {
     const glob = await (await rig.command('promote shop@prod --stage glob:prod-[eu')).first();
     expect(said(glob)).toContain('"glob:prod-[eu": a character class "[…]" is never closed with "]"');
-    expect(said(glob)).toContain('write an exact Stage name (prod-eu), glob:<pattern> (glob:prod-*, glob:prod-{eu,us}; the whole name must match) or regex:<RE2> (regex:^prod-; matches anywhere unless anchored)');
+    expect(said(glob)).toContain('write an exact Stage name (prod-eu), glob:&lt;pattern&gt; (glob:prod-*, glob:prod-{eu,us}; the whole name must match) or regex:&lt;RE2&gt; (regex:^prod-; matches anywhere unless anchored)');
     const regex = await (await rig.command('promote kargo-demo/regex:^prod-(?!eu)')).first();
     expect(said(regex)).toContain('lookahead and lookbehind');
     const prefix = await (await rig.command('promote shop@prod --stage re:prod')).first();

@@ -76,7 +76,9 @@ function buttonValue(at: { g: number; h: string; s: number }, ns = 'shop', stage
 describe('/glidepath help and usage', () => {
   it('answers help, a bad argument and an unknown subcommand with the usage and an example; nothing is changed', async () => {
     const help = await (await rig.command('help')).first();
-    expect(said(help)).toContain('`approve <pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset>`');
+    expect(said(help)).toContain('`approve &lt;pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset&gt;`');
+    // Escaped: Slack would read `<pipeline@stage | …>` as a mailto link, even in backticks.
+    expect(said(help)).not.toMatch(/<pipeline@stage/);
     expect(said(help)).toContain('freshness');
 
     const missing = await (await rig.command('approve')).first();
@@ -86,7 +88,7 @@ describe('/glidepath help and usage', () => {
 
     const badTarget = await (await rig.command('abort prod/shop')).first();
     expect(said(badTarget)).toContain('"prod/shop" is not a target');
-    expect(said(badTarget)).toContain('*Usage:* `/glidepath abort <cluster/namespace/rollout>`');
+    expect(said(badTarget)).toContain('*Usage:* `/glidepath abort &lt;cluster/namespace/rollout&gt;`');
 
     const badFlag = await (await rig.command('freshness prod/argocd/checkout --refresh --timeout soon')).first();
     expect(said(badFlag)).toContain('"soon" is not a duration: write 90s, 5m or 1h');
@@ -95,11 +97,14 @@ describe('/glidepath help and usage', () => {
     const unknown = await (await rig.command('frobnicate now')).first();
     expect(said(unknown)).toContain('there is no subcommand "frobnicate"');
     expect(said(unknown)).not.toContain('did you mean');
-    expect(said(unknown)).toContain('`promote <pipeline@stage');
+    expect(said(unknown)).toContain('`promote &lt;pipeline@stage');
 
     // A typo gets the subcommand it most likely meant; what was typed is said back without a mention.
     const typo = await (await rig.command('aprove prod/shop/checkout')).first();
     expect(said(typo)).toContain('there is no subcommand "aprove"; did you mean `approve`?');
+    const typedTarget = await (await rig.command('approve <!channel>')).first();
+    expect(said(typedTarget)).toContain('"&lt;!channel&gt;" is not a target');
+    expect(said(typedTarget)).not.toContain('<!channel>');
     const mention = await (await rig.command('<!channel>')).first();
     expect(said(mention)).toContain('there is no subcommand "&lt;!channel&gt;"');
     expect(said(mention)).not.toContain('<!channel>');

@@ -104,7 +104,7 @@ describe('Socket Mode frames that are not envelopes', () => {
     const responseUrl = slack.responseUrl();
     await slack.socketMode.slashCommand({ command: '/glidepath', text: 'help', userId: ALICE, channelId: CHANNEL, responseUrl });
     const answer = await eventually(() => slack.transcript.responses.find((r) => responseUrl.endsWith(r.id)), 'an answer to /glidepath help');
-    expect(String(answer.body.text ?? '')).toContain('`approve <pipeline@stage');
+    expect(String(answer.body.text ?? '')).toContain('`approve &lt;pipeline@stage');
     expect(slack.socketMode.stats).toMatchObject({ connections: 1, open: 1, redeliveries: 0 });
 
     // Each malformed frame is one warning with a bounded excerpt of the frame.

@@ -94,7 +94,7 @@ describe('Socket Mode against the Slack stand-in', () => {
 
     const help = await command('help');
     expect(help.ack).toMatchObject({ retryAttempt: 0, payload: undefined });
-    expect(help.said).toContain('`approve <pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset>`');
+    expect(help.said).toContain('`approve &lt;pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset&gt;`');
 
     const { value, reply } = await pausedCanary();
     const paused = target('checkout', { generation: value.g!, podHash: value.h!, phase: 'Paused', pause: { reason: 'CanaryPauseStep' }, step: { index: 1, count: 6 }, weight: 20, application: 'checkout-prod' });
@@ -133,7 +133,7 @@ describe('Socket Mode against the Slack stand-in', () => {
     await slack.socketMode.whenConnected(2);
     expect(slack.socketMode.stats).toMatchObject({ urlsIssued: 2, connections: 2, open: 1 });
     const after = await command('help');
-    expect(after.said).toContain('`approve <pipeline@stage');
+    expect(after.said).toContain('`approve &lt;pipeline@stage');
     // Every envelope was acked once, on time: nothing was sent twice.
     expect(slack.socketMode.stats).toMatchObject({ redeliveries: 0, strayAcks: 0, badMessages: 0 });
     expect(slack.socketMode.stats.acks).toBe(slack.socketMode.stats.envelopesSent);
