@@ -37,6 +37,8 @@ export interface KubeApiWatchOptions extends Partial<WatchLineLimits> {
 export const DEFAULT_WATCH_QUIET_MS = 30_000;
 
 export const DEFAULT_PAGE_SIZE = 500;
+/** Pages one list may take (a million objects at the default size): past it the server is not ending its list. */
+export const MAX_LIST_PAGES = 2_000;
 
 function timeoutMiddleware(ms: number): ObservableMiddleware {
   return {
@@ -113,7 +115,12 @@ export class KubeApi {
   async *listPages(res: ResourceRef, namespace: string, options: ListOptions = {}): AsyncGenerator<ListPage, void, undefined> {
     let token: string | undefined;
     let resourceVersion = '';
+    let pages = 0;
     do {
+      // A server whose `continue` never ends would keep the list from ever reaching its watch.
+      if (++pages > MAX_LIST_PAGES) {
+        throw new KubeActionError('malformed', `Cluster ${this.cluster} answered a list of ${res.plural} in ${namespace} with more than ${MAX_LIST_PAGES} pages; the list was given up`, { cluster: this.cluster, verb: 'list', resource: res.plural, namespace });
+      }
       const page = (await this.call(res, 'list', undefined, namespace, undefined, () =>
         this.custom.listNamespacedCustomObject(
           { group: res.group, version: res.version, plural: res.plural, namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit: options.limit ?? DEFAULT_PAGE_SIZE, _continue: token },
