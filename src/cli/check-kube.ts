@@ -20,10 +20,10 @@ function contextLine(subject: string, cluster: ClusterConfig, client: ClusterCli
 async function accessLines(subject: string, config: ConfigFile, client: ClusterClient): Promise<CheckLine> {
   const needs = accessNeeds(config, client.name);
   if (needs.length === 0) return ok(subject, 'no stage uses this cluster: no permissions to check');
-  const namespaces = [...new Set(needs.map((n) => n.namespace))].join(', ');
+  const namespaces = [...new Set(needs.map((n) => n.namespace))].sort().join(', ');
   try {
     const report = await missingAccess(client.api, needs);
-    if (report.missing.length === 0) return ok(subject, `may do all ${report.asked} declared verbs in ${namespaces}`);
+    if (report.missing.length === 0) return ok(subject, `may do everything src/kube/verbs.ts declares (${report.asked} access reviews in ${namespaces})`);
     return fail(subject, `may not ${describeMissing(report.missing).join('; ')}: grant the rules of ${RBAC_FILE} (kubectl apply -k deploy/rbac) to the kubeconfig's user`);
   } catch (err) {
     return fail(subject, `cannot ask what Glidepath may do (SelfSubjectAccessReview): ${(err as Error).message}`);

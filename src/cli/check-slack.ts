@@ -7,6 +7,7 @@
 import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { Env } from '../config/env.js';
 import type { ConfigFile } from '../config/file.js';
+import { networkCode } from '../kube/errors.js';
 import { createSlackClient, withoutRetries } from '../slack/client.js';
 import { PERMANENT_SLACK_ERRORS } from '../slack/errors.js';
 import { fail, ok, type CheckLine } from './check-line.js';
@@ -20,7 +21,8 @@ function failure(err: unknown): Failure {
   const e = err as { code?: string; data?: { error?: string; needed?: string }; original?: { code?: string; message?: string }; statusCode?: number; message?: string };
   if (e.code === ErrorCode.PlatformError) return { kind: 'rejected', error: e.data?.error ?? 'unknown', ...(e.data?.needed ? { needed: e.data.needed } : {}) };
   if (e.code === ErrorCode.HTTPError) return { kind: 'http', status: e.statusCode ?? 0 };
-  if (e.code === ErrorCode.RequestError) return { kind: 'unreachable', detail: e.original?.code ?? e.original?.message ?? 'request failed' };
+  // web-api 8 calls through fetch: the system error (ECONNREFUSED, ENOTFOUND) is the cause of its `original`.
+  if (e.code === ErrorCode.RequestError) return { kind: 'unreachable', detail: networkCode(e.original) ?? e.original?.message ?? 'request failed' };
   return { kind: 'unreachable', detail: e.message ?? String(err) };
 }
 
