@@ -16,6 +16,14 @@ export type ServerProbe =
   | { kind: 'rejected'; status: number }
   | { kind: 'failed'; detail: string };
 
+/** The deepest cause's words ("bad port", "self-signed certificate"), when no error code says it. */
+function innermost(err: unknown): string {
+  let e = err;
+  for (let depth = 0; depth < 5 && (e as { cause?: unknown })?.cause instanceof Error; depth++) e = (e as { cause: Error }).cause;
+  const message = e instanceof Error ? e.message : String(e);
+  return message.replace(/\s+/g, ' ').slice(0, 120) || 'connection failed';
+}
+
 export async function probeServer(api: KubeApi): Promise<ServerProbe> {
   try {
     return { kind: 'answers', version: await api.serverVersion() };
@@ -23,7 +31,7 @@ export async function probeServer(api: KubeApi): Promise<ServerProbe> {
     if (!(err instanceof KubeActionError)) return { kind: 'failed', detail: String(err) };
     if (err.kind === 'unauthorized' || err.kind === 'forbidden') return { kind: 'rejected', status: err.status ?? 401 };
     if (err.kind === 'timeout') return { kind: 'unreachable', detail: `no answer within ${api.requestTimeoutMs} ms` };
-    if (err.kind === 'unreachable') return { kind: 'unreachable', detail: networkCode(err.cause) ?? 'connection failed' };
+    if (err.kind === 'unreachable') return { kind: 'unreachable', detail: networkCode(err.cause) ?? innermost(err.cause) };
     return { kind: 'failed', detail: err.message };
   }
 }
