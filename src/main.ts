@@ -1,17 +1,14 @@
 /** `npm start`: run Glidepath from the environment (see .env.example), in the roles GLIDEPATH_ROLE names. */
 import { parseEnv } from './config/env.js';
 import { ConfigError } from './config/errors.js';
-import { loadConfigFile } from './config/file.js';
+import { configFromEnv } from './config/file.js';
 import { startGlidepath } from './glidepath.js';
 import { createLogger } from './obs/logger.js';
 import { SlackStartupError } from './slack/errors.js';
 
 async function main(): Promise<void> {
   const env = parseEnv();
-  if (!env.GLIDEPATH_CONFIG) {
-    throw new ConfigError('environment', ['GLIDEPATH_CONFIG: set it to the path of the YAML config (see deploy/config.example.yaml)']);
-  }
-  const config = loadConfigFile(env.GLIDEPATH_CONFIG);
+  const config = configFromEnv(env);
   const logger = createLogger(env.LOG_LEVEL);
   const glidepath = await startGlidepath({ env, config, logger });
   const stop = async (signal: string, drainMs: number) => {
@@ -29,11 +26,40 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT', 0));
 }
 
-const subcommand = process.argv[2];
-const run: Promise<void> =
-  subcommand === 'prune-notified'
-    ? import('./cli/prune-notified.js').then(async ({ runPruneNotified, printPruneResult }) => process.exit(printPruneResult(await runPruneNotified(process.argv.slice(3)))))
-    : main();
+const USAGE = [
+  'usage: glidepath                    run the bot, in the roles GLIDEPATH_ROLE names (configured by the environment, see .env.example)',
+  '       glidepath check              check the environment, the config, clusters, Redis, Slack and Kargo\'s API; exit 1 on any FAIL',
+  '       glidepath prune-notified [--dry-run]   remove the notifications engine\'s notified annotation from tracked Rollouts',
+  '       glidepath <command> --help   this text, or the command\'s',
+].join('\n');
+
+const HELP = new Set(['--help', '-h', 'help']);
+
+/** The subcommand's usage on stdout and exit 0 for `--help`; anything else runs it. */
+async function dispatch(argv: readonly string[]): Promise<void> {
+  const [subcommand, ...args] = argv;
+  const help = args.some((a) => HELP.has(a));
+  if (subcommand === undefined) return main();
+  if (HELP.has(subcommand)) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (subcommand === 'prune-notified') {
+    const { runPruneNotified, printPruneResult, PRUNE_USAGE } = await import('./cli/prune-notified.js');
+    if (help) return void process.stdout.write(`${PRUNE_USAGE}\n`);
+    process.exit(printPruneResult(await runPruneNotified(args)));
+  }
+  if (subcommand === 'check') {
+    const { runCheck, printCheck, CHECK_USAGE } = await import('./cli/check.js');
+    if (help) return void process.stdout.write(`${CHECK_USAGE}\n`);
+    process.exit(printCheck(await runCheck(args)));
+  }
+  // A typo (`glidepath chek`) used to start the bot; now it says so.
+  process.stderr.write(`glidepath: unknown command ${JSON.stringify(subcommand.slice(0, 40))}\n${USAGE}\n`);
+  process.exit(1);
+}
+
+const run: Promise<void> = dispatch(process.argv.slice(2));
 
 run.catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof SlackStartupError) {

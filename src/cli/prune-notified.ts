@@ -6,7 +6,7 @@
  */
 import { parseEnv } from '../config/env.js';
 import { ConfigError } from '../config/errors.js';
-import { loadConfigFile } from '../config/file.js';
+import { configFromEnv } from '../config/file.js';
 import { ClusterClients } from '../kube/clusters.js';
 import { applyPrune, planPrune, pruneScopes, pruneSummary, type PruneResult } from '../kube/prune-notified.js';
 
@@ -15,9 +15,7 @@ export const PRUNE_USAGE = 'usage: glidepath prune-notified [--dry-run]   (GLIDE
 export async function runPruneNotified(args: readonly string[], source: NodeJS.ProcessEnv = process.env): Promise<PruneResult> {
   const unknown = args.filter((a) => a !== '--dry-run');
   if (unknown.length > 0) throw new ConfigError('arguments', [`unknown argument ${JSON.stringify(unknown[0])}; ${PRUNE_USAGE}`]);
-  const env = parseEnv(source);
-  if (!env.GLIDEPATH_CONFIG) throw new ConfigError('environment', ['GLIDEPATH_CONFIG: set it to the path of the YAML config (see deploy/config.example.yaml)']);
-  const config = loadConfigFile(env.GLIDEPATH_CONFIG);
+  const config = configFromEnv(parseEnv(source));
   const clusters = new ClusterClients(config.clusters);
   const plan = await planPrune(clusters, pruneScopes(config));
   for (const f of plan.failed) console.error(`prune-notified: cannot list Rollouts in ${f.scope.cluster}/${f.scope.namespace} (${f.scope.selector}): ${f.reason}`);

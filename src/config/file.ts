@@ -7,6 +7,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { compileLabelSelector, LabelSelectorError, type CompiledLabelSelector } from '../model/label-selector.js';
 import { compileStageName, StageSelectorError, type KargoStageSelection } from '../model/kargo-stage-selector.js';
+import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -248,14 +249,32 @@ export function parseConfigFile(text: string, source = 'config'): ConfigFile {
   return result.data;
 }
 
-export function loadConfigFile(path: string): ConfigFile {
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied (this process may not read it)',
+  EISDIR: 'is a directory, not a file',
+};
+
+/** `variable`: the environment variable that named the file, so a missing file says where the path came from. */
+export function loadConfigFile(path: string, variable?: string): ConfigFile {
+  const source = variable ? `${variable}=${path}` : path;
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(path, [`cannot read the file: ${(err as NodeJS.ErrnoException).code ?? String(err)}`]);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(source, [(code && UNREADABLE[code]) ?? `cannot read the file: ${code ?? String(err)}`]);
   }
   return parseConfigFile(text, path);
+}
+
+/**
+ * The config start-up reads: the file GLIDEPATH_CONFIG names. One home for the bot, its
+ * subcommands (prune-notified, check) and their messages.
+ */
+export function configFromEnv(env: Pick<Env, 'GLIDEPATH_CONFIG'>): ConfigFile {
+  if (!env.GLIDEPATH_CONFIG) throw new ConfigError('environment', ['GLIDEPATH_CONFIG: set it to the path of the YAML config (see deploy/config.example.yaml)']);
+  return loadConfigFile(env.GLIDEPATH_CONFIG, 'GLIDEPATH_CONFIG');
 }
 
 export function stallAfterMs(cfg: ConfigFile, p: PipelineConfig, s?: StageConfig): number {

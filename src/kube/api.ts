@@ -184,6 +184,39 @@ export class KubeApi {
   }
 
   /**
+   * `GET /version`: the API server answers, and takes our credentials (a bad token is a 401 even
+   * here). Not a custom object and not in verbs.ts: Kubernetes lets every authenticated user read
+   * it (system:public-info-viewer), so deploy/rbac needs no rule. Asked by `glidepath check`.
+   */
+  async serverVersion(): Promise<string> {
+    const call: KubeCall = { cluster: this.cluster, verb: 'get', resource: 'version' };
+    try {
+      const info = await this.kubeConfig.makeApiClient(clientNode().VersionApi).getCode({}, this.options());
+      return info.gitVersion;
+    } catch (err) {
+      throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });
+    }
+  }
+
+  /**
+   * A SelfSubjectAccessReview (`kubectl auth can-i`): may Glidepath's credentials do `verb`? Not in
+   * verbs.ts for the same reason as serverVersion: every authenticated user may create one
+   * (system:basic-user). Nothing is changed; the answer is computed by the API server.
+   */
+  async canI(attributes: { group: string; resource: string; subresource?: string; verb: string; namespace?: string }): Promise<boolean> {
+    const call: KubeCall = { cluster: this.cluster, verb: 'create', resource: 'selfsubjectaccessreviews' };
+    try {
+      const review = await this.kubeConfig.makeApiClient(clientNode().AuthorizationV1Api).createSelfSubjectAccessReview(
+        { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } } },
+        this.options(),
+      );
+      return review.status?.allowed === true;
+    } catch (err) {
+      throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });
+    }
+  }
+
+  /**
    * A WATCH from `resourceVersion`, bookmarks on (so a healthy quiet watch keeps talking), read
    * with our bounded line reader over the cluster's one connection pool (watch-stream.ts).
    * `onEvent` sees every event; the watch ends on stop(), on a server close, after `quietMs` of

@@ -104,7 +104,8 @@ function clip(text: string | undefined, max = 300): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-function networkCode(err: unknown): string | undefined {
+/** The first system or undici error code in the chain (ECONNREFUSED, ENOTFOUND, UND_ERR_…). */
+export function networkCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') return code;

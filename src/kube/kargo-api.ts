@@ -87,6 +87,34 @@ export class KargoApiClient {
   }
 
   /**
+   * Whether Kargo's API answers and takes the token, changing nothing (`glidepath check`):
+   * `GET /v1beta1/projects`. The token is checked before the route and the caller's rights, so a
+   * 401 is the token refused and any other answer (200; 403 for a token that may promote but not
+   * list projects; 404) is the token taken.
+   */
+  async checkToken(): Promise<{ kind: 'accepted'; status: number } | { kind: 'rejected'; status: number; serverMessage: string } | { kind: 'unreachable'; detail: string }> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.url}/v1beta1/projects`, { headers: { authorization: `Bearer ${this.token}`, accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch (err) {
+      const name = (err as { name?: string }).name;
+      if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'unreachable', detail: `no answer within ${this.timeoutMs} ms` };
+      const code = (err as { cause?: { code?: unknown } }).cause?.code;
+      return { kind: 'unreachable', detail: typeof code === 'string' ? code : oneLine((err as Error).message, 120) };
+    }
+    const text = (await boundedText(res, 64 * 1024).catch(() => undefined)) ?? '';
+    if (res.status !== 401) return { kind: 'accepted', status: res.status };
+    let said = text;
+    try {
+      const error = (JSON.parse(text) as { error?: unknown }).error;
+      if (typeof error === 'string') said = error;
+    } catch {
+      // Not Kargo's JSON: its words as they are, bounded.
+    }
+    return { kind: 'rejected', status: res.status, serverMessage: oneLine(said, 200) };
+  }
+
+  /**
    * `POST /v1beta1/projects/{project}/stages/{stage}/promotions` with `{freight}` or
    * `{freightAlias}`: Kargo answers 201 with the Promotion it created, or for a target-aware Stage
    * the PromotionRequest. The caller parses the body with the schema it expects.

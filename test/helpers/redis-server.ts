@@ -11,21 +11,29 @@ import { Redis } from 'ioredis';
 import { freePort } from '../../sandbox/ensure-redis.js';
 import { waitFor } from './wait.js';
 
+export interface OwnRedisOptions {
+  aof?: boolean;
+  /** More redis-server arguments, e.g. `--maxmemory-policy allkeys-lru` (settings a test must never give the shared Redis). */
+  args?: string[];
+}
+
 export class OwnRedis {
   private child?: ChildProcess;
   private readonly dir?: string;
+  private readonly args: readonly string[];
   constructor(
     readonly port: number,
-    options: { aof?: boolean } = {},
+    options: OwnRedisOptions = {},
   ) {
     if (options.aof) this.dir = mkdtempSync(join(tmpdir(), 'glidepath-redis-'));
+    this.args = options.args ?? [];
   }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(options: { aof?: boolean } = {}): Promise<OwnRedis> {
+  static async start(options: OwnRedisOptions = {}): Promise<OwnRedis> {
     const r = new OwnRedis(await freePort(), options);
     await r.start();
     return r;
@@ -33,7 +41,7 @@ export class OwnRedis {
 
   async start(): Promise<void> {
     const persistence = this.dir ? ['--dir', this.dir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
+    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence, ...this.args], { stdio: 'ignore' });
     await waitFor(async () => {
       const probe = new Redis(this.url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
       probe.on('error', () => undefined);
