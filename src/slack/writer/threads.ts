@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
 import type { Keys } from '../../store/keys.js';
-import type { PauseEnd } from '../../releases/record.js';
+import type { PauseEnd, ReleaseStatus } from '../../releases/record.js';
+import type { ReplyProduced } from './jobs.js';
+import { ENDED_STATUSES, endShown, type ThreadEnd } from './late-reply.js';
 
 export interface ThreadRef {
   channel: string;
@@ -16,7 +18,22 @@ export interface ThreadRef {
   rendered?: string;
   /** Record version that digest was rendered from. */
   version?: number;
+  /** The latest end of the release the thread showed (parent or reply): later replies from older records are late. */
+  ended?: ThreadEnd;
 }
+
+/*
+ * Keeps the latest end the thread showed (endedVersion, endedStatus of KEYS[1]): ARGV[n] version,
+ * ARGV[n+1] status ('' when what was shown is no end). Shared by the scripts that record a parent.
+ */
+const ENDED_LUA = `
+local function shown_end(key, version, status)
+  if status == nil or status == '' then return end
+  if tonumber(version) > tonumber(redis.call('HGET', key, 'endedVersion') or '-1') then
+    redis.call('HSET', key, 'endedVersion', version, 'endedStatus', status)
+  end
+end
+`;
 
 /* KEYS[1] lock; ARGV[1] token. Deletes the lock only if we still hold it. */
 const UNLOCK_SCRIPT = `
@@ -31,11 +48,12 @@ return 0
  * this writer no longer holds the thread lock (-1: it was paused past the lock's TTL, and another
  * writer may have edited the parent since; its word on what Slack shows is no longer good).
  */
-const MARK_RENDERED_SCRIPT = `
+const MARK_RENDERED_SCRIPT = `${ENDED_LUA}
 if redis.call('GET', KEYS[2]) ~= ARGV[3] then return -1 end
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
 if tonumber(ARGV[2]) < current then return 0 end
 redis.call('HSET', KEYS[1], 'rendered', ARGV[1], 'version', ARGV[2])
+shown_end(KEYS[1], ARGV[2], ARGV[4])
 return 1
 `;
 
@@ -44,16 +62,24 @@ return 1
  * record version about to be sent ("" for a first post), ARGV[4] thread TTL ms.
  * Just before a Slack call: 1 (and the lock extended) while this writer holds the lock and the
  * thread has not moved past that version; -1 when the lock is someone else's, 0 when moved past.
- * With ARGV[5..] (channel, ts, rendered, version) it saves the parent under the same check.
+ * With ARGV[5..] (channel, ts, rendered, version, status) it saves the parent under the same check.
  */
-const FENCED_SCRIPT = `
+const FENCED_SCRIPT = `${ENDED_LUA}
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
 if ARGV[3] ~= '' and tonumber(ARGV[3]) < tonumber(redis.call('HGET', KEYS[1], 'version') or '-1') then return 0 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 if ARGV[5] then
   redis.call('HSET', KEYS[1], 'channel', ARGV[5], 'ts', ARGV[6], 'rendered', ARGV[7], 'version', ARGV[8])
   redis.call('PEXPIRE', KEYS[1], ARGV[4], 'NX')
+  shown_end(KEYS[1], ARGV[8], ARGV[9])
 end
+return 1
+`;
+
+/* KEYS[1] thread hash; ARGV[1] version, ARGV[2] status: an ending reply was posted (only into a thread that exists). */
+const MARK_ENDED_SCRIPT = `${ENDED_LUA}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+shown_end(KEYS[1], ARGV[1], ARGV[2])
 return 1
 `;
 
@@ -69,13 +95,19 @@ const fencedResult = (n: number): FencedResult => (n === 1 ? 'ok' : n === 0 ? 'm
 
 type RedisWithScripts = Redis & {
   glidepathSlackUnlock(key: string, token: string): Promise<number>;
-  glidepathSlackMarkRendered(key: string, lock: string, digest: string, version: string, token: string): Promise<number>;
+  glidepathSlackMarkRendered(key: string, lock: string, digest: string, version: string, token: string, endedStatus: string): Promise<number>;
   glidepathSlackFenced(key: string, lock: string, ...args: string[]): Promise<number>;
   glidepathSlackExtend(key: string, token: string, ttlMs: string): Promise<number>;
+  glidepathSlackMarkEnded(key: string, version: string, status: string): Promise<number>;
 };
+
+/** The status to record as an end the thread showed, or '' when it is none. */
+const endStatus = (status: ReleaseStatus): string => (ENDED_STATUSES.includes(status) ? status : '');
 
 export class ThreadStore {
   private readonly redis: RedisWithScripts;
+  /** Renewal timers of the locks and claims this writer holds, by key and token. */
+  private readonly alive = new Map<string, NodeJS.Timeout>();
 
   constructor(
     redis: Redis,
@@ -90,14 +122,16 @@ export class ThreadStore {
       redis.defineCommand('glidepathSlackMarkRendered', { numberOfKeys: 2, lua: MARK_RENDERED_SCRIPT });
       redis.defineCommand('glidepathSlackFenced', { numberOfKeys: 2, lua: FENCED_SCRIPT });
       redis.defineCommand('glidepathSlackExtend', { numberOfKeys: 1, lua: EXTEND_SCRIPT });
+      redis.defineCommand('glidepathSlackMarkEnded', { numberOfKeys: 1, lua: MARK_ENDED_SCRIPT });
     }
     this.redis = redis as RedisWithScripts;
   }
 
   async get(pipeline: string, releaseId: string): Promise<ThreadRef | undefined> {
-    const [channel, ts, rendered, version] = await this.redis.hmget(this.keys.slackThread(pipeline, releaseId), 'channel', 'ts', 'rendered', 'version');
+    const [channel, ts, rendered, version, endedVersion, endedStatus] = await this.redis.hmget(this.keys.slackThread(pipeline, releaseId), 'channel', 'ts', 'rendered', 'version', 'endedVersion', 'endedStatus');
     if (!channel || !ts) return undefined;
-    return { channel, ts, ...(rendered ? { rendered } : {}), ...(version ? { version: Number(version) } : {}) };
+    const ended = endedVersion && endedStatus ? { ended: { version: Number(endedVersion), status: endedStatus as ReleaseStatus } } : {};
+    return { channel, ts, ...(rendered ? { rendered } : {}), ...(version ? { version: Number(version) } : {}), ...ended };
   }
 
   /**
@@ -105,14 +139,16 @@ export class ThreadStore {
    * that lost it while posting must not replace the thread another writer saved (or adopted) since.
    * Bounded from its first write; expireWhenFinished then sets the release's own TTL.
    */
-  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<ThreadRef>, token: string, lockTtlMs: number): Promise<FencedResult> {
+  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<Omit<ThreadRef, 'ended'>>, token: string, lockTtlMs: number, status: ReleaseStatus): Promise<FencedResult> {
     const key = this.keys.slackThread(pipeline, releaseId);
     const lock = this.keys.slackThreadLock(pipeline, releaseId);
-    return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), '', String(this.unfinishedTtlMs), thread.channel, thread.ts, thread.rendered, String(thread.version)));
+    // An adopted parent (version -1) shows some earlier render: no end is known to be shown.
+    const ended = thread.version >= 0 ? endStatus(status) : '';
+    return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), '', String(this.unfinishedTtlMs), thread.channel, thread.ts, thread.rendered, String(thread.version), ended));
   }
 
   /** A thread that exists already (commands' tests, a migration): saved without the lock. */
-  async saveParent(pipeline: string, releaseId: string, thread: Required<ThreadRef>): Promise<void> {
+  async saveParent(pipeline: string, releaseId: string, thread: Required<Omit<ThreadRef, 'ended'>>): Promise<void> {
     const key = this.keys.slackThread(pipeline, releaseId);
     await this.redis
       .multi()
@@ -133,8 +169,15 @@ export class ThreadStore {
     await this.redis.del(this.keys.slackThread(pipeline, releaseId));
   }
 
-  async markRendered(pipeline: string, releaseId: string, digest: string, version: number, token: string): Promise<FencedResult> {
-    return fencedResult(await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), this.keys.slackThreadLock(pipeline, releaseId), digest, String(version), token));
+  /** The parent shows the render of record `version` (in `status`: an end is remembered as shown). */
+  async markRendered(pipeline: string, releaseId: string, digest: string, version: number, token: string, status: ReleaseStatus): Promise<FencedResult> {
+    return fencedResult(await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), this.keys.slackThreadLock(pipeline, releaseId), digest, String(version), token, endStatus(status)));
+  }
+
+  /** A reply of a record that ended the release was posted: the thread shows that end now. */
+  async markEnded(pipeline: string, releaseId: string, produced: ReplyProduced | undefined): Promise<void> {
+    const end = endShown(undefined, produced);
+    if (end) await this.redis.glidepathSlackMarkEnded(this.keys.slackThread(pipeline, releaseId), String(end.version), end.status);
   }
 
   /** Finished releases: thread state expires a while after the record does. */
@@ -150,12 +193,41 @@ export class ThreadStore {
   /** A lock token when acquired, undefined when another worker holds it. */
   async lock(pipeline: string, releaseId: string, ttlMs: number): Promise<string | undefined> {
     const token = randomUUID();
-    const ok = await this.redis.set(this.keys.slackThreadLock(pipeline, releaseId), token, 'PX', ttlMs, 'NX');
-    return ok === 'OK' ? token : undefined;
+    const key = this.keys.slackThreadLock(pipeline, releaseId);
+    const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
+    if (ok !== 'OK') return undefined;
+    this.keepAlive(key, token, ttlMs);
+    return token;
   }
 
   async unlock(pipeline: string, releaseId: string, token: string): Promise<void> {
-    await this.redis.glidepathSlackUnlock(this.keys.slackThreadLock(pipeline, releaseId), token);
+    const key = this.keys.slackThreadLock(pipeline, releaseId);
+    this.letGo(key, token);
+    await this.redis.glidepathSlackUnlock(key, token);
+  }
+
+  /**
+   * A held lock or claim is renewed every half TTL, as BullMQ renews a job's lock: the TTL can be
+   * short (a stopped writer frees the thread within it) while a live writer keeps it through a
+   * Slack call slower than the TTL. A renewal that finds it gone stops; the fenced checks before
+   * each call and save then refuse the write.
+   */
+  private keepAlive(key: string, token: string, ttlMs: number): void {
+    const id = `${key}\u0000${token}`;
+    const timer = setInterval(() => {
+      this.redis.glidepathSlackExtend(key, token, String(ttlMs)).then(
+        (held) => (held === 1 ? undefined : this.letGo(key, token)),
+        () => undefined, // Redis unreachable: the next renewal tries again, the fenced checks decide.
+      );
+    }, Math.max(50, Math.floor(ttlMs / 2)));
+    timer.unref();
+    this.alive.set(id, timer);
+  }
+
+  private letGo(key: string, token: string): void {
+    const id = `${key}\u0000${token}`;
+    clearInterval(this.alive.get(id));
+    this.alive.delete(id);
   }
 
   async replied(pipeline: string, releaseId: string, effectId: string): Promise<boolean> {
@@ -179,7 +251,10 @@ export class ThreadStore {
   /** A claim token when this worker may post the reply now; undefined while another one is posting it. */
   async claimReply(pipeline: string, releaseId: string, effectId: string, ttlMs: number): Promise<string | undefined> {
     const token = randomUUID();
-    return (await this.redis.set(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
+    const key = this.keys.slackReplyClaim(pipeline, releaseId, effectId);
+    if ((await this.redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
+    this.keepAlive(key, token, ttlMs);
+    return token;
   }
 
   /** Just before posting: the claim is still ours (and extended); false once it expired and another writer may have it. */
@@ -189,7 +264,9 @@ export class ThreadStore {
 
   /** Drops the claim only if it is still ours: a writer that woke late never frees another's claim. */
   async releaseReply(pipeline: string, releaseId: string, effectId: string, token: string): Promise<void> {
-    await this.redis.glidepathSlackUnlock(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token);
+    const key = this.keys.slackReplyClaim(pipeline, releaseId, effectId);
+    this.letGo(key, token);
+    await this.redis.glidepathSlackUnlock(key, token);
   }
 
   /** The ts of a posted reply with buttons (to take them away later), and how its pause ended once it did. */
