@@ -1,8 +1,10 @@
 /**
- * A reply that reaches Slack after the thread already showed the release's end (a writer paused
- * with the reply in hand, a reply that waited for the budget) must not read as if it happened
- * after the end. It is still posted (nothing accepted is lost), marked as earlier. The rule is
- * here alone, pure: the writer reads what the thread showed, this says whether the reply is late.
+ * A reply that reaches Slack after the thread's replies already told the release's end (a writer
+ * paused with the reply in hand) must not read as if it happened after the end. It is still
+ * posted (nothing accepted is lost), marked as earlier. Only replies tell an end here: the parent
+ * sits above every reply and always shows the latest state, so a reply landing after the parent
+ * was edited to Complete but before "release complete" reads in order (and routine replies often
+ * do, in a fast release). The rule is here alone, pure: the writer reads what the thread told.
  */
 import type { ReleaseStatus } from '../../releases/record.js';
 import type { ReplyProduced } from './jobs.js';
@@ -10,7 +12,7 @@ import type { ReplyProduced } from './jobs.js';
 /** The states a thread can show as the release's end. Failed is one even though a release can leave it: it was shown. */
 export const ENDED_STATUSES: readonly ReleaseStatus[] = ['Complete', 'Failed', 'Aborted', 'Superseded'];
 
-/** The latest end the thread showed (its parent or a reply), at the record version that ended it. */
+/** The latest end the thread's replies told, at the record version that ended it. */
 export interface ThreadEnd {
   version: number;
   status: ReleaseStatus;

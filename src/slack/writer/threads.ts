@@ -9,7 +9,7 @@ import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
 import type { Keys } from '../../store/keys.js';
 import type { PauseEnd, ReleaseStatus } from '../../releases/record.js';
 import type { ReplyProduced } from './jobs.js';
-import { ENDED_STATUSES, endShown, type ThreadEnd } from './late-reply.js';
+import { endShown, type ThreadEnd } from './late-reply.js';
 
 export interface ThreadRef {
   channel: string;
@@ -18,22 +18,15 @@ export interface ThreadRef {
   rendered?: string;
   /** Record version that digest was rendered from. */
   version?: number;
-  /** The latest end of the release the thread showed (parent or reply): later replies from older records are late. */
+  /**
+   * The latest end of the release the thread's replies told (a reply of a record that had ended):
+   * later replies from older records are late. The parent's render is not one: it is above every
+   * reply and always shows the latest state, so a reply under it reads in order until an end is said below.
+   */
   ended?: ThreadEnd;
 }
 
-/*
- * Keeps the latest end the thread showed (endedVersion, endedStatus of KEYS[1]): ARGV[n] version,
- * ARGV[n+1] status ('' when what was shown is no end). Shared by the scripts that record a parent.
- */
-const ENDED_LUA = `
-local function shown_end(key, version, status)
-  if status == nil or status == '' then return end
-  if tonumber(version) > tonumber(redis.call('HGET', key, 'endedVersion') or '-1') then
-    redis.call('HSET', key, 'endedVersion', version, 'endedStatus', status)
-  end
-end
-`;
+
 
 /* KEYS[1] lock; ARGV[1] token. Deletes the lock only if we still hold it. */
 const UNLOCK_SCRIPT = `
@@ -48,12 +41,11 @@ return 0
  * this writer no longer holds the thread lock (-1: it was paused past the lock's TTL, and another
  * writer may have edited the parent since; its word on what Slack shows is no longer good).
  */
-const MARK_RENDERED_SCRIPT = `${ENDED_LUA}
+const MARK_RENDERED_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[3] then return -1 end
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
 if tonumber(ARGV[2]) < current then return 0 end
 redis.call('HSET', KEYS[1], 'rendered', ARGV[1], 'version', ARGV[2])
-shown_end(KEYS[1], ARGV[2], ARGV[4])
 return 1
 `;
 
@@ -62,24 +54,27 @@ return 1
  * record version about to be sent ("" for a first post), ARGV[4] thread TTL ms.
  * Just before a Slack call: 1 (and the lock extended) while this writer holds the lock and the
  * thread has not moved past that version; -1 when the lock is someone else's, 0 when moved past.
- * With ARGV[5..] (channel, ts, rendered, version, status) it saves the parent under the same check.
+ * With ARGV[5..] (channel, ts, rendered, version) it saves the parent under the same check.
  */
-const FENCED_SCRIPT = `${ENDED_LUA}
+const FENCED_SCRIPT = `
 if redis.call('GET', KEYS[2]) ~= ARGV[1] then return -1 end
 if ARGV[3] ~= '' and tonumber(ARGV[3]) < tonumber(redis.call('HGET', KEYS[1], 'version') or '-1') then return 0 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 if ARGV[5] then
   redis.call('HSET', KEYS[1], 'channel', ARGV[5], 'ts', ARGV[6], 'rendered', ARGV[7], 'version', ARGV[8])
   redis.call('PEXPIRE', KEYS[1], ARGV[4], 'NX')
-  shown_end(KEYS[1], ARGV[8], ARGV[9])
 end
 return 1
 `;
 
-/* KEYS[1] thread hash; ARGV[1] version, ARGV[2] status: an ending reply was posted (only into a thread that exists). */
-const MARK_ENDED_SCRIPT = `${ENDED_LUA}
+/*
+ * KEYS[1] thread hash; ARGV[1] version, ARGV[2] status: a reply of an ended record was posted.
+ * Keeps the latest such end (an older one never replaces it), only in a thread that exists.
+ */
+const MARK_ENDED_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-shown_end(KEYS[1], ARGV[1], ARGV[2])
+if tonumber(ARGV[1]) <= tonumber(redis.call('HGET', KEYS[1], 'endedVersion') or '-1') then return 0 end
+redis.call('HSET', KEYS[1], 'endedVersion', ARGV[1], 'endedStatus', ARGV[2])
 return 1
 `;
 
@@ -95,14 +90,11 @@ const fencedResult = (n: number): FencedResult => (n === 1 ? 'ok' : n === 0 ? 'm
 
 type RedisWithScripts = Redis & {
   glidepathSlackUnlock(key: string, token: string): Promise<number>;
-  glidepathSlackMarkRendered(key: string, lock: string, digest: string, version: string, token: string, endedStatus: string): Promise<number>;
+  glidepathSlackMarkRendered(key: string, lock: string, digest: string, version: string, token: string): Promise<number>;
   glidepathSlackFenced(key: string, lock: string, ...args: string[]): Promise<number>;
   glidepathSlackExtend(key: string, token: string, ttlMs: string): Promise<number>;
   glidepathSlackMarkEnded(key: string, version: string, status: string): Promise<number>;
 };
-
-/** The status to record as an end the thread showed, or '' when it is none. */
-const endStatus = (status: ReleaseStatus): string => (ENDED_STATUSES.includes(status) ? status : '');
 
 export class ThreadStore {
   private readonly redis: RedisWithScripts;
@@ -139,12 +131,10 @@ export class ThreadStore {
    * that lost it while posting must not replace the thread another writer saved (or adopted) since.
    * Bounded from its first write; expireWhenFinished then sets the release's own TTL.
    */
-  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<Omit<ThreadRef, 'ended'>>, token: string, lockTtlMs: number, status: ReleaseStatus): Promise<FencedResult> {
+  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<Omit<ThreadRef, 'ended'>>, token: string, lockTtlMs: number): Promise<FencedResult> {
     const key = this.keys.slackThread(pipeline, releaseId);
     const lock = this.keys.slackThreadLock(pipeline, releaseId);
-    // An adopted parent (version -1) shows some earlier render: no end is known to be shown.
-    const ended = thread.version >= 0 ? endStatus(status) : '';
-    return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), '', String(this.unfinishedTtlMs), thread.channel, thread.ts, thread.rendered, String(thread.version), ended));
+    return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), '', String(this.unfinishedTtlMs), thread.channel, thread.ts, thread.rendered, String(thread.version)));
   }
 
   /** A thread that exists already (commands' tests, a migration): saved without the lock. */
@@ -169,12 +159,11 @@ export class ThreadStore {
     await this.redis.del(this.keys.slackThread(pipeline, releaseId));
   }
 
-  /** The parent shows the render of record `version` (in `status`: an end is remembered as shown). */
-  async markRendered(pipeline: string, releaseId: string, digest: string, version: number, token: string, status: ReleaseStatus): Promise<FencedResult> {
-    return fencedResult(await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), this.keys.slackThreadLock(pipeline, releaseId), digest, String(version), token, endStatus(status)));
+  async markRendered(pipeline: string, releaseId: string, digest: string, version: number, token: string): Promise<FencedResult> {
+    return fencedResult(await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), this.keys.slackThreadLock(pipeline, releaseId), digest, String(version), token));
   }
 
-  /** A reply of a record that ended the release was posted: the thread shows that end now. */
+  /** A reply was posted: when its record had ended the release, the thread has told that end. */
   async markEnded(pipeline: string, releaseId: string, produced: ReplyProduced | undefined): Promise<void> {
     const end = endShown(undefined, produced);
     if (end) await this.redis.glidepathSlackMarkEnded(this.keys.slackThread(pipeline, releaseId), String(end.version), end.status);

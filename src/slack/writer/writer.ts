@@ -151,7 +151,7 @@ export class SlackWriter {
         }
         throw err;
       }
-      if ((await this.threads.markRendered(name, releaseId, digest, record.version, lock, record.status)) === 'lock-lost') {
+      if ((await this.threads.markRendered(name, releaseId, digest, record.version, lock)) === 'lock-lost') {
         // Paused between the check and the edit: our older render may have landed over a newer
         // one. Whoever renders next must edit, whatever the digest says (a forced render).
         if (this.counts) await requestRepair(this.counts, name, releaseId);
@@ -179,7 +179,7 @@ export class SlackWriter {
       const [replied, { settled }, shown] = await Promise.all([this.threads.replied(record.pipeline, record.releaseId, effect.id), this.threads.replyMessage(record.pipeline, record.releaseId, effect.id), this.threads.get(record.pipeline, record.releaseId)]);
       if (replied) return;
       const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
-      // After the thread showed the release's end, a reply of an older record says it came before it (late-reply.ts).
+      // Once a reply below said the release ended, a reply of an older record says it came before (late-reply.ts).
       const message = markLate(settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record), lateReply(produced, shown?.ended));
       if (!(await this.threads.holdsReply(record.pipeline, record.releaseId, effect.id, claim, this.lockMs))) throw this.fenced(ctx, 'reply', `the claim on reply ${effect.id} expired before chat.postMessage`);
       const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
@@ -287,7 +287,7 @@ export class SlackWriter {
       // An adopted parent shows some earlier render: leave the digest empty so the next render edits it.
       const thread = { channel: posted.channel, ts: posted.ts, rendered: posted.adopted ? '' : messageDigest(message), version: posted.adopted ? -1 : record.version };
       // Lost meanwhile: another writer holds the thread now and saves (or adopts, by metadata) its own parent.
-      if ((await this.threads.saveParentUnderLock(record.pipeline, record.releaseId, thread, lock, this.lockMs, record.status)) === 'lock-lost') throw this.fenced(ctx, 'thread', `the thread lock expired while the parent was posted (ts ${thread.ts} is not saved)`);
+      if ((await this.threads.saveParentUnderLock(record.pipeline, record.releaseId, thread, lock, this.lockMs)) === 'lock-lost') throw this.fenced(ctx, 'thread', `the thread lock expired while the parent was posted (ts ${thread.ts} is not saved)`);
       await this.ledger.done(key);
       await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
       this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
