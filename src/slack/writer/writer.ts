@@ -87,7 +87,8 @@ export class SlackWriter {
       if (final) this.log.error(fields, 'Slack job gave up');
       else this.log.warn(fields, 'Slack job failed; BullMQ retries it with backoff');
     });
-    worker.on('error', (err) => this.log.error({ err: err.message }, 'Slack writer worker error'));
+    // A job lock lost while paused ("could not renew lock", "Missing lock … moveToFinished") is the fence at work, said at warn like a lost lease.
+    worker.on('error', (err) => (/\block for job\b/i.test(err.message) ? this.log.warn({ err: err.message }, 'Slack writer lost a job lock; another writer has the job') : this.log.error({ err: err.message }, 'Slack writer worker error')));
     this.worker = worker;
     return worker;
   }
