@@ -191,6 +191,13 @@ export const envSchema = z.object({
   REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(128),
   /** BullMQ job lock: a worker that dies mid-job has its job retried about this long after. */
   JOB_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  /**
+   * The Slack writer's job lock, and the TTL of its thread lock and reply claims (each renewed
+   * every half of it while held). A paused writer loses them this long after its last renewal, and
+   * its job is handed to another writer at the next stalled check (every half of it): short,
+   * because a render held by a stopped process keeps the thread's parent stale meanwhile.
+   */
+  SLACK_JOB_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(10_000),
   /** Largest accepted request body, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /** Bearer token for GET /metrics; unset, /metrics is open to anyone who can reach the port. */

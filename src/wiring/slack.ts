@@ -118,6 +118,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
           budgets: o.writerBudgets ?? writerBudgetsFromEnv(env),
           retry: o.writerRetry ?? writerRetryFromEnv(env),
           ...(o.writerCallTimeoutMs ? { callTimeoutMs: o.writerCallTimeoutMs } : {}),
+          jobLockMs: env.SLACK_JOB_LOCK_MS,
           ...(o.writerConcurrency ? { concurrency: o.writerConcurrency } : {}),
           ...(o.now ? { now: o.now } : {}),
         })

@@ -169,10 +169,12 @@ export async function startWriterRig(options: {
   callTimeoutMs?: number;
   /** The config file's settings (defaults otherwise). */
   settings?: Record<string, unknown>;
+  /** Environment of the rig's processes (SLACK_JOB_LOCK_MS, …). */
+  env?: Record<string, string>;
 }): Promise<WriterRig> {
   const clusters = [...new Set(options.pipelines.flatMap((p) => p.stages.map((s) => s.cluster)))].map((name) => ({ name }));
   const config = configFileSchema.parse({ clusters, pipelines: options.pipelines, ...(options.settings ? { settings: options.settings } : {}) });
-  const base = await slackRigBase(config, options.standIn);
+  const base = await slackRigBase(config, options.standIn, options.env);
   const { client } = base;
   const writers: Glidepath[] = [];
   return {

@@ -1,6 +1,6 @@
 /** The "slack" queue's jobs: what they carry, how they are named, in which order they run. */
 import { createHash } from 'node:crypto';
-import { REPLIES_NEEDING_A_PERSON } from '../../releases/record.js';
+import { REPLIES_NEEDING_A_PERSON, type ReleaseStatus } from '../../releases/record.js';
 import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import type { RetryState } from './retry.js';
 
@@ -34,9 +34,19 @@ export interface ReplyJob {
   pipeline: string;
   releaseId: string;
   effects: ThreadReplyEffect[];
+  /** The saved record that emitted the replies: a reply posted after the thread showed a later end is marked late (late-reply.ts). Absent in jobs queued before it existed. */
+  produced?: ReplyProduced;
   slot?: BookedSlot;
   /** Set while the job retries after failures Slack may recover from. */
   retry?: RetryState;
+}
+
+/** The record a reply job was produced from, as it was saved. */
+export interface ReplyProduced {
+  version: number;
+  status: ReleaseStatus;
+  /** The record's updatedAt: when what the replies say happened, as the reducer knows it. */
+  at: number;
 }
 
 /** Settle replies whose pause is over: each loses its buttons and says how the pause ended. */

@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { ThreadEffect, ThreadEffectSink } from '../../releases/ports.js';
 import type { ReleaseRecord } from '../../releases/record.js';
 import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
-import { PRIORITY, needsPerson, parentDeduplicationId, replyJobId, settleJobId, type SlackJob } from './jobs.js';
+import { PRIORITY, needsPerson, parentDeduplicationId, replyJobId, settleJobId, type ReplyProduced, type SlackJob } from './jobs.js';
 
 export class SlackOutbox implements ThreadEffectSink {
   constructor(private readonly queue: Queue<SlackJob>) {}
@@ -17,8 +17,9 @@ export class SlackOutbox implements ThreadEffectSink {
     const replies = effects.filter((e): e is ThreadReplyEffect => e.type === 'thread.reply');
     const urgent = replies.filter(needsPerson);
     const routine = replies.filter((e) => !needsPerson(e));
-    const adds: Promise<unknown>[] = urgent.map((effect) => this.addReplies(pipeline, releaseId, [effect], PRIORITY.replyNeedingPerson));
-    if (routine.length > 0) adds.push(this.addReplies(pipeline, releaseId, routine, PRIORITY.reply));
+    const produced: ReplyProduced = { version: record.version, status: record.status, at: record.updatedAt };
+    const adds: Promise<unknown>[] = urgent.map((effect) => this.addReplies(pipeline, releaseId, [effect], PRIORITY.replyNeedingPerson, produced));
+    if (routine.length > 0) adds.push(this.addReplies(pipeline, releaseId, routine, PRIORITY.reply, produced));
     for (const settle of effects.filter((e): e is ThreadSettleEffect => e.type === 'thread.settle')) {
       adds.push(this.queue.add('settle', { type: 'settle', pipeline, releaseId, effects: [settle] }, { jobId: settleJobId(pipeline, releaseId, settle.id), priority: PRIORITY.settle }));
     }
@@ -26,10 +27,10 @@ export class SlackOutbox implements ThreadEffectSink {
     await Promise.all(adds);
   }
 
-  private addReplies(pipeline: string, releaseId: string, effects: ThreadReplyEffect[], priority: number): Promise<unknown> {
+  private addReplies(pipeline: string, releaseId: string, effects: ThreadReplyEffect[], priority: number, produced: ReplyProduced): Promise<unknown> {
     return this.queue.add(
       'reply',
-      { type: 'reply', pipeline, releaseId, effects },
+      { type: 'reply', pipeline, releaseId, effects, produced },
       { jobId: replyJobId(pipeline, releaseId, effects.map((e) => e.id)), priority },
     );
   }

@@ -5,13 +5,24 @@
  * or channel back from the time of the first such attempt and adopts the message it finds.
  * History is read only then: rarely, within a bounded window, and never to rebuild state.
  */
+import { createHash } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../store/keys.js';
+import type { RenderedMessage } from '../render/blocks.js';
 
 export const POST_EVENT_TYPE = 'glidepath_post';
 /** The effect id under which a release's thread parent is posted. */
 export const PARENT_EFFECT = 'parent';
+
+export function parentKey(record: { pipeline: string; releaseId: string }): PostKey {
+  return { pipeline: record.pipeline, releaseId: record.releaseId, effectId: PARENT_EFFECT };
+}
+
+/** What the thread keeps of the parent it sent (ThreadRef.rendered): an unchanged render sends nothing. */
+export function messageDigest(message: RenderedMessage): string {
+  return createHash('sha256').update(JSON.stringify(message)).digest('base64url');
+}
 
 export interface PostKey {
   pipeline: string;

@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
 import type { Keys } from '../../store/keys.js';
-import type { PauseEnd } from '../../releases/record.js';
+import type { PauseEnd, ReleaseStatus } from '../../releases/record.js';
+import type { ReplyProduced } from './jobs.js';
+import { endShown, type ThreadEnd } from './late-reply.js';
 
 export interface ThreadRef {
   channel: string;
@@ -16,7 +18,15 @@ export interface ThreadRef {
   rendered?: string;
   /** Record version that digest was rendered from. */
   version?: number;
+  /**
+   * The latest end of the release the thread's replies told (a reply of a record that had ended):
+   * later replies from older records are late. The parent's render is not one: it is above every
+   * reply and always shows the latest state, so a reply under it reads in order until an end is said below.
+   */
+  ended?: ThreadEnd;
 }
+
+
 
 /* KEYS[1] lock; ARGV[1] token. Deletes the lock only if we still hold it. */
 const UNLOCK_SCRIPT = `
@@ -57,6 +67,17 @@ end
 return 1
 `;
 
+/*
+ * KEYS[1] thread hash; ARGV[1] version, ARGV[2] status: a reply of an ended record was posted.
+ * Keeps the latest such end (an older one never replaces it), only in a thread that exists.
+ */
+const MARK_ENDED_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if tonumber(ARGV[1]) <= tonumber(redis.call('HGET', KEYS[1], 'endedVersion') or '-1') then return 0 end
+redis.call('HSET', KEYS[1], 'endedVersion', ARGV[1], 'endedStatus', ARGV[2])
+return 1
+`;
+
 /* KEYS[1] a claim; ARGV[1] token, ARGV[2] TTL ms: extends the claim while it is ours. */
 const EXTEND_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -72,10 +93,13 @@ type RedisWithScripts = Redis & {
   glidepathSlackMarkRendered(key: string, lock: string, digest: string, version: string, token: string): Promise<number>;
   glidepathSlackFenced(key: string, lock: string, ...args: string[]): Promise<number>;
   glidepathSlackExtend(key: string, token: string, ttlMs: string): Promise<number>;
+  glidepathSlackMarkEnded(key: string, version: string, status: string): Promise<number>;
 };
 
 export class ThreadStore {
   private readonly redis: RedisWithScripts;
+  /** Renewal timers of the locks and claims this writer holds, by key and token. */
+  private readonly alive = new Map<string, NodeJS.Timeout>();
 
   constructor(
     redis: Redis,
@@ -90,14 +114,16 @@ export class ThreadStore {
       redis.defineCommand('glidepathSlackMarkRendered', { numberOfKeys: 2, lua: MARK_RENDERED_SCRIPT });
       redis.defineCommand('glidepathSlackFenced', { numberOfKeys: 2, lua: FENCED_SCRIPT });
       redis.defineCommand('glidepathSlackExtend', { numberOfKeys: 1, lua: EXTEND_SCRIPT });
+      redis.defineCommand('glidepathSlackMarkEnded', { numberOfKeys: 1, lua: MARK_ENDED_SCRIPT });
     }
     this.redis = redis as RedisWithScripts;
   }
 
   async get(pipeline: string, releaseId: string): Promise<ThreadRef | undefined> {
-    const [channel, ts, rendered, version] = await this.redis.hmget(this.keys.slackThread(pipeline, releaseId), 'channel', 'ts', 'rendered', 'version');
+    const [channel, ts, rendered, version, endedVersion, endedStatus] = await this.redis.hmget(this.keys.slackThread(pipeline, releaseId), 'channel', 'ts', 'rendered', 'version', 'endedVersion', 'endedStatus');
     if (!channel || !ts) return undefined;
-    return { channel, ts, ...(rendered ? { rendered } : {}), ...(version ? { version: Number(version) } : {}) };
+    const ended = endedVersion && endedStatus ? { ended: { version: Number(endedVersion), status: endedStatus as ReleaseStatus } } : {};
+    return { channel, ts, ...(rendered ? { rendered } : {}), ...(version ? { version: Number(version) } : {}), ...ended };
   }
 
   /**
@@ -105,14 +131,14 @@ export class ThreadStore {
    * that lost it while posting must not replace the thread another writer saved (or adopted) since.
    * Bounded from its first write; expireWhenFinished then sets the release's own TTL.
    */
-  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<ThreadRef>, token: string, lockTtlMs: number): Promise<FencedResult> {
+  async saveParentUnderLock(pipeline: string, releaseId: string, thread: Required<Omit<ThreadRef, 'ended'>>, token: string, lockTtlMs: number): Promise<FencedResult> {
     const key = this.keys.slackThread(pipeline, releaseId);
     const lock = this.keys.slackThreadLock(pipeline, releaseId);
     return fencedResult(await this.redis.glidepathSlackFenced(key, lock, token, String(lockTtlMs), '', String(this.unfinishedTtlMs), thread.channel, thread.ts, thread.rendered, String(thread.version)));
   }
 
   /** A thread that exists already (commands' tests, a migration): saved without the lock. */
-  async saveParent(pipeline: string, releaseId: string, thread: Required<ThreadRef>): Promise<void> {
+  async saveParent(pipeline: string, releaseId: string, thread: Required<Omit<ThreadRef, 'ended'>>): Promise<void> {
     const key = this.keys.slackThread(pipeline, releaseId);
     await this.redis
       .multi()
@@ -137,6 +163,12 @@ export class ThreadStore {
     return fencedResult(await this.redis.glidepathSlackMarkRendered(this.keys.slackThread(pipeline, releaseId), this.keys.slackThreadLock(pipeline, releaseId), digest, String(version), token));
   }
 
+  /** A reply was posted: when its record had ended the release, the thread has told that end. */
+  async markEnded(pipeline: string, releaseId: string, produced: ReplyProduced | undefined): Promise<void> {
+    const end = endShown(undefined, produced);
+    if (end) await this.redis.glidepathSlackMarkEnded(this.keys.slackThread(pipeline, releaseId), String(end.version), end.status);
+  }
+
   /** Finished releases: thread state expires a while after the record does. */
   async expireWhenFinished(pipeline: string, releaseId: string, finished: boolean): Promise<void> {
     const keys = [this.keys.slackThread(pipeline, releaseId), this.keys.slackReplies(pipeline, releaseId), this.keys.slackReplyMessages(pipeline, releaseId)];
@@ -150,12 +182,41 @@ export class ThreadStore {
   /** A lock token when acquired, undefined when another worker holds it. */
   async lock(pipeline: string, releaseId: string, ttlMs: number): Promise<string | undefined> {
     const token = randomUUID();
-    const ok = await this.redis.set(this.keys.slackThreadLock(pipeline, releaseId), token, 'PX', ttlMs, 'NX');
-    return ok === 'OK' ? token : undefined;
+    const key = this.keys.slackThreadLock(pipeline, releaseId);
+    const ok = await this.redis.set(key, token, 'PX', ttlMs, 'NX');
+    if (ok !== 'OK') return undefined;
+    this.keepAlive(key, token, ttlMs);
+    return token;
   }
 
   async unlock(pipeline: string, releaseId: string, token: string): Promise<void> {
-    await this.redis.glidepathSlackUnlock(this.keys.slackThreadLock(pipeline, releaseId), token);
+    const key = this.keys.slackThreadLock(pipeline, releaseId);
+    this.letGo(key, token);
+    await this.redis.glidepathSlackUnlock(key, token);
+  }
+
+  /**
+   * A held lock or claim is renewed every half TTL, as BullMQ renews a job's lock: the TTL can be
+   * short (a stopped writer frees the thread within it) while a live writer keeps it through a
+   * Slack call slower than the TTL. A renewal that finds it gone stops; the fenced checks before
+   * each call and save then refuse the write.
+   */
+  private keepAlive(key: string, token: string, ttlMs: number): void {
+    const id = `${key}\u0000${token}`;
+    const timer = setInterval(() => {
+      this.redis.glidepathSlackExtend(key, token, String(ttlMs)).then(
+        (held) => (held === 1 ? undefined : this.letGo(key, token)),
+        () => undefined, // Redis unreachable: the next renewal tries again, the fenced checks decide.
+      );
+    }, Math.max(50, Math.floor(ttlMs / 2)));
+    timer.unref();
+    this.alive.set(id, timer);
+  }
+
+  private letGo(key: string, token: string): void {
+    const id = `${key}\u0000${token}`;
+    clearInterval(this.alive.get(id));
+    this.alive.delete(id);
   }
 
   async replied(pipeline: string, releaseId: string, effectId: string): Promise<boolean> {
@@ -179,7 +240,10 @@ export class ThreadStore {
   /** A claim token when this worker may post the reply now; undefined while another one is posting it. */
   async claimReply(pipeline: string, releaseId: string, effectId: string, ttlMs: number): Promise<string | undefined> {
     const token = randomUUID();
-    return (await this.redis.set(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token, 'PX', ttlMs, 'NX')) === 'OK' ? token : undefined;
+    const key = this.keys.slackReplyClaim(pipeline, releaseId, effectId);
+    if ((await this.redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return undefined;
+    this.keepAlive(key, token, ttlMs);
+    return token;
   }
 
   /** Just before posting: the claim is still ours (and extended); false once it expired and another writer may have it. */
@@ -189,7 +253,9 @@ export class ThreadStore {
 
   /** Drops the claim only if it is still ours: a writer that woke late never frees another's claim. */
   async releaseReply(pipeline: string, releaseId: string, effectId: string, token: string): Promise<void> {
-    await this.redis.glidepathSlackUnlock(this.keys.slackReplyClaim(pipeline, releaseId, effectId), token);
+    const key = this.keys.slackReplyClaim(pipeline, releaseId, effectId);
+    this.letGo(key, token);
+    await this.redis.glidepathSlackUnlock(key, token);
   }
 
   /** The ts of a posted reply with buttons (to take them away later), and how its pause ended once it did. */

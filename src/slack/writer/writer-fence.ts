@@ -13,12 +13,13 @@ export class FencedSlackError extends Error {
   override readonly name = 'FencedSlackError';
 }
 
-/** BullMQ's default lock of a writer job (the Worker renews it every half of it while the job runs). */
-const JOB_LOCK_MS = 30_000;
-
-/** Whether the job's lock is still ours (and extended): BullMQ's own fencing token. No token: a job run outside a Worker (tests). */
-export async function jobLockHeld(job: Job<SlackJob>, token: string | undefined): Promise<boolean> {
-  return token === undefined || (await job.extendLock(token, JOB_LOCK_MS)) === 1;
+/**
+ * Whether the job's lock is still ours (and extended): BullMQ's own fencing token. No token: a job
+ * run outside a Worker (tests). `lockMs` is the Worker's lockDuration: extending by more would let
+ * a writer that pauses right after this check keep the job past what the stalled check expects.
+ */
+export async function jobLockHeld(job: Job<SlackJob>, token: string | undefined, lockMs: number): Promise<boolean> {
+  return token === undefined || (await job.extendLock(token, lockMs)) === 1;
 }
 
 /** A parent render that edits whatever the digest says, after an edit that may have put an older render over a newer one. */

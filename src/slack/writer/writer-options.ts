@@ -31,4 +31,20 @@ export interface SlackWriterOptions {
   retry?: RetryPolicy;
   /** Per-call timeout of the writer's own client (default 10 s, as the app's client). */
   callTimeoutMs?: number;
+  /** The job lock and the thread lock / reply claim TTL (SLACK_JOB_LOCK_MS, default DEFAULT_SLACK_JOB_LOCK_MS). */
+  jobLockMs?: number;
+}
+
+/**
+ * A writer stopped mid-job keeps the thread's parent stale until its job lock expires and a
+ * stalled check hands the job on, so both are short (BullMQ's default is 30 s each: a 20 s
+ * SIGSTOP left the parent InProgress for 30 s). BullMQ renews the lock every half of it on a
+ * timer while the job runs, a Slack call in flight included, so a live writer never loses it to
+ * a slow call; only a process that cannot run its timers does.
+ */
+export const DEFAULT_SLACK_JOB_LOCK_MS = 10_000;
+
+export function writerLockOptions(lockMs: number): { lockDuration: number; stalledInterval: number } {
+  // A check every half lock: a stopped writer's job is back in the queue at most 1.5 locks after its last renewal.
+  return { lockDuration: lockMs, stalledInterval: Math.max(500, Math.floor(lockMs / 2)) };
 }

@@ -5,32 +5,29 @@
  * every call inside a shared Slack budget, and a job that must wait is moved to BullMQ's delayed
  * set instead of holding a worker.
  */
-import { createHash } from 'node:crypto';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { PipelineConfig } from '../../config/file.js';
 import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/record.js';
-import type { RenderedMessage } from '../render/blocks.js';
 import { renderParent } from '../render/parent.js';
 import { renderReply, renderSettledReply } from '../render/reply.js';
+import { markLate } from '../render/late.js';
 import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { withoutRetries } from '../client.js';
 import { DEFAULT_BUDGETS, SlackBudgets, type BudgetSpec, type WriterBudgets } from './budget.js';
-import { SLACK_QUEUE, needsPerson, type SlackJob } from './jobs.js';
-import { PARENT_EFFECT, PostLedger, findPosted, postMetadata, type PostKey } from './post-ledger.js';
+import { SLACK_QUEUE, needsPerson, type ReplyProduced, type SlackJob } from './jobs.js';
+import { lateReply } from './late-reply.js';
+import { PARENT_EFFECT, PostLedger, findPosted, messageDigest, parentKey, postMetadata, type PostKey } from './post-ledger.js';
 import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
 import { classifySlackError, mayHaveLanded } from './slack-errors.js';
 import { ThreadStore, type ThreadRef } from './threads.js';
-import type { SlackWriterOptions } from './writer-options.js';
+import { DEFAULT_SLACK_JOB_LOCK_MS, writerLockOptions, type SlackWriterOptions } from './writer-options.js';
 import { FencedSlackError, jobLockHeld, requestRepair } from './writer-fence.js';
 
 export { DEFAULT_BUDGETS, type WriterBudgets } from './budget.js';
 export type { SlackWriterOptions } from './writer-options.js';
 
-
-/** How long a worker may hold the parent lock: one chat.postMessage and a Redis write. */
-const PARENT_LOCK_MS = 15_000;
 const LOCK_BUSY_RETRY_MS = 200;
 
 /**
@@ -45,14 +42,6 @@ interface JobContext {
   record: ReleaseRecord;
 }
 
-function parentKey(record: ReleaseRecord): PostKey {
-  return { pipeline: record.pipeline, releaseId: record.releaseId, effectId: PARENT_EFFECT };
-}
-
-function messageDigest(message: RenderedMessage): string {
-  return createHash('sha256').update(JSON.stringify(message)).digest('base64url');
-}
-
 export class SlackWriter {
   private readonly threads: ThreadStore;
   private readonly budgets: SlackBudgets;
@@ -62,6 +51,8 @@ export class SlackWriter {
   private readonly retry: RetryPolicy;
   /** Our job owns retries: the client makes each call once (a retried post could post twice). */
   private readonly client: WebClient;
+  /** The job lock, and the TTL of the thread lock and reply claims: all renewed while held, all lost soon by a stopped writer. */
+  private readonly lockMs: number;
   private worker: Worker<SlackJob> | undefined;
   private counts: Queue<SlackJob> | undefined;
 
@@ -73,6 +64,7 @@ export class SlackWriter {
     this.ledger = new PostLedger(options.redis, options.keys);
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.client = withoutRetries(options.client, options.callTimeoutMs);
+    this.lockMs = options.jobLockMs ?? DEFAULT_SLACK_JOB_LOCK_MS;
   }
 
   start(): Worker<SlackJob> {
@@ -80,6 +72,7 @@ export class SlackWriter {
       connection: this.options.connection,
       prefix: this.options.keys.queuePrefix('slack'),
       concurrency: this.options.concurrency ?? 8,
+      ...writerLockOptions(this.lockMs),
       // A worker killed mid-job leaves it stalled; it comes back (and settles its post by
       // metadata) instead of failing after the first stall.
       maxStalledCount: 50,
@@ -94,7 +87,8 @@ export class SlackWriter {
       if (final) this.log.error(fields, 'Slack job gave up');
       else this.log.warn(fields, 'Slack job failed; BullMQ retries it with backoff');
     });
-    worker.on('error', (err) => this.log.error({ err: err.message }, 'Slack writer worker error'));
+    // A job lock lost while paused ("could not renew lock", "Missing lock … moveToFinished") is the fence at work, said at warn like a lost lease.
+    worker.on('error', (err) => (/\block for job\b/i.test(err.message) ? this.log.warn({ err: err.message }, 'Slack writer lost a job lock; another writer has the job') : this.log.error({ err: err.message }, 'Slack writer worker error')));
     this.worker = worker;
     return worker;
   }
@@ -119,7 +113,7 @@ export class SlackWriter {
     const ctx: JobContext = { job, token, record };
     if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
     else if (job.data.type === 'settle') for (const effect of job.data.effects) await this.settleReply(ctx, effect);
-    else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect);
+    else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect, job.data.produced);
     if (job.data.retry) await this.options.redis.zrem(this.options.keys.slackRetrying(), String(job.id));
   }
 
@@ -129,7 +123,7 @@ export class SlackWriter {
     if (created) return;
     // One edit of a thread at a time, and the record is read inside the lock: whichever edit
     // lands last was rendered from the newest record, so Slack never ends on an older state.
-    const lock = await this.threads.lock(name, releaseId, PARENT_LOCK_MS);
+    const lock = await this.threads.lock(name, releaseId, this.lockMs);
     if (!lock) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
       const [record, thread] = await Promise.all([this.options.releases.get(name, releaseId), this.threads.get(name, releaseId)]);
@@ -143,7 +137,7 @@ export class SlackWriter {
       }
       await this.spend(ctx, 'update', this.spec.update, { book: true });
       // The budget may have kept us waiting: the lock must still be ours, and nobody sent a newer render meanwhile.
-      const check = await this.threads.checkLock(name, releaseId, lock, PARENT_LOCK_MS, record.version);
+      const check = await this.threads.checkLock(name, releaseId, lock, this.lockMs, record.version);
       if (check === 'moved-past') return void this.options.metrics.unchangedSkipped.inc();
       if (check === 'lock-lost') throw this.fenced(ctx, 'thread', 'the thread lock expired before chat.update');
       try {
@@ -170,7 +164,7 @@ export class SlackWriter {
     }
   }
 
-  private async sendReply(ctx: JobContext, pipeline: PipelineConfig, effect: ThreadReplyEffect): Promise<void> {
+  private async sendReply(ctx: JobContext, pipeline: PipelineConfig, effect: ThreadReplyEffect, produced: ReplyProduced | undefined): Promise<void> {
     const { record } = ctx;
     if (await this.threads.replied(record.pipeline, record.releaseId, effect.id)) return;
     const { thread } = await this.ensureParent(ctx, pipeline);
@@ -179,21 +173,23 @@ export class SlackWriter {
     // Routine replies leave one message of the channel's burst to replies a person waits on.
     await this.spend(ctx, budget, this.spec.postPerChannel, urgent ? { book: true } : { book: false, reserve: Math.min(1, this.spec.postPerChannel.burst - 1) });
     // The same effect can reach the queue twice (the reducer's outbox is at-least-once).
-    const claim = await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, PARENT_LOCK_MS);
+    const claim = await this.threads.claimReply(record.pipeline, record.releaseId, effect.id, this.lockMs);
     if (!claim) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
       // Both read at once (one round trip); a pause that ended before its reply went out: the reply goes out without buttons.
-      const [replied, { settled }] = await Promise.all([this.threads.replied(record.pipeline, record.releaseId, effect.id), this.threads.replyMessage(record.pipeline, record.releaseId, effect.id)]);
+      const [replied, { settled }, shown] = await Promise.all([this.threads.replied(record.pipeline, record.releaseId, effect.id), this.threads.replyMessage(record.pipeline, record.releaseId, effect.id), this.threads.get(record.pipeline, record.releaseId)]);
       if (replied) return;
       const key: PostKey = { pipeline: record.pipeline, releaseId: record.releaseId, effectId: effect.id };
-      const message = settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record);
-      if (!(await this.threads.holdsReply(record.pipeline, record.releaseId, effect.id, claim, PARENT_LOCK_MS))) throw this.fenced(ctx, 'reply', `the claim on reply ${effect.id} expired before chat.postMessage`);
+      // Once a reply below said the release ended, a reply of an older record says it came before (late-reply.ts).
+      const message = markLate(settled ? renderSettledReply(effect, record, settled) : renderReply(effect, record), lateReply(produced, shown?.ended));
+      if (!(await this.threads.holdsReply(record.pipeline, record.releaseId, effect.id, claim, this.lockMs))) throw this.fenced(ctx, 'reply', `the claim on reply ${effect.id} expired before chat.postMessage`);
       const posted = await this.postOnce(ctx, key, { channel: thread.channel, threadTs: thread.ts, budget }, () =>
         this.client.chat.postMessage({ channel: thread.channel, thread_ts: thread.ts, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
       // Buttons are taken away later (settleReply): keep where they are.
       if (message.blocks.some((b) => b.type === 'actions')) await this.threads.saveReplyTs(record.pipeline, record.releaseId, effect.id, posted.ts);
       await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
+      await this.threads.markEnded(record.pipeline, record.releaseId, produced);
       await this.ledger.done(key);
       if (!posted.adopted) this.options.metrics.replyLatency.observe({ needs_person: String(urgent) }, Math.max(0, Date.now() - ctx.job.timestamp) / 1000);
     } finally {
@@ -209,7 +205,7 @@ export class SlackWriter {
   private async settleReply(ctx: JobContext, effect: ThreadSettleEffect): Promise<void> {
     const { pipeline, releaseId } = ctx.record;
     const id = effect.reply.id;
-    const claim = await this.threads.claimReply(pipeline, releaseId, id, PARENT_LOCK_MS);
+    const claim = await this.threads.claimReply(pipeline, releaseId, id, this.lockMs);
     if (!claim) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
       const [posted, replied, thread] = await Promise.all([this.threads.replyMessage(pipeline, releaseId, id), this.threads.replied(pipeline, releaseId, id), this.threads.get(pipeline, releaseId)]);
@@ -219,7 +215,7 @@ export class SlackWriter {
         // Only from a full bucket, never booked: parents (booked) keep the workspace's chat.update
         // budget, and a storm of ended pauses cannot push their final state back by minutes.
         await this.spend(ctx, 'update', this.spec.update, { book: false, reserve: Math.max(0, this.spec.update.burst - 1) });
-        if (!(await this.threads.holdsReply(pipeline, releaseId, id, claim, PARENT_LOCK_MS))) throw this.fenced(ctx, 'reply', `the claim on reply ${id} expired before chat.update`);
+        if (!(await this.threads.holdsReply(pipeline, releaseId, id, claim, this.lockMs))) throw this.fenced(ctx, 'reply', `the claim on reply ${id} expired before chat.update`);
         const update = () => this.client.chat.update({ channel: thread.channel, ts: posted.ts!, text: message.text, blocks: message.blocks as never, metadata: postMetadata({ pipeline, releaseId, effectId: id }) });
         await this.call(ctx, 'chat.update', 'update', update).catch((err: unknown) => {
           if (!(err instanceof ParentGoneError)) throw err;
@@ -275,7 +271,7 @@ export class SlackWriter {
     const { record } = ctx;
     const existing = await this.threads.get(record.pipeline, record.releaseId);
     if (existing) return { thread: existing, created: false };
-    const lock = await this.threads.lock(record.pipeline, record.releaseId, PARENT_LOCK_MS);
+    const lock = await this.threads.lock(record.pipeline, record.releaseId, this.lockMs);
     if (!lock) return this.reschedule(ctx, LOCK_BUSY_RETRY_MS);
     try {
       const raced = await this.threads.get(record.pipeline, record.releaseId);
@@ -285,14 +281,14 @@ export class SlackWriter {
       await this.spend(ctx, budget, this.spec.postPerChannel, { book: true });
       const message = renderParent(record, pipeline);
       const key = parentKey(record);
-      if ((await this.threads.checkLock(record.pipeline, record.releaseId, lock, PARENT_LOCK_MS)) === 'lock-lost') throw this.fenced(ctx, 'thread', 'the thread lock expired before the parent was posted');
+      if ((await this.threads.checkLock(record.pipeline, record.releaseId, lock, this.lockMs)) === 'lock-lost') throw this.fenced(ctx, 'thread', 'the thread lock expired before the parent was posted');
       const posted = await this.postOnce(ctx, key, { channel, budget }, () =>
         this.client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, metadata: postMetadata(key) }),
       );
       // An adopted parent shows some earlier render: leave the digest empty so the next render edits it.
       const thread = { channel: posted.channel, ts: posted.ts, rendered: posted.adopted ? '' : messageDigest(message), version: posted.adopted ? -1 : record.version };
       // Lost meanwhile: another writer holds the thread now and saves (or adopts, by metadata) its own parent.
-      if ((await this.threads.saveParentUnderLock(record.pipeline, record.releaseId, thread, lock, PARENT_LOCK_MS)) === 'lock-lost') throw this.fenced(ctx, 'thread', `the thread lock expired while the parent was posted (ts ${thread.ts} is not saved)`);
+      if ((await this.threads.saveParentUnderLock(record.pipeline, record.releaseId, thread, lock, this.lockMs)) === 'lock-lost') throw this.fenced(ctx, 'thread', `the thread lock expired while the parent was posted (ts ${thread.ts} is not saved)`);
       await this.ledger.done(key);
       await this.threads.expireWhenFinished(record.pipeline, record.releaseId, FINISHED_RELEASE_STATUSES.includes(record.status));
       this.log.info({ pipeline: record.pipeline, release: record.releaseId, channel: thread.channel, ts: thread.ts }, 'release thread started');
@@ -341,7 +337,7 @@ export class SlackWriter {
   private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>, onError?: (err: unknown) => Promise<void>): Promise<T> {
     const { metrics } = this.options;
     // The job's own fence: a writer that woke after BullMQ handed its job to another must not post or edit.
-    if (method.startsWith('chat.') && !(await jobLockHeld(ctx.job, ctx.token))) throw this.fenced(ctx, 'job', `the lock of job ${ctx.job.id} is no longer ours before ${method}`);
+    if (method.startsWith('chat.') && !(await jobLockHeld(ctx.job, ctx.token, this.lockMs))) throw this.fenced(ctx, 'job', `the lock of job ${ctx.job.id} is no longer ours before ${method}`);
     try {
       const result = await send();
       metrics.calls.inc({ method, outcome: 'ok' });
