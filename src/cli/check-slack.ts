@@ -4,34 +4,14 @@
  * product's (src/slack/client.ts) with SLACK_API_URL, each call made once: a check says what
  * is wrong now.
  */
-import { ErrorCode, type WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { Env } from '../config/env.js';
 import type { ConfigFile } from '../config/file.js';
-import { networkCode } from '../kube/errors.js';
 import { createSlackClient, withoutRetries } from '../slack/client.js';
-import { PERMANENT_SLACK_ERRORS } from '../slack/errors.js';
+import { explainSlackFailure as explain, slackCallFailure as failure } from '../slack/errors.js';
 import { fail, ok, type CheckLine } from './check-line.js';
 
 const SUBJECT = 'slack';
-
-type Failure = { kind: 'unreachable'; detail: string } | { kind: 'rejected'; error: string; needed?: string } | { kind: 'http'; status: number };
-
-/** What a failed Web API call was: nothing answered, Slack said no (`ok: false`), or an HTTP error. */
-function failure(err: unknown): Failure {
-  const e = err as { code?: string; data?: { error?: string; needed?: string }; original?: { code?: string; message?: string }; statusCode?: number; message?: string };
-  if (e.code === ErrorCode.PlatformError) return { kind: 'rejected', error: e.data?.error ?? 'unknown', ...(e.data?.needed ? { needed: e.data.needed } : {}) };
-  if (e.code === ErrorCode.HTTPError) return { kind: 'http', status: e.statusCode ?? 0 };
-  // web-api 8 calls through fetch: the system error (ECONNREFUSED, ENOTFOUND) is the cause of its `original`.
-  if (e.code === ErrorCode.RequestError) return { kind: 'unreachable', detail: networkCode(e.original) ?? e.original?.message ?? 'request failed' };
-  return { kind: 'unreachable', detail: e.message ?? String(err) };
-}
-
-function explain(f: Exclude<Failure, { kind: 'unreachable' }>): string {
-  if (f.kind === 'http') return `HTTP ${f.status}`;
-  const why = PERMANENT_SLACK_ERRORS[f.error];
-  const scope = f.needed ? ` (needs ${f.needed})` : '';
-  return why ? `${f.error}${scope}: ${why}` : `${f.error}${scope}`;
-}
 
 async function checkChannel(client: WebClient, channel: string, pipelines: string[], bot: string): Promise<CheckLine> {
   const subject = `${SUBJECT} channel ${channel} (pipeline ${pipelines.join(', ')})`;

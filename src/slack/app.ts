@@ -8,7 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Env } from '../config/env.js';
 import { createSlackClient, slackClientOptions } from './client.js';
-import { SlackStartupError } from './errors.js';
+import { explainSlackFailure, slackCallFailure, SlackStartupError } from './errors.js';
 import { LISTENER_GROUPS } from './listeners/index.js';
 import type { ListenerDeps, ListenerGroup } from './listeners/types.js';
 import { boltLogger } from './logger.js';
@@ -52,10 +52,18 @@ export async function checkBotToken(client: WebClient, apiUrl: string | undefine
   try {
     result = await client.auth.test();
   } catch (err) {
-    const code = (err as { data?: { error?: string }; code?: string }).data?.error ?? (err as Error).message;
+    // Unreachable is not rejected: "check the token" would send a person the wrong way.
+    const f = slackCallFailure(err);
+    if (f.kind === 'unreachable') {
+      throw new SlackStartupError(
+        'glidepath_slack_unreachable',
+        `Slack at ${where} is unreachable (auth.test: ${f.detail}); the token was not checked. Check SLACK_API_URL (unset for slack.com), DNS and the egress to Slack; \`glidepath check\` tests each of them.`,
+        { cause: err },
+      );
+    }
     throw new SlackStartupError(
       'glidepath_slack_auth_failed',
-      `Slack rejected SLACK_BOT_TOKEN at ${where} (auth.test: ${code}). Check that the token is the app's Bot User OAuth Token (xoxb-…), that the app is installed in the workspace, and that SLACK_API_URL points at the right Slack.`,
+      `Slack rejected SLACK_BOT_TOKEN at ${where} (auth.test: ${f.kind === 'rejected' ? f.error : explainSlackFailure(f)}). Check that the token is the app's Bot User OAuth Token (xoxb-…), that the app is installed in the workspace, and that SLACK_API_URL points at the right Slack.`,
       { cause: err },
     );
   }

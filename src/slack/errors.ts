@@ -1,6 +1,8 @@
 /** Slack-side failures a person must act on, with the fix in the message. */
+import { ErrorCode } from '@slack/web-api';
+import { networkCode } from '../kube/errors.js';
 
-export type SlackErrorCode = 'glidepath_slack_not_configured' | 'glidepath_slack_auth_failed';
+export type SlackErrorCode = 'glidepath_slack_not_configured' | 'glidepath_slack_auth_failed' | 'glidepath_slack_unreachable';
 
 export class SlackStartupError extends Error {
   override readonly name = 'SlackStartupError';
@@ -27,3 +29,24 @@ export const PERMANENT_SLACK_ERRORS: Record<string, string> = {
   msg_blocks_too_long: 'Slack rejected the message as too long (a renderer bug; please report it)',
   thread_not_found: 'the thread parent was deleted in Slack',
 };
+
+/** What a failed Web API call was: nothing answered, Slack said no (`ok: false`), or an HTTP error. */
+export type SlackCallFailure = { kind: 'unreachable'; detail: string } | { kind: 'rejected'; error: string; needed?: string } | { kind: 'http'; status: number };
+
+export function slackCallFailure(err: unknown): SlackCallFailure {
+  const e = err as { code?: string; data?: { error?: string; needed?: string }; original?: { code?: string; message?: string }; statusCode?: number; message?: string };
+  if (e.code === ErrorCode.PlatformError) return { kind: 'rejected', error: e.data?.error ?? 'unknown', ...(e.data?.needed ? { needed: e.data.needed } : {}) };
+  if (e.code === ErrorCode.HTTPError) return { kind: 'http', status: e.statusCode ?? 0 };
+  // web-api 8 calls through fetch: the system error (ECONNREFUSED, ENOTFOUND) is the cause of its `original`.
+  if (e.code === ErrorCode.RequestError) return { kind: 'unreachable', detail: networkCode(e.original) ?? e.original?.message ?? 'request failed' };
+  // Retried to the end, the client throws fetch's own TypeError ("fetch failed"): its cause says why.
+  return { kind: 'unreachable', detail: networkCode(err) ?? e.message ?? String(err) };
+}
+
+/** A refusal in a person's words: the error, the scope it needs, and the fix when one is known. */
+export function explainSlackFailure(f: Exclude<SlackCallFailure, { kind: 'unreachable' }>): string {
+  if (f.kind === 'http') return `HTTP ${f.status}`;
+  const why = PERMANENT_SLACK_ERRORS[f.error];
+  const scope = f.needed ? ` (needs ${f.needed})` : '';
+  return why ? `${f.error}${scope}: ${why}` : `${f.error}${scope}`;
+}

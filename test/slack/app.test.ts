@@ -66,6 +66,20 @@ describe('Slack app', () => {
     expect((err as Error).message).toContain(`Slack rejected SLACK_BOT_TOKEN at ${slack.apiUrl} (auth.test: invalid_auth)`);
   });
 
+  it('tells an unreachable Slack from a rejected token at start-up', async () => {
+    // A port nothing listens on: no Slack answers, so nothing can be said of the token.
+    const err = await createSlackApp({
+      env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: SECRET, SLACK_APP_TOKEN: undefined, SLACK_API_URL: 'http://127.0.0.1:9/api/' },
+      config,
+      releases: store,
+      logger: captureLogger().logger,
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SlackStartupError);
+    expect((err as SlackStartupError).code).toBe('glidepath_slack_unreachable');
+    expect((err as Error).message).toMatch(/^Slack at http:\/\/127\.0\.0\.1:9\/api\/ is unreachable \(auth\.test: [^)]+\); the token was not checked/);
+    expect((err as Error).message).not.toMatch(/rejected/);
+  });
+
   it('refuses to start without a way to receive Slack requests', async () => {
     const err = await createSlackApp({
       env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: undefined, SLACK_APP_TOKEN: undefined, SLACK_API_URL: 'http://127.0.0.1:9/api/' },
