@@ -1,5 +1,6 @@
 /** A reducer process killed with SIGKILL in the middle of a job: the job is retried, and counted once. */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { forkGlidepathChild } from '../helpers/child-glidepath.js';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,13 +12,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const CHILD = fileURLToPath(new URL('../fixtures/reducer-child.ts', import.meta.url));
 
-function startChild(env: Record<string, string>): Promise<ChildProcess> {
-  const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-  });
-}
+const startChild = async (env: Record<string, string>): Promise<ChildProcess> => (await forkGlidepathChild(CHILD, env, { stdout: 'ignore' })).process;
 
 describe('worker killed mid-job', () => {
   const env = testEnv({ JOB_LOCK_MS: '1000' });

@@ -5,7 +5,7 @@
  * marked late. The stopped writer, continued, posts nothing. Real processes, Redis and the Slack
  * stand-in; no timed assertion but hang guards (the time the parent stayed stale is printed).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { forkGlidepathChild, type GlidepathChild } from '../helpers/child-glidepath.js';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
@@ -20,25 +20,8 @@ const pipeline = pipelineConfig('checkout', CHANNEL);
 const SURVIVOR_LOCK_MS = process.env.WRITER_ZOMBIE_LOCK_MS ?? '2000';
 const ZOMBIE_LOCK_MS = process.env.WRITER_ZOMBIE_LOCK_MS ?? '4000';
 
-interface Child {
-  process: ChildProcess;
-  lines: string[];
-}
-
-function startWriterChild(env: Record<string, string>): Promise<Child> {
-  const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const lines: string[] = [];
-  let rest = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const parts = (rest + chunk.toString('utf8')).split('\n');
-    rest = parts.pop() ?? '';
-    lines.push(...parts.filter((l) => l.length > 0));
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve({ process: child, lines }));
-    child.once('exit', (code) => reject(new Error(`writer child exited with ${code}`)));
-  });
-}
+type Child = GlidepathChild;
+const startWriterChild = (env: Record<string, string>): Promise<Child> => forkGlidepathChild(CHILD, env);
 
 const effectOf = (m: TranscriptMessage): string => String(m.metadata?.event_payload.effect ?? '');
 const blocksText = (m: TranscriptMessage | undefined): string => JSON.stringify(m?.blocks ?? []);

@@ -3,7 +3,7 @@
  * and job locks: a survivor takes the partition over and reduces the facts; the stopped process
  * is continued, and its write of the record is refused by the fence (issue 20, the zombie).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { forkGlidepathChild, type GlidepathChild } from '../helpers/child-glidepath.js';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,26 +16,8 @@ import { waitFor } from '../helpers/wait.js';
 
 const CHILD = fileURLToPath(new URL('../fixtures/reducer-child.ts', import.meta.url));
 
-interface Child {
-  process: ChildProcess;
-  lines: string[];
-}
-
-function startChild(env: Record<string, string>): Promise<Child> {
-  const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const lines: string[] = [];
-  let rest = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const text = rest + chunk.toString('utf8');
-    const parts = text.split('\n');
-    rest = parts.pop() ?? '';
-    lines.push(...parts.filter((l) => l.length > 0));
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve({ process: child, lines }));
-    child.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
-  });
-}
+type Child = GlidepathChild;
+const startChild = (env: Record<string, string>): Promise<Child> => forkGlidepathChild(CHILD, env);
 
 /** The paused fixture moved on: resumed to the next step, a newer resourceVersion. */
 function resumed(): Record<string, any> {
