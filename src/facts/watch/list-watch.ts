@@ -97,10 +97,9 @@ function isGone(err: unknown): boolean {
   return err instanceof KubeActionError && err.status === 410;
 }
 
-/** One watch of the loop: whether it delivered anything real (an object of the scope, a bookmark). */
+/** One watch of the loop: when it started (one that lived resets the backoff). */
 interface WatchRun {
   startedAt: number;
-  delivered: boolean;
 }
 
 const turn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
@@ -198,19 +197,15 @@ export class ListWatch {
     return true;
   }
 
-  private onWatchEvent(type: WatchEventType, object: unknown, run: WatchRun): void {
+  private onWatchEvent(type: WatchEventType, object: unknown): void {
     if (type === 'ERROR') return;
     const rv = (object as { metadata?: { resourceVersion?: unknown } } | null)?.metadata?.resourceVersion;
     // The stream's position moves on with every event, also one we refuse.
     if (typeof rv === 'string' && rv) this.resourceVersion = rv;
-    if (type === 'BOOKMARK') {
-      run.delivered = true;
-      return;
-    }
+    if (type === 'BOOKMARK') return;
     if (type === 'ADDED' || type === 'MODIFIED') {
       const refused = this.refusesObject(object);
       if (refused) return this.refuse(refused, 'watch');
-      run.delivered = true;
       if (this.events.onDeleted) this.known.set(objectKey(object), object);
       void this.events.onObject(object, 'watch');
     } else if (type === 'DELETED' && this.events.onDeleted) {
@@ -218,7 +213,6 @@ export class ListWatch {
       // its new labels. Only an object this scope holds can leave it.
       const key = objectKey(object);
       if (!this.known.delete(key)) return;
-      run.delivered = true;
       void this.events.onDeleted(object, 'watch');
     }
   }
@@ -263,8 +257,8 @@ export class ListWatch {
           listReason = undefined;
         }
         if (this.stopped) break;
-        const current: WatchRun = (run = { startedAt: Date.now(), delivered: false });
-        this.handle = await this.api.watch(this.scope.resource, this.scope.namespace, { resourceVersion: this.resourceVersion, labelSelector: this.scope.labelSelector, fieldSelector: this.scope.fieldSelector }, (type, object) => this.onWatchEvent(type, object, current));
+        const current: WatchRun = (run = { startedAt: Date.now() });
+        this.handle = await this.api.watch(this.scope.resource, this.scope.namespace, { resourceVersion: this.resourceVersion, labelSelector: this.scope.labelSelector, fieldSelector: this.scope.fieldSelector }, (type, object) => this.onWatchEvent(type, object));
         this.counts.watches++;
         // stop() may have come while the watch was being opened, before there was a handle to stop.
         if (this.stopped) this.handle.stop();
