@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RELEASE, RENEW, acquireLease, stillHolds } from '../facts/watch/lease.js';
+import { RELEASE, RENEW, acquireLease, stillHolds } from '../store/lease.js';
 import type { Keys } from '../store/keys.js';
 
 export interface PartitionHandlers {

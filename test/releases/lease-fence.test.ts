@@ -1,7 +1,7 @@
 /** The lease's fencing epoch against real Redis (own key prefix): two holders, and a write of the first refused after the takeover. */
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { acquireLease, stillHolds } from '../../src/facts/watch/lease.js';
+import { acquireLease, stillHolds } from '../../src/store/lease.js';
 import { FencedWriteError } from '../../src/releases/fence.js';
 import { ReleaseStore } from '../../src/releases/store.js';
 import { createKeys } from '../../src/store/keys.js';

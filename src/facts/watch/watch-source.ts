@@ -23,7 +23,7 @@ import { applicationFactBody, applicationSetFactBody, rolloutFactBody } from '..
 import { invalid, isKargoScope, KargoDirectory, kargoFactFromObject, type RejectedObject } from './kargo-watch.js';
 import { LogLimiter } from '../../obs/log-limit.js';
 import { kargoFactFollowed } from '../../releases/route-kargo.js';
-import { RedisLease } from './lease.js';
+import { RedisLease } from '../../store/lease.js';
 import { KubeActionError } from '../../kube/errors.js';
 import { WATCH_DELETED_EVENT, WATCH_EVENT, WATCH_RESYNC_EVENT } from '../identity.js';
 import { ListWatch } from './list-watch.js';
@@ -131,8 +131,6 @@ class ClusterWatch {
     for (const scope of scopes) {
       const labels = { cluster: this.cluster, kind: scope.resource.kind };
       const role = listRole(scope, scopes);
-      /** A leader's list being delivered: its facts' queueing. */
-      const listing: Promise<void>[] = [];
       const scopeKey = `${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}|${scope.fieldSelector ?? ''}`;
       /** The fact's queueing, or undefined when the object becomes no fact (a list awaits a page's queueing before its next page). */
       const deliver = (object: unknown, how: 'list' | 'watch' | 'deleted'): Promise<void> | undefined => {
@@ -169,7 +167,6 @@ class ClusterWatch {
             this.o.logger.warn({ ...labels, err: (err as Error).message }, 'a watched fact could not be queued');
           },
         );
-        if (how === 'list' && role !== undefined && role !== 'follower') listing.push(queued);
         return queued;
       };
       const watch = new ListWatch(
@@ -202,10 +199,8 @@ class ClusterWatch {
           ...(role !== undefined && role !== 'follower'
             ? {
                 beforeList: () => order.listDue(role.leader),
-                afterList: async () => {
-                  await Promise.all(listing.splice(0));
-                  order.listQueued(role.leader);
-                },
+                // ListWatch runs this once every page's facts are queued (it awaits each page's deliveries).
+                afterList: () => order.listQueued(role.leader),
               }
             : {}),
         },

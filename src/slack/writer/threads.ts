@@ -10,6 +10,7 @@ import type { Keys } from '../../store/keys.js';
 import type { PauseEnd, ReleaseStatus } from '../../releases/record.js';
 import type { ReplyProduced } from './jobs.js';
 import { endShown, type ThreadEnd } from './late-reply.js';
+import { RENEW } from '../../store/lease.js';
 
 export interface ThreadRef {
   channel: string;
@@ -78,11 +79,6 @@ redis.call('HSET', KEYS[1], 'endedVersion', ARGV[1], 'endedStatus', ARGV[2])
 return 1
 `;
 
-/* KEYS[1] a claim; ARGV[1] token, ARGV[2] TTL ms: extends the claim while it is ours. */
-const EXTEND_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
 
 /** What a fenced thread write found: done, the thread moved past it, or the lock is no longer ours. */
 export type FencedResult = 'ok' | 'moved-past' | 'lock-lost';
@@ -113,7 +109,8 @@ export class ThreadStore {
       redis.defineCommand('glidepathSlackUnlock', { numberOfKeys: 1, lua: UNLOCK_SCRIPT });
       redis.defineCommand('glidepathSlackMarkRendered', { numberOfKeys: 2, lua: MARK_RENDERED_SCRIPT });
       redis.defineCommand('glidepathSlackFenced', { numberOfKeys: 2, lua: FENCED_SCRIPT });
-      redis.defineCommand('glidepathSlackExtend', { numberOfKeys: 1, lua: EXTEND_SCRIPT });
+      // A lock or claim is extended exactly as a lease is renewed: only while it is ours.
+      redis.defineCommand('glidepathSlackExtend', { numberOfKeys: 1, lua: RENEW });
       redis.defineCommand('glidepathSlackMarkEnded', { numberOfKeys: 1, lua: MARK_ENDED_SCRIPT });
     }
     this.redis = redis as RedisWithScripts;
