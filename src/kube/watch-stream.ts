@@ -174,8 +174,14 @@ export class WatchStream {
     }
   }
 
+  /** Starts the quiet timer, or pushes it back: one timer per stream, refreshed on every chunk. */
   private armQuietTimer(): void {
-    clearTimeout(this.quietTimer);
+    // A cleared timer would start again on refresh(): none once the stream has ended.
+    if (this.end) return;
+    if (this.quietTimer) {
+      this.quietTimer.refresh();
+      return;
+    }
     this.quietTimer = setTimeout(() => {
       this.wentQuiet = true;
       this.controller.abort();
