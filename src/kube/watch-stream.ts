@@ -98,7 +98,8 @@ export class WatchStream {
       });
       if (response.statusCode !== 200) {
         const body = await boundedText(response.body).catch(() => '');
-        this.finish('failed', toKubeActionError({ code: response.statusCode, body }, this.options.call));
+        // The headers go along: a 429 or 503 carries its Retry-After to the watch loop's backoff.
+        this.finish('failed', toKubeActionError({ code: response.statusCode, body, headers: response.headers }, this.options.call));
       } else {
         void this.read(response.body);
       }

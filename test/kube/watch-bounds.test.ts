@@ -149,7 +149,7 @@ describe('KubeApi.watch against a hostile API server', () => {
   it('reads a refusal (non-200) as a KubeActionError with its status and the Status message', async () => {
     world.server.hostile = (_request, { res, watch }) => {
       if (!watch) return false;
-      res.writeHead(503, { 'Content-Type': 'application/json' });
+      res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '7' });
       res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 503, message: 'etcd is having a moment' }));
       return true;
     };
@@ -157,6 +157,8 @@ describe('KubeApi.watch against a hostile API server', () => {
     const err = await failureOf(handle.done);
     expect({ kind: err.kind, status: err.status }).toEqual({ kind: 'server', status: 503 });
     expect(err.message).toContain('etcd is having a moment');
+    // The server's Retry-After reaches the watch loop, as a list's does.
+    expect(err.retryAfterMs).toBe(7_000);
   });
 
   it('ends a stream past its byte budget as an ordinary end, with the lines wholly within it delivered', async () => {
