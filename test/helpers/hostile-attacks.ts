@@ -52,6 +52,27 @@ async function until(probe: () => boolean, timeoutMs: number): Promise<boolean> 
   return true;
 }
 
+async function untilAsync(probe: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
+/** The child's count of watched objects refused as no valid fact (its /metrics; no METRICS_TOKEN in this world). */
+async function invalidObjectsRefused(world: HostileWorld): Promise<number> {
+  try {
+    const text = await (await fetch(`${world.url}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    const line = text.split('\n').find((l) => l.startsWith('glidepath_facts_rejected_total{') && l.includes('source="watch"') && l.includes('reason="invalid_object"'));
+    return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  } catch {
+    // Unreadable: NaN compares false, so a refusal is never claimed on a count not read.
+    return Number.NaN;
+  }
+}
+
 /** Runs `body` between two reads of the server's LIST+WATCH count. */
 async function measured(world: HostileWorld, body: () => Promise<Record<string, unknown>>): Promise<AttackRun> {
   const before = world.listWatchRequests();
@@ -252,11 +273,12 @@ export const ATTACKS: readonly Attack[] = [
           res.end(`${JSON.stringify({ type: 'ADDED', object: secret })}\n`);
           return true;
         };
+        const refusedBefore = await invalidObjectsRefused(world);
         world.cluster.server.dropWatches();
         const resumed = await until(() => served, 15_000);
-        // The client has the event; give it a moment to hand it on before the hook goes.
-        await sleep(500);
-        return { served: resumed };
+        // Waited for the refusal itself: the client read the Secret and counted it out.
+        const refused = resumed && (await untilAsync(async () => (await invalidObjectsRefused(world)) > refusedBefore, 15_000));
+        return { served: resumed, refused };
       }),
   },
 ];

@@ -53,6 +53,8 @@ describe('a hostile cluster, seen from outside the Glidepath process', () => {
     const r = await play('b', '2.0.2');
     expect(survived(r)).toEqual(ok);
     expect(r.requestsPerSec).toBeLessThan(2);
+    // It did try again through the storm (a rate of 0 would pass the line above too).
+    expect(r.detail.refusedWatches).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it('(c) a LIST that ignores labelSelector (20,000 unselected Rollouts): the selector is checked again, the selected one still counts', async () => {
@@ -72,6 +74,8 @@ describe('a hostile cluster, seen from outside the Glidepath process', () => {
   it('(e) a Secret on the Rollouts watch: refused by kind, nothing of it in Slack', async () => {
     const r = await play('e', '2.0.5');
     expect(r.detail.served).toBe(true);
+    // Read and refused, not merely sent: the refusal was counted.
+    expect(r.detail.refused).toBe(true);
     expect(survived(r)).toEqual(ok);
     expect(world.slackText()).not.toContain(SECRET_VALUE);
     expect(world.slackText()).not.toContain(SECRET_NAME);
