@@ -55,8 +55,14 @@ async function socketGlidepath(): Promise<Glidepath> {
   return glidepath;
 }
 
-/** Lets the frame's handler run and any rejection it left reach the process. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+/**
+ * Waits for the guard's warning about the n-th malformed frame (each is warned of once), then
+ * one turn of the event loop, so a rejection the frame's handling left has reached the process.
+ */
+async function handled(n: number): Promise<void> {
+  await eventually(() => log.lines.filter((l) => l.msg === 'Socket Mode frame ignored: not a well-formed envelope').length >= n || undefined, `the warning about frame ${n}`);
+  await new Promise((resolve) => setImmediate(resolve));
+}
 
 describe('Socket Mode frames that are not envelopes', () => {
   it('logs and acks malformed frames, stays up and connected, and answers the next slash command', async () => {
@@ -70,18 +76,18 @@ describe('Socket Mode frames that are not envelopes', () => {
       ['a slash command with neither id nor payload', '{"type":"slash_commands"}'],
     ] as const) {
       await slack.socketMode.sendRaw(frame);
-      await settle();
+      await handled(Object.keys(seen).length + 1);
       seen[name] = rejections.splice(0).map(String);
     }
     const ackedEvent = await slack.socketMode.sendRaw('{"type":"events_api","envelope_id":"e1","payload":{}}', 'e1');
-    await settle();
+    await handled(4);
     seen['an events_api envelope without payload.event'] = rejections.splice(0).map(String);
     const ackedCommand = await slack.socketMode.sendRaw('{"type":"slash_commands","envelope_id":"e2"}', 'e2');
-    await settle();
+    await handled(5);
     seen['a slash command with an id and no payload'] = rejections.splice(0).map(String);
     // An event type the client would use as the name of one of its own internal events.
     const ackedInternal = await slack.socketMode.sendRaw('{"type":"events_api","envelope_id":"e3","payload":{"event":{"type":"ws_message"}}}', 'e3');
-    await settle();
+    await handled(6);
     seen['an event named ws_message'] = rejections.splice(0).map(String);
 
     expect(seen).toEqual({
