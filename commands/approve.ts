@@ -11,7 +11,7 @@ import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-ope
 import { act, type ClickAnswer, type Outcome } from './act.js';
 import { authorize } from '../src/policy/permissions.js';
 import { resumeActionKey } from '../src/releases/own-actions.js';
-import { encodeRefreshApprove, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
+import { encodeRefreshApprove, NOT_AN_APPSET_BUTTON, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
 import { actions, button, section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseAtStage, releaseWithTarget } from './releases.js';
@@ -179,7 +179,7 @@ export async function approveClicked(ctx: CommandContext, value: ApproveClick): 
  */
 export async function refreshAndApprove(ctx: CommandContext, value: RefreshApproveValue): Promise<ClickAnswer> {
   const where = stagesOfObject(ctx.config, { kind: 'object', cluster: value.c, namespace: value.ns, name: value.n }, 'ApplicationSet')[0];
-  if (!where) return { message: { text: ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve &lt;cluster/namespace/appset&gt;`.' } };
+  if (!where) return { message: { text: NOT_AN_APPSET_BUTTON } };
   const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
   // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
   const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, ctx.groups);

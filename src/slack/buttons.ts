@@ -152,8 +152,11 @@ export function decodePromoteClick(raw: string | undefined): Decoded<PromoteButt
   return decode(promoteButtonSchema, raw, ':x: This button names no configured stage to promote to; nothing was changed. Use `/glidepath promote &lt;pipeline@stage&gt;`.');
 }
 
+/** What a Refresh-and-approve click is told when its value names no ApplicationSet of a configured stage. */
+export const NOT_AN_APPSET_BUTTON = ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve &lt;cluster/namespace/appset&gt;`.';
+
 export function decodeRefreshApproveClick(raw: string | undefined): Decoded<RefreshApproveValue> {
-  return decode(refreshApproveSchema, raw, ':x: This button does not name an ApplicationSet of a configured stage; nothing was changed. Use `/glidepath approve &lt;cluster/namespace/appset&gt;`.');
+  return decode(refreshApproveSchema, raw, NOT_AN_APPSET_BUTTON);
 }
 
 export function decodePromoteConfirmClick(raw: string | undefined): Decoded<PromoteConfirmValue> {
