@@ -23,14 +23,17 @@ export const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return red
 /**
  * KEYS[1] lease, KEYS[2] its epoch (same slot: Keys.*LeaseEpoch); ARGV[1] holder, ARGV[2] lease
  * TTL ms, ARGV[3] epoch TTL ms. Takes a free lease and returns its new epoch, else 0.
- * The epoch is the larger of the last one + 1 and Redis' clock in ms: it only grows even if the
- * epoch key is lost (expired, a restore without it), so a record that kept a high epoch never
- * locks out every later holder. Hence the epoch key may carry a TTL like every other key.
+ * The epoch is the larger of the last one + 1 and Redis' clock in microseconds: it only grows even
+ * if the epoch key is lost (expired, a restore without it), so a record that kept a high epoch
+ * never locks out every later holder. Hence the epoch key may carry a TTL like every other key.
+ * Microseconds, not milliseconds: two acquisitions in one millisecond with the key lost between
+ * them would otherwise get the same epoch. (2^53 µs is 285 years; epochs written in ms by earlier
+ * versions are all lower, so the upgrade keeps them growing.)
  */
 export const ACQUIRE = `
 if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local epoch = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
 if epoch < now then epoch = now end
 redis.call('SET', KEYS[2], string.format('%d', epoch), 'PX', ARGV[3])
