@@ -6,6 +6,11 @@ export default defineConfig({
     // Integration tests start servers and Redis connections; keep the two cores from thrashing.
     pool: 'forks',
     maxWorkers: 2,
+    // Test files share their worker's module cache instead of a fresh process each: loading
+    // client-node, Bolt and BullMQ once per worker, not 130 times, was most of the suite's import
+    // time (18 files: 52 s → 18 s). No test mocks modules, fakes timers or stubs globals, and
+    // every test builds its own Glidepath, registry and key prefix, so nothing leaks between files.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
