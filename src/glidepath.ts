@@ -79,6 +79,8 @@ export interface GlidepathOptions {
     writerRetry?: RetryPolicy;
     /** How long one Slack call may take before it counts as failed (ambiguous). */
     writerCallTimeoutMs?: number;
+    /** Fraction of Slack's Retry-After the writer waits (tests; default 1). */
+    writerRetryAfterScale?: number;
     targetCacheMs?: number;
     redisReadyTimeoutMs?: number;
   };
@@ -167,6 +169,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
         ...(options.tuning?.writerConcurrency ? { writerConcurrency: options.tuning.writerConcurrency } : {}),
         ...(options.tuning?.writerRetry ? { writerRetry: options.tuning.writerRetry } : {}),
         ...(options.tuning?.writerCallTimeoutMs ? { writerCallTimeoutMs: options.tuning.writerCallTimeoutMs } : {}),
+        ...(options.tuning?.writerRetryAfterScale ? { writerRetryAfterScale: options.tuning.writerRetryAfterScale } : {}),
         ...(options.now ? { now: options.now } : {}),
       });
     } else if (roles.has('worker') || roles.has('writer')) {

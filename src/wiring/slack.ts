@@ -58,6 +58,8 @@ export interface SlackPartOptions {
   writerConcurrency?: number;
   writerRetry?: RetryPolicy;
   writerCallTimeoutMs?: number;
+  /** Fraction of Slack's Retry-After the writer waits (tests; default 1). */
+  writerRetryAfterScale?: number;
   /** Clock of the writer's budgets. */
   now?: () => number;
 }
@@ -119,6 +121,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
           retry: o.writerRetry ?? writerRetryFromEnv(env),
           ...(o.writerCallTimeoutMs ? { callTimeoutMs: o.writerCallTimeoutMs } : {}),
           jobLockMs: env.SLACK_JOB_LOCK_MS,
+          ...(o.writerRetryAfterScale ? { retryAfterScale: o.writerRetryAfterScale } : {}),
           ...(o.writerConcurrency ? { concurrency: o.writerConcurrency } : {}),
           ...(o.now ? { now: o.now } : {}),
         })

@@ -97,7 +97,8 @@ export interface PipelineRig {
   close(): Promise<void>;
 }
 
-export async function startPipelineRig(options: { config: ConfigFile; standIn?: SlackStandInOptions; budgets?: WriterBudgets; concurrency?: number }): Promise<PipelineRig> {
+/** `retryAfterScale`: fraction of Slack's Retry-After the writer waits (a 429 storm at 0.05 takes a twentieth of the time). */
+export async function startPipelineRig(options: { config: ConfigFile; standIn?: SlackStandInOptions; budgets?: WriterBudgets; concurrency?: number; retryAfterScale?: number }): Promise<PipelineRig> {
   const concurrency = options.concurrency ?? 4;
   const base = await slackRigBase(options.config, options.standIn, { REDUCER_CONCURRENCY: String(concurrency) });
   const { client } = base;
@@ -114,7 +115,14 @@ export async function startPipelineRig(options: { config: ConfigFile; standIn?: 
     registry: base.metrics.registry,
     async startBot() {
       // No target-index cache: the next fact may come a millisecond after the last was reduced.
-      bot = await base.start(['ingest', 'worker', 'writer'], { tuning: { targetCacheMs: 0, writerConcurrency: concurrency, ...(options.budgets ? { writerBudgets: options.budgets } : {}) } });
+      bot = await base.start(['ingest', 'worker', 'writer'], {
+        tuning: {
+          targetCacheMs: 0,
+          writerConcurrency: concurrency,
+          ...(options.budgets ? { writerBudgets: options.budgets } : {}),
+          ...(options.retryAfterScale ? { writerRetryAfterScale: options.retryAfterScale } : {}),
+        },
+      });
       sender = new SignedSender({ url: `${bot.url}/slack/events`, signingSecret: SIGNING_SECRET });
     },
     async stopBot() {

@@ -88,7 +88,8 @@ describe('release thread, end to end (facts → reducer → writer → Slack sta
   });
 
   it('loses no update in a 429 storm from Slack', { timeout: 120_000 }, async () => {
-    rig = await startPipelineRig({ config: testConfig() });
+    // Each 429 says Retry-After: 1; the writer waits a twentieth of it (the storm's order and count are the same).
+    rig = await startPipelineRig({ config: testConfig(), retryAfterScale: 0.05 });
     for (const method of ['chat.update', 'chat.postMessage']) rig.slack.injectFaults(method, 6, { kind: 'rate-limited', retryAfterSeconds: 1 });
     await rig.startBot();
     // Facts one by one, each seen by the writer, so every intermediate parent meets the storm.

@@ -33,6 +33,12 @@ export interface SlackWriterOptions {
   callTimeoutMs?: number;
   /** The job lock and the thread lock / reply claim TTL (SLACK_JOB_LOCK_MS, default DEFAULT_SLACK_JOB_LOCK_MS). */
   jobLockMs?: number;
+  /**
+   * Fraction of Slack's Retry-After the writer waits (default 1). Tests that drive a 429 storm run
+   * it at 0.05 so a second of Retry-After is not a second of the suite; the order of calls, the
+   * budget block and the reschedule through BullMQ are the same as at 1.
+   */
+  retryAfterScale?: number;
 }
 
 /**

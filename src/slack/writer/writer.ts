@@ -350,9 +350,10 @@ export class SlackWriter {
         case 'rate-limited':
           metrics.calls.inc({ method, outcome: 'rate_limited' });
           metrics.rateLimited.inc({ method });
-          await this.budgets.block(budget, failure.retryAfterMs);
+          const waitMs = Math.max(1, Math.round(failure.retryAfterMs * (this.options.retryAfterScale ?? 1)));
+          await this.budgets.block(budget, waitMs);
           this.log.warn({ ...where, retryAfterMs: failure.retryAfterMs }, 'Slack answered 429; the job waits for Retry-After');
-          return this.reschedule(ctx, failure.retryAfterMs);
+          return this.reschedule(ctx, waitMs);
         case 'permanent':
           metrics.calls.inc({ method, outcome: 'permanent_error' });
           metrics.permanentErrors.inc({ error: failure.error, method });
