@@ -33,6 +33,7 @@ settings: { stallAfterMinutes: 60 }
 clusters:
   - name: prod
     kubeconfigContext: prod
+    optional: true
 pipelines:
 ${Array.from({ length: PIPELINES }, (_, i) => `  - name: svc-${i}
     channel: C0SVC${i}

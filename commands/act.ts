@@ -122,7 +122,9 @@ export async function act<D>(ctx: CommandContext, attempt: Attempt<D>): Promise<
     return { kind: 'failed', reason, error: err };
   }
   if (result.kind === 'refused') {
-    await notDone(ctx, attempt, firstApprover, result.reason, result.before);
+    // Refused after a fresh read (the button is stale, the object moved on): nothing changed, so
+    // the answer is for the person alone (ephemeral) and the audit; the thread is not told.
+    await notDone(ctx, attempt, firstApprover, result.reason, result.before, false);
     return { kind: 'refused', reason: result.reason, details: result.details };
   }
   await record(ctx, attempt, 'done', result.summary, { before: result.before, after: result.after });
@@ -130,9 +132,12 @@ export async function act<D>(ctx: CommandContext, attempt: Attempt<D>): Promise<
   return { kind: 'done', summary: `${result.summary}${also}` };
 }
 
-/** A refused or failed action: the first approval stands again, and the attempt is recorded as failed. */
-async function notDone<D>(ctx: CommandContext, attempt: Attempt<D>, firstApprover: string | undefined, reason: string, before: unknown): Promise<void> {
+/**
+ * A refused or failed action: the first approval stands again, and the attempt is recorded as
+ * failed. `inThread`: a failure (the cluster erred mid-action) is the channel's business too.
+ */
+async function notDone<D>(ctx: CommandContext, attempt: Attempt<D>, firstApprover: string | undefined, reason: string, before: unknown, inThread = true): Promise<void> {
   if (firstApprover && attempt.approvalKey) await ctx.approvals.restore(attempt.approvalKey, firstApprover);
   await record(ctx, attempt, 'failed', reason, before !== undefined ? { before } : {});
-  await threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON.failed} ${person(ctx)} tried to ${attempt.describe}: ${reason}`);
+  if (inThread) await threadLine(ctx, attempt.where.pipeline.name, attempt.releaseId, `${ICON.failed} ${person(ctx)} tried to ${attempt.describe}: ${reason}`);
 }

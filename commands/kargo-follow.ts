@@ -6,10 +6,11 @@
  * where to look. On a cluster heard only through webhooks nothing else would follow it (Kargo
  * sends no notifications), and promote.ts follows it as before.
  */
-import type { Freight } from '../src/model/kargo-freight.js';
+import { freightDisplayName, type Freight } from '../src/model/kargo-freight.js';
+import { releaseDisplayName } from '../src/releases/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
 import { FREIGHT_RELEASE_PREFIX } from '../src/releases/route-kargo.js';
-import { untrusted } from '../src/slack/render/mrkdwn.js';
+import { code, untrusted } from '../src/slack/render/mrkdwn.js';
 import type { CommandContext } from './types.js';
 
 /** The watch source follows this cluster's Kargo objects. */
@@ -48,14 +49,14 @@ export interface Created {
  */
 export async function followedIn(ctx: Pick<CommandContext, 'releases' | 'threads' | 'clicked' | 'logger'>, pipeline: string, created: Created, found?: ReleaseRecord): Promise<string> {
   const name = created.freight.metadata.name;
-  const label = `Freight ${untrusted(created.freight.alias ?? name.slice(0, 7), 63, { oneLine: true })}`;
+  const label = untrusted(freightDisplayName({ name, alias: created.freight.alias }), 100, { oneLine: true });
   let where = '';
   try {
     const release = found ?? (await releaseOfFreight(ctx, pipeline, name));
     const thread = release ? await ctx.threads.get(pipeline, release.releaseId) : undefined;
     if (release && thread) {
       const here = ctx.clicked?.channel === thread.channel && ctx.clicked.threadTs === thread.ts;
-      where = here ? ' (this thread)' : ` (release \`${untrusted(release.announcedAs ?? release.releaseId, 100, { oneLine: true })}\`)`;
+      where = here ? ' (this thread)' : ` (release ${code(releaseDisplayName(release), 100)})`;
     } else {
       where = ` (it opens as the ${created.kind} starts)`;
     }

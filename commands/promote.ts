@@ -87,10 +87,10 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
         followed = { kind: 'PromotionRequest', name: result.name, freight: result.freight };
         const targets = result.request.spec.targets?.length;
         const fanOut = targets === undefined ? 'to its Targets' : `to its ${targets} Target${targets === 1 ? '' : 's'}`;
-        return { kind: 'done', summary: `created PromotionRequest ${result.name} of Freight ${freightLabel(result.freight)} to ${target} through Kargo's API (the Stage selects Targets; Kargo promotes ${fanOut})`, after: { promotionRequest: result.name, freight: freightName } };
+        return { kind: 'done', summary: `created PromotionRequest ${result.name} of ${freightLabel(result.freight)} to ${target} through Kargo's API (the Stage selects Targets; Kargo promotes ${fanOut})`, after: { promotionRequest: result.name, freight: freightName } };
       }
       followed = { kind: 'Promotion', name: result.name, freight: result.freight };
-      return { kind: 'done', summary: `created Promotion ${result.name} of Freight ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
+      return { kind: 'done', summary: `created Promotion ${result.name} of ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
     },
   });
   const answer = `\`${stage}\`: ${outcomeMessage(outcome).text}`;

@@ -3,7 +3,9 @@
  * release store; for Kargo stages also what the thread would say of each Stage, the Freight it
  * holds and its current or last Promotion or PromotionRequest (status-kargo.ts).
  */
+import { releaseDisplayName } from '../src/releases/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
+import { code } from '../src/slack/render/mrkdwn.js';
 import { section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { kargoStatusLines } from './status-kargo.js';
@@ -23,7 +25,7 @@ function releaseLines(record: ReleaseRecord, only?: string): string {
     const extra = paused.length > 0 ? ` — waiting for approval: ${paused.join(', ')}` : '';
     return `   ${STATUS_ICON[s.status] ?? ''} ${s.name}: ${s.status}${count > 0 ? ` (${healthy}/${count} Healthy)` : ''}${s.healthyAt ? ', healthy at least once' : ''}${extra}`;
   });
-  return `*${record.pipeline}* release \`${record.releaseId}\` — ${record.status}\n${rows.join('\n')}`;
+  return `*${record.pipeline}* release ${code(releaseDisplayName(record), 120)} — ${record.status}\n${rows.join('\n')}`;
 }
 
 export const status: Subcommand = {

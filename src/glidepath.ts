@@ -28,6 +28,7 @@ import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { ClusterClients } from './kube/clusters.js';
+import { checkClustersAtStartup } from './wiring/cluster-startup.js';
 import { kargoApiEndpoints } from './config/kargo-api.js';
 import type { KargoApiEndpoint } from './kube/kargo-api.js';
 import { createLogger, type Logger } from './obs/logger.js';
@@ -143,12 +144,22 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
   const workFacts = new FactQueue(work, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
   const store = new ReleaseStore(work, keys, { finishedTtlMs: finishedTtlMs(config), unfinishedTtlMs: unfinishedTtlMs(config), cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
-  // One set of cluster clients per process, built at first use (a kubeconfig written after start-up still works).
+  // One set of cluster clients per process. The roles that use clusters build them now (start-up
+  // says what is wrong with each); an optional cluster's kubeconfig written later still works.
   const seams = options.commands === false ? undefined : options.commands;
   let clients = seams?.clusters;
   const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters.map((c) => ({ ...c, ...(kargoApis.has(c.name) ? { kargoApiEndpoint: kargoApis.get(c.name)! } : {}) })), { watch: watchBoundsBytes(config) }));
   // Only the clients built here are closed here: ones handed in (commands seams) belong to the caller.
   const ownsClients = !clients;
+  if (ownsClients && (roles.has('ingest') || roles.has('worker'))) {
+    try {
+      await checkClustersAtStartup(config.clusters, clusters, logger);
+    } catch (err) {
+      await clients?.close();
+      await closeRedis(redis, false);
+      throw err;
+    }
+  }
   const watchdog = new Watchdog(work, keys.queuePrefix('watchdog'));
 
   let slack: SlackPart | undefined;

@@ -5,6 +5,8 @@ import { configFromEnv } from './config/file.js';
 import { startGlidepath } from './glidepath.js';
 import { createLogger } from './obs/logger.js';
 import { SlackStartupError } from './slack/errors.js';
+import { ClusterStartupError } from './wiring/cluster-startup.js';
+import { RedisStartupError } from './wiring/redis.js';
 
 async function main(): Promise<void> {
   const env = parseEnv();
@@ -62,7 +64,7 @@ async function dispatch(argv: readonly string[]): Promise<void> {
 const run: Promise<void> = dispatch(process.argv.slice(2));
 
 run.catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof SlackStartupError) {
+  if (err instanceof ConfigError || err instanceof SlackStartupError || err instanceof ClusterStartupError || err instanceof RedisStartupError) {
     console.error(`glidepath: ${err.message}`);
   } else {
     console.error(`glidepath: cannot start: ${err instanceof Error ? err.message : String(err)}`);

@@ -45,13 +45,17 @@ export function sampleWorldConfig(options: WorldConfigOptions): string {
   return `# Generated for the sandbox's simulated clusters (sandbox/kube/world.ts).
 settings:
   pullRequestHosts: [git.example.com]${options.stallAfterMinutes ? `\n  stallAfterMinutes: ${options.stallAfterMinutes}` : ''}${resync ? `\n  watchResyncMinutes: ${resync}` : ''}
+# optional: the sandbox's clusters start after Glidepath (their notification engines need its
+# URL), so the kubeconfig is not there yet at start-up; Glidepath reads it at the first use.
 clusters:
   - name: dev
     kubeconfigContext: dev
     kubeconfigPath: ${path}
+    optional: true
   - name: prod
     kubeconfigContext: prod
     kubeconfigPath: ${path}
+    optional: true
     argocdNamespaces: [argocd, argocd-apps]${options.kargoApiUrl ? `\n    # Kargo's API: target-aware Stages (fleet) are promoted through it; the token is in KARGO_API_TOKENS.\n    kargoApi: { url: ${JSON.stringify(options.kargoApiUrl)} }` : ''}
     # prod is also watched: no notification carries an ApplicationSet (checkout-appset's RollingSync
     # steps) and Kargo OSS sends none (checkout-kargo is followed from its Stages, Promotions and

@@ -7,6 +7,7 @@
 import type { ClusterConfig, ConfigFile } from '../config/file.js';
 import type { KargoApiEndpoint } from '../config/kargo-api.js';
 import { accessNeeds, describeMissing, missingAccess, probeServer } from '../kube/access-check.js';
+import { configureProblem, probeSentence } from '../kube/cluster-problems.js';
 import { ClusterClients, type ClusterClient } from '../kube/clusters.js';
 import { RBAC_FILE } from '../kube/verbs.js';
 import { fail, ok, type CheckLine } from './check-line.js';
@@ -44,21 +45,17 @@ export async function checkCluster(cluster: ClusterConfig, config: ConfigFile, k
   const subject = `cluster ${cluster.name}`;
   let clients: ClusterClients;
   try {
-    clients = new ClusterClients([{ ...cluster, ...(kargoApi ? { kargoApiEndpoint: kargoApi } : {}) }], { requestTimeoutMs: timeoutMs });
+    // Optional or not, check says what is missing: built as a required cluster.
+    clients = new ClusterClients([{ ...cluster, optional: false, ...(kargoApi ? { kargoApiEndpoint: kargoApi } : {}) }], { requestTimeoutMs: timeoutMs });
   } catch (err) {
-    // The cause says which context is missing and which there are.
-    const why = err instanceof Error && err.cause instanceof Error ? err.cause.message : (err as Error).message;
-    const where = cluster.kubeconfigPath ?? (cluster.inCluster ? 'the in-cluster service account' : '$KUBECONFIG or ~/.kube/config');
-    return [fail(subject, `${why} (kubeconfig: ${where}): fix clusters[].kubeconfigContext or the kubeconfig`)];
+    return [fail(subject, configureProblem(cluster, err))];
   }
   try {
     const client = clients.get(cluster.name);
     const lines = [contextLine(subject, cluster, client)];
     const probe = await probeServer(client.api);
-    if (probe.kind === 'answers') lines.push(ok(subject, `API server ${client.server} answers (${probe.version})`));
-    else if (probe.kind === 'unreachable') lines.push(fail(subject, `API server ${client.server} is unreachable (${probe.detail}): check the server address in the kubeconfig and that it is reachable from here`));
-    else if (probe.kind === 'rejected') lines.push(fail(subject, `API server ${client.server} rejected the credentials (HTTP ${probe.status}): the kubeconfig user's token or certificate is not accepted; renew it`));
-    else lines.push(fail(subject, `API server ${client.server} failed: ${probe.detail}`));
+    const said = probeSentence(client.server, probe);
+    lines.push(said.ok ? ok(subject, said.text) : fail(subject, said.text));
     // What Glidepath may do is only worth asking of a server that takes our credentials.
     if (probe.kind === 'answers') lines.push(await accessLines(subject, config, client));
     const kargo = await kargoLine(client);

@@ -6,7 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { Env } from '../config/env.js';
 import { ConfigError } from '../config/errors.js';
-import { connectTarget, redisTargetFromEnv, type RedisTarget } from '../wiring/redis-target.js';
+import { connectTarget, redisConnectProblem, redisTargetFromEnv, type RedisTarget } from '../wiring/redis-target.js';
 import { fail, ok, warn, type CheckLine } from './check-line.js';
 
 /** BullMQ refuses older servers (RedisConnection.minimumVersion) and recommends 6.2 (recommendedMinimumVersion). */
@@ -52,11 +52,7 @@ function ready(redis: Redis, timeoutMs: number): Promise<void> {
 }
 
 function connectFailure(target: RedisTarget, err: Error): CheckLine {
-  const text = err.message || err.name;
-  if (/NOAUTH|WRONGPASS|invalid password|invalid username/i.test(text)) {
-    return fail(SUBJECT, `${target.describe} rejected the credentials (${text.slice(0, 120)}): check REDIS_USERNAME / REDIS_PASSWORD (or the user and password in REDIS_URL)`);
-  }
-  return fail(SUBJECT, `${target.describe} is unreachable (${text.slice(0, 120)}): check REDIS_URL (or REDIS_CLUSTER_NODES, REDIS_SENTINELS) and that Redis is running and reachable from here`);
+  return fail(SUBJECT, redisConnectProblem(target, err).text);
 }
 
 export async function checkRedis(env: Env, timeoutMs: number): Promise<CheckLine[]> {

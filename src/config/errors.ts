@@ -20,7 +20,9 @@ export class ConfigError extends Error {
   constructor(
     readonly source: string,
     readonly problems: string[],
+    /** The whole message, when "… is not valid" and a list would not read true (a file that cannot be read). */
+    message?: string,
   ) {
-    super(`${source} is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(message ?? `${source} is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
 }

@@ -121,6 +121,12 @@ const cluster = z
     kubeconfigContext: z.string().min(1).optional(),
     kubeconfigPath: z.string().min(1).optional(),
     inCluster: z.boolean().optional(),
+    /**
+     * Start-up goes on without this cluster when its context or kubeconfig is missing or its API
+     * server refuses our credentials (said in the log); by default either stops start-up. Its
+     * stages' actions refuse with the reason until it can be configured (tried again at each use).
+     */
+    optional: z.boolean().default(false),
     argocdNamespaces: z.array(name('namespace')).min(1).default(['argocd']),
     /** Where this cluster's facts come from: the notification webhooks, a watch of the cluster, or both. */
     facts: z.enum(['webhook', 'watch', 'both']).default('webhook'),
@@ -263,7 +269,9 @@ export function loadConfigFile(path: string, variable?: string): ConfigFile {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(source, [(code && UNREADABLE[code]) ?? `cannot read the file: ${code ?? String(err)}`]);
+    const why = (code && UNREADABLE[code]) ?? `cannot read the file: ${code ?? String(err)}`;
+    // One line, naming the variable and the path: "GLIDEPATH_CONFIG=/etc/glidepath.yaml: no such file".
+    throw new ConfigError(source, [why], `${source}: ${why}`);
   }
   return parseConfigFile(text, path);
 }

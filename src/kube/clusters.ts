@@ -3,6 +3,9 @@
  * given file or the default one) or the in-cluster service account. Each cluster keeps the Argo
  * CD namespaces it was configured with, since one cluster may run several Argo CD instances.
  */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clientNode } from './client-node.js';
 import type { ClusterConfig } from '../config/file.js';
@@ -32,9 +35,16 @@ export interface ClusterClientsOptions {
 
 type ClusterSource = Pick<ClusterConfig, 'name' | 'kubeconfigContext' | 'kubeconfigPath' | 'inCluster'> & {
   argocdNamespaces?: string[];
+  /** Configured without it when it cannot be (see the config's `optional`); tried again at each use. */
+  optional?: boolean;
   /** Kargo's API with its token (the config holds only the URL: see src/config/kargo-api.ts). */
   kargoApiEndpoint?: KargoApiEndpoint;
 };
+
+/** Neither a kubeconfig file nor a pod's service account: its message carries the fix. */
+export class NoKubeconfigError extends Error {
+  override readonly name = 'NoKubeconfigError';
+}
 
 export function kubeConfigFor(cluster: ClusterSource, options: ClusterClientsOptions = {}): KubeConfig {
   const kc = new (clientNode().KubeConfig)();
@@ -45,7 +55,10 @@ export function kubeConfigFor(cluster: ClusterSource, options: ClusterClientsOpt
     }
     const path = cluster.kubeconfigPath ?? options.defaultKubeconfigPath;
     if (path) kc.loadFromFile(path);
-    else kc.loadFromDefault();
+    else if (defaultKubeconfigFiles().length > 0) kc.loadFromDefault();
+    else if (process.env.KUBERNETES_SERVICE_HOST && !cluster.kubeconfigContext) kc.loadFromCluster();
+    // client-node would make up a context named "loaded-context" for localhost:8080: say there is no kubeconfig instead.
+    else throw new NoKubeconfigError(`there is no kubeconfig (KUBECONFIG is unset and ${join(homedir(), '.kube', 'config')} does not exist): set clusters[].kubeconfigPath or KUBECONFIG${cluster.kubeconfigContext ? '' : ', or inCluster: true in a pod'}`);
     if (cluster.kubeconfigContext) {
       if (!kc.getContextObject(cluster.kubeconfigContext)) {
         const known = kc.getContexts().map((c) => c.name).join(', ') || 'none';
@@ -60,31 +73,71 @@ export function kubeConfigFor(cluster: ClusterSource, options: ClusterClientsOpt
   return kc;
 }
 
+/** The files client-node's loadFromDefault would read ($KUBECONFIG's list, else ~/.kube/config), those that exist. */
+function defaultKubeconfigFiles(): string[] {
+  const listed = (process.env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  return (listed.length > 0 ? listed : [join(homedir(), '.kube', 'config')]).filter((file) => existsSync(file));
+}
+
 export class ClusterClients {
   private readonly clients = new Map<string, ClusterClient>();
+  /** Optional clusters that could not be configured: the source to try again, and why it failed last. */
+  private readonly unavailable = new Map<string, { source: ClusterSource; error: KubeActionError }>();
+  private readonly timeout: number;
 
-  constructor(clusters: readonly ClusterSource[], options: ClusterClientsOptions = {}) {
-    const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  constructor(
+    clusters: readonly ClusterSource[],
+    private readonly options: ClusterClientsOptions = {},
+  ) {
+    this.timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     for (const cluster of clusters) {
-      const kc = kubeConfigFor(cluster, options);
-      this.clients.set(cluster.name, {
-        name: cluster.name,
-        api: new KubeApi(cluster.name, kc, timeout, options.watch),
-        argocdNamespaces: cluster.argocdNamespaces ?? ['argocd'],
-        server: kc.getCurrentCluster()?.server ?? '',
-        ...(cluster.kargoApiEndpoint ? { kargoApi: new KargoApiClient({ cluster: cluster.name, ...cluster.kargoApiEndpoint, timeoutMs: timeout }) } : {}),
-      });
+      try {
+        this.clients.set(cluster.name, this.build(cluster));
+      } catch (err) {
+        if (!cluster.optional || !(err instanceof KubeActionError)) throw err;
+        this.unavailable.set(cluster.name, { source: cluster, error: err });
+      }
     }
   }
 
+  private build(cluster: ClusterSource): ClusterClient {
+    const kc = kubeConfigFor(cluster, this.options);
+    return {
+      name: cluster.name,
+      api: new KubeApi(cluster.name, kc, this.timeout, this.options.watch),
+      argocdNamespaces: cluster.argocdNamespaces ?? ['argocd'],
+      server: kc.getCurrentCluster()?.server ?? '',
+      ...(cluster.kargoApiEndpoint ? { kargoApi: new KargoApiClient({ cluster: cluster.name, ...cluster.kargoApiEndpoint, timeoutMs: this.timeout }) } : {}),
+    };
+  }
+
+  /** Every configured cluster, those that could not be configured (optional ones) included. */
   names(): string[] {
-    return [...this.clients.keys()];
+    return [...this.clients.keys(), ...this.unavailable.keys()];
+  }
+
+  /** Optional clusters that cannot be configured now, with why. */
+  unconfigured(): { name: string; error: KubeActionError }[] {
+    return [...this.unavailable].map(([name, { error }]) => ({ name, error }));
   }
 
   get(name: string): ClusterClient {
     const client = this.clients.get(name);
-    if (!client) throw new KubeActionError('unknown-cluster', `No cluster named "${name}" is configured (clusters: ${this.names().join(', ') || 'none'})`);
-    return client;
+    if (client) return client;
+    const missing = this.unavailable.get(name);
+    if (missing) {
+      // An optional cluster's kubeconfig may have been written since (a mounted Secret, the sandbox's clusters).
+      try {
+        const built = this.build(missing.source);
+        this.unavailable.delete(name);
+        this.clients.set(name, built);
+        return built;
+      } catch (err) {
+        if (err instanceof KubeActionError) missing.error = err;
+        throw err;
+      }
+    }
+    throw new KubeActionError('unknown-cluster', `No cluster named "${name}" is configured (clusters: ${this.names().join(', ') || 'none'})`);
   }
 
   /** The cluster's API, for operations that take one. */

@@ -5,7 +5,7 @@
  * answer carries the reason a person is shown.
  */
 import { humanDuration } from './freshness.js';
-import type { Freight } from '../model/kargo-freight.js';
+import { freightDisplayName, type Freight } from '../model/kargo-freight.js';
 import type { Stage } from '../model/kargo-stage.js';
 
 export interface Availability {
@@ -37,8 +37,9 @@ function upstreamVerdict(freight: Freight, upstream: string, soakMs: number, now
   return { ok: true, why: `verified in ${upstream}` };
 }
 
+/** The Freight as people read it everywhere (freightDisplayName), for a Freight object read from the cluster. */
 export function freightLabel(freight: Freight): string {
-  return freight.alias ? `${freight.alias} (${freight.metadata.name.slice(0, 7)})` : freight.metadata.name;
+  return freightDisplayName({ name: freight.metadata.name, alias: freight.alias });
 }
 
 export function freightAvailability(stage: Stage, freight: Freight, now: number): Availability {

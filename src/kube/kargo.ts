@@ -103,7 +103,7 @@ export async function promote(api: KubeApi, project: string, stageName: string, 
   const freight = await findFreight(api, project, freightNameOrAlias, call);
   const availability = freightAvailability(stage, freight, (options.now ?? Date.now)());
   if (!availability.available) {
-    return refused(`Freight ${freightLabel(freight)} is not available to Stage ${stageName}: ${availability.reason}; nothing was changed`, call, { why: 'unavailable', availability });
+    return refused(`${freightLabel(freight)} is not available to Stage ${stageName}: ${availability.reason}; nothing was changed`, call, { why: 'unavailable', availability });
   }
   if (isTargetAware(stage)) {
     const asked = await requestPromotion(options.kargoApi, api.cluster, project, stageName, freight.metadata.name);
@@ -126,7 +126,7 @@ export async function promote(api: KubeApi, project: string, stageName: string, 
         // Kargo's webhook checks the custom verb with a SubjectAccessReview: an RBAC gap, named as one.
         throw new KubeActionError('forbidden', `Glidepath's service account may not promote stages in ${api.cluster}/${project} (Stage ${stageName}); nothing was changed: add the rule from ${RBAC_FILE}`, { ...call, verb: 'promote', resource: 'stages' }, err.status, err.details, { cause: err });
       }
-      throw new KubeActionError('invalid', `Kargo refused to promote Freight ${freightLabel(freight)} to Stage ${stageName} in ${api.cluster}/${project}: ${why}; nothing was changed`, err.call, err.status, err.details, { cause: err });
+      throw new KubeActionError('invalid', `Kargo refused to promote ${freightLabel(freight)} to Stage ${stageName} in ${api.cluster}/${project}: ${why}; nothing was changed`, err.call, err.status, err.details, { cause: err });
     }
     throw err;
   }

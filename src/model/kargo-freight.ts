@@ -50,3 +50,12 @@ export const freightSchema = ofType(
   }),
 );
 export type Freight = z.infer<typeof freightSchema>;
+
+/**
+ * The one name people read for a Freight, in the thread, `status`, the App Home and command
+ * answers alike: its alias (Kargo's name for people) with the short content name, else the
+ * short content name. Plain text: escape it for mrkdwn where it is shown.
+ */
+export function freightDisplayName(freight: { name: string; alias?: string | undefined }): string {
+  return freight.alias ? `${freight.alias} (Freight ${freight.name.slice(0, 7)})` : `Freight ${freight.name.slice(0, 12)}`;
+}

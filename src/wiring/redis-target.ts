@@ -106,3 +106,20 @@ export function connectTarget(target: RedisTarget, extra: RedisOptions): Redis {
   redis.on('error', () => undefined);
   return redis;
 }
+
+/** Redis answered and said no to our credentials: no retry will fix that. */
+export function isRedisAuthRefusal(err: Error): boolean {
+  return /NOAUTH|WRONGPASS|invalid password|invalid username|NOPERM/i.test(err.message || err.name);
+}
+
+/**
+ * A failed connection in a person's words, for start-up and `glidepath check` alike: Redis
+ * refusing the credentials (NOAUTH, WRONGPASS) is not Redis being down (refused, DNS, timeout).
+ */
+export function redisConnectProblem(target: Pick<RedisTarget, 'describe'>, err: Error): { kind: 'rejected' | 'unreachable'; text: string } {
+  const detail = (err.message || err.name).slice(0, 120);
+  if (isRedisAuthRefusal(err)) {
+    return { kind: 'rejected', text: `${target.describe} rejected the credentials (${detail}): check REDIS_USERNAME / REDIS_PASSWORD (or the user and password in REDIS_URL)` };
+  }
+  return { kind: 'unreachable', text: `${target.describe} is unreachable (${detail}): check REDIS_URL (or REDIS_CLUSTER_NODES, REDIS_SENTINELS) and that Redis is running and reachable from here` };
+}

@@ -15,27 +15,37 @@
  * So a process holds at most 2 + (its Workers) connections, whatever its roles.
  */
 import type { Redis } from 'ioredis';
-import { connectTarget, type RedisTarget } from './redis-target.js';
+import { connectTarget, isRedisAuthRefusal, redisConnectProblem, type RedisTarget } from './redis-target.js';
+
+/** Redis refused us or could not be reached at start-up; the message says which and the fix. */
+export class RedisStartupError extends Error {
+  override readonly name = 'RedisStartupError';
+}
 
 export interface RedisConnections {
   requests: Redis;
   workers: Redis;
 }
 
-/** Resolves when the connection is ready; otherwise fails naming the URL (password hidden) and the last error. */
-async function waitReady(redis: Redis, where: string, what: string, timeoutMs: number): Promise<void> {
+/**
+ * Resolves when the connection is ready; otherwise fails naming the target (password hidden) and
+ * what went wrong: credentials refused at once (no retry fixes them), unreachable after the timeout.
+ */
+async function waitReady(redis: Redis, target: RedisTarget, what: string, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return;
   let lastError: Error | undefined;
-  const onError = (err: Error) => {
-    lastError = err;
-  };
-  redis.on('error', onError);
+  let onError: (err: Error) => void = () => undefined;
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const cause = lastError ? (lastError.message || lastError.name) : `no answer in ${timeoutMs / 1000} s`;
-        reject(new Error(`${where} (${what} connection) is not reachable: ${cause}. Check REDIS_URL (or REDIS_CLUSTER_NODES, REDIS_SENTINELS) and that Redis is running.`, { cause: lastError }));
-      }, timeoutMs);
+      const failed = (err: Error) => reject(new RedisStartupError(`${redisConnectProblem(target, err).text} (${what} connection)`, { cause: err }));
+      const timer = setTimeout(() => failed(lastError ?? new Error(`no answer in ${timeoutMs / 1000} s`)), timeoutMs);
+      onError = (err: Error) => {
+        lastError = err;
+        if (!isRedisAuthRefusal(err)) return;
+        clearTimeout(timer);
+        failed(err);
+      };
+      redis.on('error', onError);
       redis.once('ready', () => {
         clearTimeout(timer);
         resolve();
@@ -52,7 +62,7 @@ export async function openRedis(target: RedisTarget, readyTimeoutMs = 10_000): P
     workers: connectTarget(target, { maxRetriesPerRequest: null, enableReadyCheck: true }),
   };
   try {
-    await Promise.all([waitReady(connections.requests, target.describe, 'requests', readyTimeoutMs), waitReady(connections.workers, target.describe, 'workers', readyTimeoutMs)]);
+    await Promise.all([waitReady(connections.requests, target, 'requests', readyTimeoutMs), waitReady(connections.workers, target, 'workers', readyTimeoutMs)]);
   } catch (err) {
     void closeRedis(connections, false);
     throw err;

@@ -35,7 +35,7 @@ import type { Keys } from '../store/keys.js';
 
 /** What tests and the sandbox may swap in the commands: the clusters, the clock, how long promote follows. */
 export interface CommandSeams {
-  /** Clients already pointed at stand-in clusters; by default built from the config's clusters at the first command. */
+  /** Clients already pointed at stand-in clusters; by default the root builds them from the config's clusters. */
   clusters?: ClusterClients;
   now?: () => number;
   followTimeoutMs?: number;
@@ -52,7 +52,7 @@ export interface SlackPartOptions {
   workers: Redis;
   /** false: no cluster actions (buttons and /glidepath answer that Glidepath cannot act). */
   commands: CommandSeams | false;
-  /** The process's cluster clients, built at first use (the root owns them). */
+  /** The process's cluster clients (the root owns them and builds them at start-up). */
   clusters: () => ClusterClients;
   writerBudgets?: WriterBudgets;
   writerConcurrency?: number;
@@ -148,10 +148,9 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
 }
 
 /**
- * What /glidepath and the buttons act through. Cluster clients are built at the first command, not
- * at start-up: a kubeconfig mounted later (or written by the sandbox after Glidepath listens)
- * still works, and a cluster that cannot be configured fails the command with the reason instead
- * of stopping the notifications side.
+ * What /glidepath and the buttons act through. Start-up has checked the clusters already
+ * (src/wiring/cluster-startup.ts); an optional cluster that cannot be configured fails the command
+ * with the reason, and is tried again at the next one.
  */
 function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader }): CommandServices {
   let built: { clusters: ClusterClients; kube: KubeActions } | undefined;

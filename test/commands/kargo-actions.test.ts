@@ -74,7 +74,7 @@ describe('promote', () => {
     expect(created.map((p) => p.spec.stage)).toEqual(['prod-us']);
     const name = created[0]!.metadata.name!;
     expect(name).not.toContain('promo-');
-    expect(said(done)).toContain(`\`prod-us\`: :white_check_mark: created Promotion ${name} of Freight jolly-jaguar (f0e1d2c) to prod/kargo-demo/prod-us`);
+    expect(said(done)).toContain(`\`prod-us\`: :white_check_mark: created Promotion ${name} of jolly-jaguar (Freight f0e1d2c) to prod/kargo-demo/prod-us`);
     expect(said(done)).toContain('no longer matched, not promoted: `prod-eu`');
     expect(said(done)).toContain('matched since you were asked, not promoted (run the command again to include them): `prod-ap`');
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'done', target: 'prod/kargo-demo/prod-us', after: { promotion: name, freight: NEW } });
@@ -100,7 +100,7 @@ describe('promote', () => {
 
   it('refuses Freight that is not available to the Stage, with the reason, and creates nothing', async () => {
     const answer = await (await rig.command('promote kargo-demo/prod-eu --freight jolly-jaguar')).first();
-    expect(said(answer)).toBe(`\`prod-eu\`: :x: Freight jolly-jaguar (${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
+    expect(said(answer)).toBe(`\`prod-eu\`: :x: jolly-jaguar (Freight ${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
     expect(promotions()).toEqual([]);
     expect((await rig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'failed', actor: { slackUserId: ALICE } });
   });
@@ -131,13 +131,13 @@ describe('promote', () => {
       const answer = await (await rig.command('promote shop@staging')).first();
       const name = promotions()[0]!.metadata.name!;
       expect(promotions()[0]!.spec).toMatchObject({ stage: 'staging', freight: NEW });
-      expect(said(answer)).toContain(`created Promotion ${name} of Freight jolly-jaguar`);
+      expect(said(answer)).toContain(`created Promotion ${name} of jolly-jaguar (Freight f0e1d2c)`);
       const thread = () => rig.slack.transcript.find(CHANNEL, parent.ts!)!.replies.map((r) => r.text);
       await eventually(() => thread().some((t) => t.includes('following its phase')) || undefined, 'the follow line in the release thread');
       await advanceClockUntil(clock, () => promotions()[0]!.status?.phase === 'Succeeded', 'the Promotion to succeed');
       // Slack allows about one message a second per channel: the lines arrive as it lets them.
       await eventually(() => thread().some((t) => t.includes('is Succeeded')) || undefined, 'the end of the Promotion in the thread');
-      expect(thread()[0]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
+      expect(thread()[0]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of jolly-jaguar (Freight ${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
       expect(thread()).toContain(`:arrow_forward: Promotion \`${name}\` to \`staging\` (kargo-demo): following its phase`);
       expect(thread().some((t) => t.includes('is Running'))).toBe(true);
       expect(thread().at(-1)).toBe(`:white_check_mark: \`${name}\` is Succeeded`);

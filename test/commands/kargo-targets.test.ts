@@ -69,7 +69,7 @@ describe('a target-aware Stage', () => {
     expect(requests).toHaveLength(1);
     const name = requests[0]!.metadata.name!;
     expect(name).toMatch(new RegExp(`^fleet\\.[0-9a-hjkmnp-tv-z]{26}\\.${NEW.slice(0, 7)}$`));
-    expect(said(answer)).toBe(`\`fleet\`: :white_check_mark: created PromotionRequest ${name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/fleet through Kargo's API (the Stage selects Targets; Kargo promotes to its 2 Targets)`);
+    expect(said(answer)).toBe(`\`fleet\`: :white_check_mark: created PromotionRequest ${name} of jolly-jaguar (Freight ${NEW.slice(0, 7)}) to prod/kargo-demo/fleet through Kargo's API (the Stage selects Targets; Kargo promotes to its 2 Targets)`);
     expect(api.received).toEqual([{ method: 'POST', path: '/v1beta1/projects/kargo-demo/stages/fleet/promotions', token: 'glidepath-token', body: { freight: NEW }, status: 201 }]);
     expect(requests[0]!.spec).toEqual({ stage: 'fleet', freight: NEW, targets: [{ name: 'eu-1' }, { name: 'us-1' }] });
     expect(requests[0]!.metadata.annotations?.['kargo.akuity.io/create-actor']).toBe('kubernetes:glidepath');
@@ -154,7 +154,7 @@ describe('a classic Stage', () => {
     const answer = await (await rig.command('promote fleet@classic --freight jolly-jaguar')).first();
     const created = kargo.list('Promotion');
     expect(created.map((p) => p.spec.stage)).toEqual(['staging']);
-    expect(said(answer)).toBe(`\`staging\`: :white_check_mark: created Promotion ${created[0]!.metadata.name} of Freight jolly-jaguar (${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
+    expect(said(answer)).toBe(`\`staging\`: :white_check_mark: created Promotion ${created[0]!.metadata.name} of jolly-jaguar (Freight ${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
     expect(api.received).toEqual([]);
     expect(kargo.list('PromotionRequest')).toEqual([]);
   });

@@ -228,6 +228,18 @@ describe('approve a Rollout paused at a canary step', () => {
     expect((await rig.auditEntries())[0]).toMatchObject({ result: 'failed', reason: expect.stringContaining('since the button was shown') });
   });
 
+  it('a stale button is answered to the clicker alone: no line in the release thread', async () => {
+    const at = await pausedAtStep1();
+    await storeRelease(at);
+    const client = createSlackClient('xoxb-commands', rig.slack.apiUrl);
+    const parent = await client.chat.postMessage({ channel: CHANNEL, text: 'Release rel-1 (checkout)' });
+    await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('checkout', 'rel-1', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
+    const answer = await (await rig.click({ actionId: APPROVE_ACTION_ID, value: encodeButtonValue(buttonValue({ ...at, s: 0 })) })).first();
+    expect(answer.body).toMatchObject({ response_type: 'ephemeral', text: ':x: checkout moved from step 1 to step 2 since the button was shown; nothing was changed' });
+    // The thread line would be posted before the answer is sent: by now it would be there.
+    expect(rig.slack.transcript.find(CHANNEL, parent.ts!)?.replies ?? []).toEqual([]);
+  });
+
   it('a typed approve whose thread lags the Rollout says what the thread showed, never a button', async () => {
     const at = await pausedAtStep1();
     // The thread (the record) still shows step 1; the Rollout is paused at step 2.
@@ -318,7 +330,9 @@ describe('abort', () => {
     expect(live().status.abort).toBeFalsy();
 
     await rig.submitView({ callback_id: ABORT_DIALOG_CALLBACK_ID, private_metadata: view.private_metadata });
-    const said = await eventually(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes('aborted prod/shop/checkout')), 'the abort answer');
+    // Only visible to the person who submitted: an ephemeral message, not one in the channel.
+    const said = await eventually(() => rig.slack.transcript.ephemerals.find((m) => m.user === ALICE && m.text.includes('aborted prod/shop/checkout')), 'the abort answer');
+    expect(rig.slack.transcript.messages(CHANNEL).filter((m) => m.text.includes('aborted prod/shop/checkout'))).toEqual([]);
     expect(said.text).toContain('retry the Rollout (`kubectl argo rollouts retry rollout checkout -n shop`, which writes status.abort=false), or revert the change in git');
     expect(said.text).toContain('There is no undo here');
     expect(live().status.abort).toBe(true);

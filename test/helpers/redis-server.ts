@@ -43,11 +43,13 @@ export class OwnRedis {
     const persistence = this.dir ? ['--dir', this.dir, '--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', ...persistence, ...this.args], { stdio: 'ignore' });
     await waitFor(async () => {
-      const probe = new Redis(this.url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+      const probe = new Redis(this.url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true, enableReadyCheck: false });
       probe.on('error', () => undefined);
       try {
         await probe.connect();
-        return (await probe.ping()) === 'PONG' || undefined;
+        // A server started with --requirepass answers NOAUTH: up, all the same.
+        const answer = await probe.ping().catch((err: Error) => (/^NOAUTH/.test(err.message) ? 'PONG' : Promise.reject(err)));
+        return answer === 'PONG' || undefined;
       } finally {
         probe.disconnect();
       }

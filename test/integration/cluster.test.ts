@@ -19,6 +19,7 @@ const config = parseConfigFile(`
 clusters:
   - name: prod
     kubeconfigContext: prod
+    optional: true
 pipelines:
 ${Array.from({ length: PIPELINES }, (_, i) => `  - name: svc-${i}
     channel: C0SVC${i}

@@ -45,7 +45,7 @@ describe('a promotion from Slack on a watched cluster is followed in its release
     const answer = said(await answered(url));
     const promotion = world.cluster.store.list(world.cluster.store.registry.byKind('Promotion', 'kargo.akuity.io'), PROJECT).items[0]!.metadata.name;
     expect(answer).toBe(
-      `\`dev\`: :white_check_mark: created Promotion ${promotion} of Freight brave-lynx (${freight.slice(0, 7)}) to prod/${PROJECT}/dev; followed in the release thread of Freight brave-lynx (it opens as the Promotion starts)`,
+      `\`dev\`: :white_check_mark: created Promotion ${promotion} of brave-lynx (Freight ${freight.slice(0, 7)}) to prod/${PROJECT}/dev; followed in the release thread of brave-lynx (Freight ${freight.slice(0, 7)}) (it opens as the Promotion starts)`,
     );
 
     const healthy = await world.until('dev healthy in rel-p1', () => world.thread('rel-p1')?.replies.find((r) => r.text.includes('*dev* is Healthy')));
@@ -62,7 +62,7 @@ describe('a promotion from Slack on a watched cluster is followed in its release
     const click = await sender.blockAction({ actionId: PROMOTE_ACTION_ID, value, userId: ALICE, channelId: KARGO_CHANNEL, messageTs: healthy.ts, threadTs: parent.ts, responseUrl: clickUrl, messageText: healthy.text, messageBlocks: healthy.blocks });
     expect(click.status).toBe(200);
     const clicked = said(await answered(clickUrl));
-    expect(clicked).toMatch(new RegExp(`^\`fleet\`: :white_check_mark: created PromotionRequest fleet\\.[0-9a-z]{26}\\.${freight.slice(0, 7)} of Freight brave-lynx \\(${freight.slice(0, 7)}\\) to prod/${PROJECT}/fleet through Kargo's API \\(the Stage selects Targets; Kargo promotes to its 1 Target\\); followed in the release thread of Freight brave-lynx \\(this thread\\)$`));
+    expect(clicked).toMatch(new RegExp(`^\`fleet\`: :white_check_mark: created PromotionRequest fleet\\.[0-9a-z]{26}\\.${freight.slice(0, 7)} of brave-lynx \\(Freight ${freight.slice(0, 7)}\\) to prod/${PROJECT}/fleet through Kargo's API \\(the Stage selects Targets; Kargo promotes to its 1 Target\\); followed in the release thread of brave-lynx \\(Freight ${freight.slice(0, 7)}\\) \\(this thread\\)$`));
 
     await world.until('fleet healthy in rel-p1', () => replies('rel-p1').some((t) => t.includes('*fleet* is Healthy')));
     await world.until('rel-p1 complete', () => replies('rel-p1').some((t) => t.includes('is complete')));
@@ -77,7 +77,7 @@ describe('a promotion from Slack on a watched cluster is followed in its release
     await sender.slashCommand({ command: '/glidepath', text: 'promote checkout-kargo@dev --freight brave-lynx', userId: ALICE, channelId: KARGO_CHANNEL, responseUrl: url });
     const answer = said(await answered(url));
     // dev runs brave-lynx already: Kargo promotes it again (a re-promotion), followed where it was.
-    expect(answer).toMatch(/; followed in the release thread of Freight brave-lynx \(release `rel-p1`\)$/);
+    expect(answer).toMatch(/; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\) \(release `rel-p1`\)$/);
     expect(world.slack.transcript.messages(KARGO_CHANNEL)).toHaveLength(1);
   });
 });

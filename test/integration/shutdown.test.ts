@@ -103,7 +103,8 @@ describe('graceful shutdown', () => {
     );
     expect(failure.message).toContain(`Redis at redis://:***@127.0.0.1:${port}/0`);
     expect(failure.message).toContain('ECONNREFUSED');
-    expect(failure.message).toContain('Check REDIS_URL');
+    expect(failure.message).toContain('is unreachable (');
+    expect(failure.message).toContain('check REDIS_URL');
     expect(failure.message).not.toContain('s3cret-pw');
   });
 });

@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const config = parseConfigFile(`
 settings: { stallAfterMinutes: 0.02 }
-clusters: [{ name: prod, kubeconfigContext: prod }]
+clusters: [{ name: prod, kubeconfigContext: prod, optional: true }]
 pipelines:
   - name: checkout
     channel: C0123CHECKOUT

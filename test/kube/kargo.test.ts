@@ -80,7 +80,7 @@ describe('Kargo', () => {
   it('promote refuses Freight the Stage may not take, with the reason, and creates nothing', async () => {
     const soak = await refusal(promote(api(), NS, 'prod-eu', NEW, { now }));
     expect(soak.kind).toBe('refused');
-    expect(soak.reason).toBe(`Freight jolly-jaguar (${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
+    expect(soak.reason).toBe(`jolly-jaguar (Freight ${NEW.slice(0, 7)}) is not available to Stage prod-eu: verified in staging but soaked 15m of the required 1h; nothing was changed`);
     world.store.patch(rt('Freight'), NS, NEW, 'merge', { status: { verifiedIn: { staging: null } } }, { subresource: 'status' });
     const unverified = await refusal(promote(api(), NS, 'prod-us', NEW, { now }));
     expect(unverified.reason).toContain('is not available to Stage prod-us: not verified in staging; nothing was changed');
@@ -102,7 +102,7 @@ describe('Kargo', () => {
     const denied = await failure(promote(api(), NS, 'staging', OLD, { now }));
     expect(denied.kind).toBe('invalid');
     expect(denied.message).toBe(
-      `Kargo refused to promote Freight wonky-wombat (${OLD.slice(0, 7)}) to Stage staging in prod/kargo-demo: admission webhook "promotion.kargo.akuity.io" denied the request: Freight is not available to this Stage; nothing was changed`,
+      `Kargo refused to promote wonky-wombat (Freight ${OLD.slice(0, 7)}) to Stage staging in prod/kargo-demo: admission webhook "promotion.kargo.akuity.io" denied the request: Freight is not available to this Stage; nothing was changed`,
     );
     expect(kargo.list('Promotion')).toEqual([]);
   });

@@ -52,7 +52,7 @@ describe('npm run sandbox', () => {
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
       /→ rel-1\.29\.0 · you click Refresh and approve/,
       /✓ rel-1\.29\.0 · Complete in checkout/,
-      /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion .*; followed in the release thread of Freight brave-lynx/,
+      /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
       /✓ rel-1\.30\.0 · dev is Degraded/,
       /→ rel-1\.30\.0 · the Abort dialog asks you to confirm/,

@@ -1,5 +1,6 @@
 /** The App Home tab: active releases per pipeline, newest first, their stages at a glance. */
 import type { PipelineConfig } from '../../config/file.js';
+import { releaseDisplayName } from '../../releases/display-name.js';
 import type { ReleaseRecord } from '../../releases/record.js';
 import { HOME_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type HomeView } from './blocks.js';
 import { fitBlocks } from './fit.js';
@@ -39,7 +40,7 @@ export function renderHome(pipelines: readonly HomePipeline[]): HomeView {
         type: 'section',
         text: {
           type: 'mrkdwn',
-          text: `${code(r.releaseId, 120)} · ${r.status} · last fact ${slackDate(r.lastHeardAt)}\n${glance(r)}`,
+          text: `${code(releaseDisplayName(r), 120)} · ${r.status} · last fact ${slackDate(r.lastHeardAt)}\n${glance(r)}`,
         },
       });
     }

@@ -2,7 +2,7 @@
  * The parent message of a release thread: the release and one row per stage. Pure: the same
  * record renders the same message, which is how the writer knows there is nothing to send.
  */
-import { FREIGHT_RELEASE_PREFIX } from '../../releases/route-kargo.js';
+import { releaseDisplayName } from '../../releases/display-name.js';
 import type { PipelineConfig } from '../../config/file.js';
 import type { ReleaseRecord, ReleaseStatus, StageState } from '../../releases/record.js';
 import {
@@ -74,22 +74,8 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   return lines.join('\n');
 }
 
-/**
- * What people call the release: the id CI announced (also for a Freight's release it joined), else
- * a Freight's alias (`brave-lynx`, Kargo's name for people) rather than its 40-hex content name.
- */
-function releaseName(record: ReleaseRecord): string {
-  if (record.announcedAs) return record.announcedAs;
-  if (record.idSource === 'freight') {
-    const name = record.releaseId.slice(FREIGHT_RELEASE_PREFIX.length);
-    const freight = record.stages.flatMap((s) => Object.values(s.targets)).find((t) => t.kargo?.freight?.name === name && t.kargo.freight.alias)?.kargo?.freight;
-    return freight?.alias ? `${freight.alias} (Freight ${name.slice(0, 7)})` : `Freight ${name.slice(0, 12)}`;
-  }
-  return record.releaseId;
-}
-
 export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): RenderedMessage {
-  const id = releaseName(record).replace(/\s+/g, ' ');
+  const id = releaseDisplayName(record).replace(/\s+/g, ' ');
   const blocks: Block[] = [
     {
       // fitBlocks cuts the header to HEADER_TEXT_LIMIT.

@@ -25,7 +25,8 @@ describe('renderReply', () => {
       [APPROVE_ACTION_ID, 'Approve', 'primary'],
       [ABORT_ACTION_ID, 'Abort', 'danger'],
     ]);
-    expect(actions.elements[1]?.confirm).toBeDefined();
+    // Destructive: the button and Slack's own confirm dialog are both red (style danger).
+    expect(actions.elements[1]?.confirm).toMatchObject({ style: 'danger', confirm: { type: 'plain_text', text: 'Abort' }, deny: { type: 'plain_text', text: 'Cancel' } });
     const value = JSON.parse(actions.elements[0]!.value) as ButtonValue;
     expect(value).toEqual({ v: 1, p: 'checkout', r: 'rel-5', st: 'prod', k: 'Rollout', c: 'prod', ns: 'shop', n: 'checkout', g: 7, h: '6b8f7c9d5', s: 2 });
   });

@@ -145,7 +145,9 @@ export const actionButtons: ListenerGroup = {
       const slack = slackSurface({ client, channel: meta.value.channel, userId: body.user.id });
       const ctx = commandContext(deps.commands, { id: body.user.id, ...(body.user.name ? { name: body.user.name } : {}) }, meta.value.channel, slack);
       const { message } = await abortConfirmed(ctx, meta.value);
-      await slack.reply({ ...message, inChannel: true });
+      // For the person who submitted (with the way back): ephemeral. An abort that happened is
+      // the channel's business: act() has put its line in the release thread.
+      await slack.reply(message);
     });
   },
 };
