@@ -238,6 +238,9 @@ export class ArgoCdController {
     const comparedRevision: string | undefined = fullRefresh ? latest : (syncedRevision ?? status.sync?.revision ?? latest);
     const { sync, health } = this.compare(app, comparedRevision);
     status.sync = { status: sync, ...(comparedRevision ? { revision: comparedRevision } : {}), comparedTo: { source, destination: app.spec?.destination ?? {} } };
+    // As Argo CD summarises its live resources: the images they run.
+    const images = [...new Set(this.managedRollouts(app).map((r) => r.spec?.template?.spec?.containers?.[0]?.image).filter((i): i is string => typeof i === 'string'))].sort();
+    if (images.length > 0) status.summary = { ...status.summary, images };
     if (status.health?.status !== health.status || status.health?.message !== health.message) {
       status.health = { status: health.status, ...(health.message ? { message: health.message } : {}), lastTransitionTime: nowIso };
     }

@@ -2,7 +2,6 @@
  * The parent message of a release thread: the release and one row per stage. Pure: the same
  * record renders the same message, which is how the writer knows there is nothing to send.
  */
-import { FREIGHT_RELEASE_PREFIX } from '../../releases/route-kargo.js';
 import type { PipelineConfig } from '../../config/file.js';
 import type { ReleaseRecord, ReleaseStatus, StageState } from '../../releases/record.js';
 import {
@@ -17,6 +16,7 @@ import { code, link, slackDate, untrusted } from './mrkdwn.js';
 import { kargoTargetLines } from './kargo-row.js';
 import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
 import { stepRow } from './step-row.js';
+import { releaseName } from './release-name.js';
 
 const RELEASE_ICON: Record<ReleaseStatus, string> = {
   Announced: ':mega:',
@@ -72,20 +72,6 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   }
   if (troubled.length > MAX_TROUBLED_TARGETS) lines.push(`• and ${troubled.length - MAX_TROUBLED_TARGETS} more`);
   return lines.join('\n');
-}
-
-/**
- * What people call the release: the id CI announced (also for a Freight's release it joined), else
- * a Freight's alias (`brave-lynx`, Kargo's name for people) rather than its 40-hex content name.
- */
-function releaseName(record: ReleaseRecord): string {
-  if (record.announcedAs) return record.announcedAs;
-  if (record.idSource === 'freight') {
-    const name = record.releaseId.slice(FREIGHT_RELEASE_PREFIX.length);
-    const freight = record.stages.flatMap((s) => Object.values(s.targets)).find((t) => t.kargo?.freight?.name === name && t.kargo.freight.alias)?.kargo?.freight;
-    return freight?.alias ? `${freight.alias} (Freight ${name.slice(0, 7)})` : `Freight ${name.slice(0, 12)}`;
-  }
-  return record.releaseId;
 }
 
 export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): RenderedMessage {

@@ -1,0 +1,46 @@
+/**
+ * What people call a release, in its thread's header, its fallback text and its replies: the id CI
+ * announced, else a Freight's alias, else (an Application or ApplicationSet release, keyed
+ * `revision-<sha>`) the commit and the image tags its children run. Never the bare key: nobody in
+ * the channel knows which change `revision-b5960f1d5315` is.
+ */
+import { REVISION_RELEASE_PREFIX } from '../../releases/route.js';
+import { FREIGHT_RELEASE_PREFIX } from '../../releases/route-kargo.js';
+import type { ReleaseRecord } from '../../releases/record.js';
+import { cutCodePoints } from '../../model/unicode.js';
+
+const MAX_TAGS = 3;
+
+/** `registry.example.com/shop/checkout:1.29.0` → `checkout:1.29.0`; a digest ref → `checkout@sha256:0123456`. */
+export function imageTag(image: string): string {
+  const at = image.indexOf('@');
+  const [path, digest] = at === -1 ? [image, undefined] : [image.slice(0, at), image.slice(at + 1)];
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  if (digest !== undefined) return `${last}@${digest.slice(0, digest.indexOf(':') + 8)}`;
+  return last;
+}
+
+/** The image tags the release's targets run (Argo CD's summary of each child), else what CI announced. */
+function tagsOf(record: ReleaseRecord): string[] {
+  const running = record.stages.flatMap((s) => Object.values(s.targets)).flatMap((t) => t.images);
+  return [...new Set((running.length > 0 ? running : record.images).map((i) => cutCodePoints(imageTag(i), 80)))].sort();
+}
+
+function revisionName(record: ReleaseRecord): string {
+  const sha = record.commit ?? record.revision ?? record.releaseId.slice(REVISION_RELEASE_PREFIX.length);
+  const tags = tagsOf(record);
+  const shown = tags.slice(0, MAX_TAGS).join(', ');
+  const more = tags.length > MAX_TAGS ? ` and ${tags.length - MAX_TAGS} more` : '';
+  return `commit ${sha.slice(0, 7)}${tags.length > 0 ? ` (${shown}${more})` : ''}`;
+}
+
+export function releaseName(record: ReleaseRecord): string {
+  if (record.announcedAs) return record.announcedAs;
+  if (record.idSource === 'freight') {
+    const name = record.releaseId.slice(FREIGHT_RELEASE_PREFIX.length);
+    const freight = record.stages.flatMap((s) => Object.values(s.targets)).find((t) => t.kargo?.freight?.name === name && t.kargo.freight.alias)?.kargo?.freight;
+    return freight?.alias ? `${freight.alias} (Freight ${name.slice(0, 7)})` : `Freight ${name.slice(0, 12)}`;
+  }
+  if (record.releaseId.startsWith(REVISION_RELEASE_PREFIX)) return revisionName(record);
+  return record.releaseId;
+}
