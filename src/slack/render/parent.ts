@@ -16,7 +16,7 @@ import { code, link, slackDate, untrusted } from './mrkdwn.js';
 import { kargoTargetLines } from './kargo-row.js';
 import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
 import { stepRow } from './step-row.js';
-import { releaseName } from './release-name.js';
+import { releaseIdName, releaseName } from './release-name.js';
 
 const RELEASE_ICON: Record<ReleaseStatus, string> = {
   Announced: ':mega:',
@@ -59,7 +59,7 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   if (stage.lastHeardAt !== undefined) tail.push(`last heard ${slackDate(stage.lastHeardAt)}`);
   if (stage.healthyAt !== undefined && stage.status !== 'Healthy') tail.push('was healthy for this release');
   const movedOn = [...new Set(targets.map((t) => t.supersededBy))];
-  if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(r ?? '', 80, { oneLine: true }))).join(', ')}`);
+  if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(releaseIdName(r ?? ''), 80, { oneLine: true }))).join(', ')}`);
   if (tail.length > 0) lines.push(tail.join(' · '));
 
   lines.push(...kargoTargetLines(targets));

@@ -31,7 +31,12 @@ function revisionName(record: ReleaseRecord): string {
   const tags = tagsOf(record);
   const shown = tags.slice(0, MAX_TAGS).join(', ');
   const more = tags.length > MAX_TAGS ? ` and ${tags.length - MAX_TAGS} more` : '';
-  return `commit ${sha.slice(0, 7)}${tags.length > 0 ? ` (${shown}${more})` : ''}`;
+  return `commit ${cutCodePoints(sha, 7)}${tags.length > 0 ? ` (${shown}${more})` : ''}`;
+}
+
+/** Another release named by its id alone (a row's "moved on to"): a revision release by its short commit. */
+export function releaseIdName(releaseId: string): string {
+  return releaseId.startsWith(REVISION_RELEASE_PREFIX) ? `commit ${cutCodePoints(releaseId.slice(REVISION_RELEASE_PREFIX.length), 7)}` : releaseId;
 }
 
 export function releaseName(record: ReleaseRecord): string {
