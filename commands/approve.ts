@@ -4,6 +4,8 @@
  */
 import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { progressText, short, type ChildFreshness } from '../src/kube/freshness.js';
+import { freshnessRefreshRounds } from '../src/config/file.js';
+import { refreshOutcome } from './freshness.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
@@ -187,10 +189,20 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   if (snapshot.report.stale.length > 0) {
     await ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` });
-    const waited = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, { timeoutMs: ctx.followTimeoutMs ?? 5 * 60_000, ...(ctx.now ? { now: ctx.now } : {}) });
-    if (waited.report.stale.length > 0) {
-      return { message: { text: `:warning: Still not fresh after ${waited.timedOut ? 'the timeout' : 'refreshing'} (${progressText(waited.report)}): ${waited.report.stale.map((s) => `${s.name} (${s.reason ?? 'stale'})`).join(', ')}; nothing was approved.` } };
+    const waited = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, {
+      timeoutMs: ctx.followTimeoutMs ?? 5 * 60_000,
+      rounds: freshnessRefreshRounds(ctx.config),
+      ...(ctx.now ? { now: ctx.now } : {}),
+    });
+    const outcome = refreshOutcome(`${ref.cluster}/${ref.namespace}/${ref.name}`, waited);
+    if (!outcome.fresh) {
+      const stale = waited.report.stale.slice(0, 20).map((s) => `${s.name} (${s.reason ?? 'stale'})`).join(', ');
+      const more = waited.report.stale.length > 20 ? ` and ${waited.report.stale.length - 20} more` : '';
+      return { message: { text: `:warning: Not fresh: ${outcome.headline}: ${stale}${more}; nothing was approved. ${outcome.advice ?? ''}`.trimEnd() } };
     }
+    const approved = await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
+    const lead = `Fresh: ${outcome.headline}.`;
+    return { ...approved, message: { ...approved.message, text: `${lead}\n${approved.message.text}`, ...(approved.message.blocks ? { blocks: [section(lead), ...approved.message.blocks] } : {}) } };
   }
   return approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
 }

@@ -1,10 +1,14 @@
 /**
  * `freshness <cluster/namespace/appset> [--refresh] [--timeout 5m]`: each child of an
  * ApplicationSet, fresh or stale and why, counts first. With --refresh, the stale ones are asked
- * to refresh and one message counts them up ("31/40 fresh") until all are fresh or the timeout.
+ * to refresh, again in bounded rounds while they stay stale (docs/freshness.md), and one message
+ * counts them up ("31/40 fresh") until all are fresh, the rounds are spent, or the timeout.
  */
 import type { FreshnessReport } from '../src/kube/freshness.js';
 import { progressText } from '../src/kube/freshness.js';
+import type { WaitFreshResult } from '../src/kube/freshness-reader.js';
+import { roundsText } from '../src/kube/refresh-rounds.js';
+import { freshnessRefreshRounds } from '../src/config/file.js';
 import { parseDuration, parseTarget, splitWords, UsageError } from './parse.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
 import { section } from './blocks.js';
@@ -22,6 +26,17 @@ export function freshnessMessage(where: string, report: FreshnessReport, heading
   const more = report.children.length > LISTED ? `\n…and ${report.children.length - LISTED} more (${stale.length} stale in all)` : '';
   const body = report.children.length === 0 ? 'The ApplicationSet has no child Applications.' : `${lines.join('\n')}${more}`;
   return { text: `${head}\n${body}`, blocks: [section(head), section(body)] };
+}
+
+/** How a refresh ended, for a person: fresh after N rounds, or still stale, why it stopped, and what to do. */
+export function refreshOutcome(where: string, result: Pick<WaitFreshResult, 'report' | 'timedOut' | 'gaveUp' | 'rounds'>): { fresh: boolean; headline: string; advice?: string } {
+  const rounds = roundsText(result.rounds);
+  if (result.report.stale.length === 0) return { fresh: true, headline: `${progressText(result.report)} after ${rounds}` };
+  const stopped = result.timedOut ? `at the timeout, after ${rounds}` : `after ${rounds}`;
+  const advice = result.gaveUp
+    ? `Argo CD took every refresh but has not reconciled them since the latest step transition (argo-cd#29347); its periodic resync (every 2-3 min) will. Run \`/glidepath freshness ${where} --refresh\` again then, or check the Argo CD application controller if they stay stale.`
+    : `Argo CD has not got to every refresh yet; run \`/glidepath freshness ${where} --refresh\` again in a few minutes, or with a longer \`--timeout\`.`;
+  return { fresh: false, headline: `${progressText(result.report)} ${stopped}; still stale: ${result.report.stale.length}`, advice };
 }
 
 export async function resolveAppSet(ctx: CommandContext, raw: string, subcommand: string): Promise<{ cluster: string; namespace: string; name: string }> {
@@ -56,6 +71,7 @@ export const freshness: Subcommand = {
     let pending: Promise<void> = Promise.resolve();
     const result = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, {
       timeoutMs,
+      rounds: freshnessRefreshRounds(ctx.config),
       onProgress: (p) => {
         const now = Date.now();
         if (now - lastUpdate < UPDATE_EVERY_MS) return;
@@ -64,10 +80,10 @@ export const freshness: Subcommand = {
       },
     });
     await pending;
-    await ctx.audit.append({ actor: { slackUserId: ctx.user.id }, action: 'refresh', target: where, result: 'done', reason: `refreshed ${result.refreshed.requested.length} Applications; ${progressText(result.report)}${result.timedOut ? ' at the timeout' : ''}` });
-    const heading = result.report.stale.length === 0
-      ? `:white_check_mark: *${where}*: ${progressText(result.report)}`
-      : `:warning: *${where}*: ${progressText(result.report)} after ${result.timedOut ? 'the timeout' : 'refreshing'}; still stale: ${result.report.stale.length}`;
-    await ctx.slack.update(message, freshnessMessage(where, result.report, heading));
+    const outcome = refreshOutcome(where, result);
+    await ctx.audit.append({ actor: { slackUserId: ctx.user.id }, action: 'refresh', target: where, result: 'done', reason: `refreshed ${result.refreshed.requested.length} Applications; ${outcome.headline}` });
+    const heading = outcome.fresh ? `:white_check_mark: *${where}*: ${outcome.headline}` : `:warning: *${where}*: ${outcome.headline}`;
+    const final = freshnessMessage(where, result.report, heading);
+    await ctx.slack.update(message, outcome.advice ? { text: `${final.text}\n${outcome.advice}`, blocks: [...(final.blocks ?? []), section(outcome.advice)] } : final);
   },
 };

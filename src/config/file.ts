@@ -183,6 +183,19 @@ const settings = z
     pullRequestHosts: z
       .array(z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(:\d{1,5})?$/, 'must be a lowercase host name such as github.com'))
       .default([]),
+    /**
+     * `freshness --refresh` and Refresh-and-approve ask Argo CD again while a child stays stale
+     * (argo-cd#29347: a refresh asked once can do nothing): `rounds` in all, the wait between two
+     * rounds starting at `backoffSeconds` and doubling up to `maxBackoffSeconds`.
+     */
+    freshnessRefresh: z
+      .object({
+        rounds: z.number().int().min(1).max(10).default(4),
+        backoffSeconds: z.number().positive().max(300).default(2),
+        maxBackoffSeconds: z.number().positive().max(600).default(30),
+      })
+      .strict()
+      .prefault({}),
     /** The audit stream keeps about this many entries (XADD MAXLEN ~). */
     auditMaxEntries: z.number().int().min(1_000).default(100_000),
     /** Denied attempts audited per person per minute; the rest are counted in glidepath_audit_denied_dropped_total. */
@@ -307,4 +320,10 @@ export function watchBoundsBytes(cfg: ConfigFile): { maxLineBytes: number; maxSt
 /** The longest a release record, and everything kept for it, may live after its last write. */
 export function longestReleaseTtlMs(cfg: ConfigFile): number {
   return Math.max(unfinishedTtlMs(cfg), finishedTtlMs(cfg));
+}
+
+/** The refresh rounds of `freshness --refresh` and Refresh-and-approve (src/kube/refresh-rounds.ts), in ms. */
+export function freshnessRefreshRounds(cfg: ConfigFile): { maxRounds: number; backoffMs: number; maxBackoffMs: number } {
+  const r = cfg.settings.freshnessRefresh;
+  return { maxRounds: r.rounds, backoffMs: r.backoffSeconds * 1000, maxBackoffMs: Math.max(r.backoffSeconds, r.maxBackoffSeconds) * 1000 };
 }

@@ -91,6 +91,8 @@ export interface ApplicationObservation {
   revisions: string[];
   health?: { status: string; message?: string };
   reconciledAt?: string;
+  /** `status.summary.images`, sorted: the images the Application's live resources run. */
+  images?: string[];
   operation?: {
     phase: SyncPhase;
     message?: string;

@@ -112,6 +112,7 @@ export function normaliseApplication(
       revisions,
       health: status?.health?.status ? { status: status.health.status, message: status.health.message } : undefined,
       reconciledAt: status?.reconciledAt ?? undefined,
+      ...(status?.summary?.images?.length ? { images: [...status.summary.images].sort() } : {}),
       operation: op
         ? {
             phase: op.phase,

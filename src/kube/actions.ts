@@ -8,6 +8,7 @@ import { checkFreshness, refreshAndWait, waitFresh, type FreshnessSnapshot, type
 import { availableFreight, followPromotion, promote, selectStages, stageHealth } from './kargo.js';
 import { followPromotionRequest } from './kargo-requests.js';
 import { syncRollingSyncStep, type RollingSyncOptions } from './rolling-sync.js';
+import type { RefreshRounds } from './refresh-rounds.js';
 import { abortRollout, approveCanaryStep, retryRollout, type ExpectedCanaryStep } from './rollout-operations.js';
 
 export class KubeActions {
@@ -30,7 +31,7 @@ export class KubeActions {
   }
 
   /** `freshness --refresh`: refresh the stale children of `snapshot` and wait for them on a watch. */
-  refreshAndWait(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: Omit<WaitFreshOptions, 'refreshNewlyStale'>) {
+  refreshAndWait(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: Omit<WaitFreshOptions, 'refreshAgain'> & { rounds?: RefreshRounds }) {
     return refreshAndWait(this.clusters.api(cluster), namespace, snapshot, options);
   }
 

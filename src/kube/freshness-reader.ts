@@ -10,6 +10,7 @@ import { humanDuration, judgeChild, judgeChildren, judgeFreshness, latestTransit
 import { getApplicationSet, listApplicationCores } from './reads.js';
 import { APPLICATIONS } from './resources.js';
 import { applicationCoreSchema, type ApplicationCore as Application } from '../model/application.js';
+import { backoffAfter, DEFAULT_REFRESH_ROUNDS, type RefreshRounds } from './refresh-rounds.js';
 import type { ApplicationSet, ApplicationStatusEntry } from '../model/application-set.js';
 
 export interface FreshnessSnapshot {
@@ -85,24 +86,21 @@ export interface WaitFreshOptions extends FreshnessOptions {
   onProgress?: (progress: FreshnessProgress) => void;
   appSetRecheckMs?: number;
   /**
-   * Refresh children that turn stale while waiting (a refresh of some children is itself a
-   * transition that can leave the others behind the latest one): at most once per child per
-   * latest transition. The names already refreshed by refreshStale are passed in `refreshed`.
+   * Ask again, in rounds (refresh-rounds.ts), for children that stay stale once their request was
+   * taken, or that turn stale while waiting (a step transition leaves the others behind the latest
+   * one). `refreshed`: the names refreshStale asked for, round 1 (none: no round yet).
    */
-  refreshNewlyStale?: { refreshed: readonly string[]; concurrency?: number; maxRounds?: number };
+  refreshAgain?: { refreshed: readonly string[]; concurrency?: number; rounds?: RefreshRounds };
 }
-
-/**
- * While an ApplicationSet is rolling, every step transition moves the latest transition on and
- * leaves the other children behind it; refreshing them all each time would be a refresh storm.
- * After this many moves of the anchor the wait stops asking and reports who is still stale.
- */
-export const DEFAULT_MAX_REFRESH_ROUNDS = 3;
 
 export interface WaitFreshResult {
   report: FreshnessReport;
   timedOut: boolean;
-  /** Children refreshed again while waiting. */
+  /** Every round was asked and the children still stale had all taken their last request: asking more would not help. */
+  gaveUp: boolean;
+  /** Rounds of refresh requests asked, the first one included. */
+  rounds: number;
+  /** Children refreshed again while waiting (rounds 2 and later). */
   refreshedAgain: string[];
 }
 
@@ -115,7 +113,8 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
   let appSet = snapshot.appSet;
   const children = new Map(snapshot.children.map((c) => [c.metadata.name, c]));
   const initial = judgeFreshness(appSet, [...children.values()], now());
-  if (initial.stale.length === 0) return { report: initial, timedOut: false, refreshedAgain: [] };
+  const asked = options.refreshAgain?.refreshed ?? [];
+  if (initial.stale.length === 0) return { report: initial, timedOut: false, gaveUp: false, rounds: asked.length > 0 ? 1 : 0, refreshedAgain: [] };
 
   let entries = new Map<string, ApplicationStatusEntry>();
   let latest: string | undefined;
@@ -142,7 +141,7 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
     verdicts.delete(name);
   };
   // When Glidepath asked for a refresh (the annotation carries no time before Argo CD 3.6).
-  const requestedAt = new Map<string, number>((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, now()]));
+  const requestedAt = new Map<string, number>(asked.map((n) => [n, now()]));
   const report = (): FreshnessReport => {
     const r = judgeFreshness(appSet, [...children.values()], now());
     const withAge = (c: ChildFreshness): ChildFreshness =>
@@ -150,18 +149,23 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
     return { ...r, children: r.children.map(withAge), stale: r.stale.map(withAge) };
   };
 
-  const refreshedAt = new Map((options.refreshNewlyStale?.refreshed ?? []).map((n) => [n, initial.latestTransition ?? '']));
   const refreshedAgain: string[] = [];
   const refreshQueue: string[] = [];
   let refreshing = 0;
   const recheckMs = options.appSetRecheckMs ?? 1000;
+  const policy = options.refreshAgain?.rounds ?? DEFAULT_REFRESH_ROUNDS;
+  let round = asked.length > 0 ? 1 : 0;
+  // Asked, and no event has shown the annotation yet: not a candidate for the next round.
+  const awaitingAck = new Set(asked);
 
   return new Promise<WaitFreshResult>((resolve, reject) => {
     let settled = false;
     let lastFresh = -1;
     let recheckTimer: NodeJS.Timeout | undefined;
+    let roundTimer: NodeJS.Timeout | undefined;
     let lastRecheck = 0;
-    let rechecking = false;
+    let recheckInFlight: Promise<void> | undefined;
+    let roundBusy = false;
     let stopWatch: (() => void) | undefined;
 
     const finish = (timedOut: boolean, error?: unknown): void => {
@@ -169,14 +173,16 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       settled = true;
       clearTimeout(deadline);
       if (recheckTimer) clearTimeout(recheckTimer);
+      if (roundTimer) clearTimeout(roundTimer);
       stopWatch?.();
       if (error) reject(error);
-      else resolve({ report: report(), timedOut, refreshedAgain });
+      else resolve({ report: report(), timedOut, gaveUp, rounds: round, refreshedAgain });
     };
+    let gaveUp = false;
     const deadline = setTimeout(() => finish(true), options.timeoutMs);
 
     const pumpRefreshes = (): void => {
-      const limit = options.refreshNewlyStale?.concurrency ?? 16;
+      const limit = options.refreshAgain?.concurrency ?? 16;
       while (refreshing < limit && refreshQueue.length > 0 && !settled) {
         const name = refreshQueue.shift()!;
         refreshing++;
@@ -190,20 +196,52 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
           });
       }
     };
-    const rounds = new Set<string>([initial.latestTransition ?? '']);
-    const maybeRefresh = (verdict: ChildFreshness): void => {
-      if (!options.refreshNewlyStale || verdict.fresh || verdict.reason?.startsWith('refresh pending')) return;
-      const anchor = latest ?? '';
-      if (refreshedAt.get(verdict.name) === anchor) return;
-      if (!rounds.has(anchor)) {
-        if (rounds.size > (options.refreshNewlyStale.maxRounds ?? DEFAULT_MAX_REFRESH_ROUNDS)) return;
-        rounds.add(anchor);
+    // A child whose last request was taken (or that was never asked) and is still stale.
+    const candidate = (name: string, verdict: ChildFreshness | undefined): boolean =>
+      verdict !== undefined && !verdict.fresh && !verdict.reason?.startsWith('refresh pending') && !awaitingAck.has(name);
+    const candidates = (): string[] => [...verdicts].filter(([name, v]) => candidate(name, v)).map(([name]) => name);
+    // A child stale only against the ApplicationSet's status (its entry, its targetRevisions) may be
+    // waiting on a status newer than the one read: read it again before asking Argo CD again.
+    const waitsOnAppSet = (name: string): boolean => {
+      const reason = verdicts.get(name)?.reason ?? '';
+      return reason.startsWith('revision') || reason.startsWith('not yet in');
+    };
+    const nextRound = async (): Promise<void> => {
+      roundTimer = undefined;
+      if (settled) return;
+      if (candidates().some(waitsOnAppSet)) {
+        roundBusy = true;
+        await recheckAppSet().finally(() => (roundBusy = false));
+        if (settled) return;
       }
-      refreshedAt.set(verdict.name, anchor);
-      refreshedAgain.push(verdict.name);
-      requestedAt.set(verdict.name, now());
-      refreshQueue.push(verdict.name);
+      const names = candidates();
+      if (names.length === 0) return;
+      if (round >= policy.maxRounds) {
+        // Asking more would not help when nobody's request is still on its way.
+        if (names.length === verdicts.size - freshCount) {
+          gaveUp = true;
+          finish(false);
+        }
+        return;
+      }
+      round++;
+      for (const name of names) {
+        awaitingAck.add(name);
+        refreshedAgain.push(name);
+        requestedAt.set(name, now());
+        refreshQueue.push(name);
+      }
       pumpRefreshes();
+    };
+    const scheduleRound = (): void => {
+      if (!options.refreshAgain || roundTimer || roundBusy || settled || candidates().length === 0) return;
+      // The wait counts from the first child seen still stale: the others whose requests were taken
+      // in the meantime join the same round.
+      roundTimer = setTimeout(() => void nextRound(), round === 0 ? 0 : backoffAfter(policy, round));
+    };
+    const maybeRefresh = (verdict: ChildFreshness): void => {
+      if (verdict.reason?.startsWith('refresh pending')) awaitingAck.delete(verdict.name);
+      if (candidate(verdict.name, verdict)) scheduleRound();
     };
     const progress = (): void => {
       if (freshCount === lastFresh) return;
@@ -217,19 +255,22 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       progress();
     };
 
-    const recheckAppSet = async (): Promise<void> => {
-      if (rechecking || settled) return;
-      rechecking = true;
-      lastRecheck = Date.now();
-      try {
-        useAppSet(await getApplicationSet(api, namespace, appSet.metadata.name));
-        judgeAll();
-        if (freshCount === verdicts.size) finish(false);
-      } catch (err) {
-        finish(false, err);
-      } finally {
-        rechecking = false;
-      }
+    /** One read at a time; a caller during a read waits for that one. */
+    const recheckAppSet = (): Promise<void> => {
+      if (settled) return Promise.resolve();
+      recheckInFlight ??= (async () => {
+        lastRecheck = Date.now();
+        try {
+          useAppSet(await getApplicationSet(api, namespace, appSet.metadata.name));
+          judgeAll();
+          if (freshCount === verdicts.size) finish(false);
+        } catch (err) {
+          finish(false, err);
+        } finally {
+          recheckInFlight = undefined;
+        }
+      })();
+      return recheckInFlight;
     };
     const scheduleRecheck = (): void => {
       if (recheckTimer || settled) return;
@@ -275,6 +316,8 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
       for (const c of again.children) children.set(c.metadata.name, c);
       useAppSet(again.appSet);
       lastVersion = again.resourceVersion;
+      // The list is newer than every request asked so far.
+      awaitingAck.clear();
       judgeAll();
       if (freshCount === verdicts.size) finish(false);
       else startWatch();
@@ -309,18 +352,19 @@ export async function waitFresh(api: KubeApi, namespace: string, snapshot: Fresh
 }
 
 /**
- * `freshness --refresh`: refresh the stale children of a snapshot, then wait on the watch, refreshing
- * children that fall behind a newer transition while waiting.
+ * `freshness --refresh` and Refresh-and-approve: refresh the stale children of a snapshot (round 1),
+ * then wait on the watch, asking again in rounds with backoff for children that stay stale or fall
+ * behind a newer transition while waiting.
  */
 export async function refreshAndWait(
   api: KubeApi,
   namespace: string,
   snapshot: FreshnessSnapshot,
-  options: Omit<WaitFreshOptions, 'refreshNewlyStale'> & { concurrency?: number; refreshRounds?: number },
+  options: Omit<WaitFreshOptions, 'refreshAgain'> & { concurrency?: number; rounds?: RefreshRounds },
 ): Promise<WaitFreshResult & { refreshed: RefreshResult }> {
   const toRefresh = snapshot.report.stale.filter((c) => !c.reason?.startsWith('refresh pending'));
   const refreshed = await refreshStale(api, namespace, toRefresh, { concurrency: options.concurrency });
   if (refreshed.failed.length > 0) throw refreshed.failed[0]!.error;
-  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshNewlyStale: { refreshed: refreshed.requested, concurrency: options.concurrency, maxRounds: options.refreshRounds } });
+  const waited = await waitFresh(api, namespace, snapshot, { ...options, refreshAgain: { refreshed: refreshed.requested, concurrency: options.concurrency, ...(options.rounds ? { rounds: options.rounds } : {}) } });
   return { ...waited, refreshed };
 }

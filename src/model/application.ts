@@ -49,6 +49,8 @@ export const applicationSchema = ofType(
         sync: z.looseObject({ status: ident(64).optional(), revision: ident(256).optional(), revisions }).nullish(),
         health: z.looseObject({ status: ident(64).optional(), message: cutText(16_384).optional() }).nullish(),
         reconciledAt: ident(64).nullish(),
+        /** Argo CD's summary of the live resources: the images they run (what people know a release by). */
+        summary: z.looseObject({ images: z.array(ident(1024)).max(64).nullish() }).nullish(),
         operationState: z
           .looseObject({
             phase: syncPhaseSchema,

@@ -9,6 +9,9 @@
  * read API, `/glidepath status <release>`), and the images point at it for the Freight's later facts
  * (ingest does not take them back on a repeated announcement).
  *
+ * An Application or ApplicationSet release (`revision-<sha>`, its children's revision) is joined the
+ * same way by a later announcement whose commit is that revision: the thread is then named by CI's id.
+ *
  * What CI announced stays fixed as before: the claim on CI's release id (409 on other details) is
  * unchanged. A Freight's release joins one announcement: a second release id announcing the same
  * images opens a thread of its own, as one announced first would.
@@ -16,14 +19,16 @@
 import type { ReleaseAnnouncedFact } from '../facts/fact.js';
 import type { AnnouncedImages } from './kargo-index.js';
 import { FREIGHT_RELEASE_PREFIX } from './route-kargo.js';
+import { REVISION_RELEASE_PREFIX, revisionReleaseId } from './route.js';
 import type { ReleaseRecord } from './record.js';
 import type { ResolvedRoute } from './reducer-worker.js';
 import type { ReleaseStore } from './store.js';
 
-/** The Freight's release an announcement joins, if it joins one. `own`: what CI's release id finds (its own release, or the one it joined before). */
+/** The Freight's (or revision's) release an announcement joins, if it joins one. `own`: what CI's release id finds (its own release, or the one it joined before). */
 export function joinedRelease(fact: ReleaseAnnouncedFact, freightRelease: ReleaseRecord | undefined, own: ReleaseRecord | undefined): string | undefined {
   if (own && own.releaseId === fact.releaseId) return undefined;
-  if (!freightRelease || !freightRelease.releaseId.startsWith(FREIGHT_RELEASE_PREFIX) || freightRelease.releaseId === fact.releaseId) return undefined;
+  const joinable = (id: string): boolean => id.startsWith(FREIGHT_RELEASE_PREFIX) || id.startsWith(REVISION_RELEASE_PREFIX);
+  if (!freightRelease || !joinable(freightRelease.releaseId) || freightRelease.releaseId === fact.releaseId) return undefined;
   if (freightRelease.announcedAs !== undefined && freightRelease.announcedAs !== fact.releaseId) return undefined;
   return freightRelease.releaseId;
 }
@@ -33,11 +38,14 @@ export async function announcementRoutes(fact: ReleaseAnnouncedFact, routes: rea
   const out: ResolvedRoute[] = [];
   for (const route of routes) {
     const pipeline = route.pipeline.name;
-    const candidate = await images.freightRelease(pipeline, fact.images);
+    const byImages = await images.freightRelease(pipeline, fact.images);
+    // A revision release is keyed by 12 characters of the commit: a shorter commit cannot name one.
+    const byCommit = fact.commit && fact.commit.length >= 12 ? revisionReleaseId(fact.commit.toLowerCase()) : undefined;
+    const candidate = byImages ?? byCommit;
     const into = candidate ? joinedRelease(fact, await store.get(pipeline, candidate), await store.get(pipeline, fact.releaseId)) : undefined;
     if (into) {
       await store.alias(pipeline, fact.releaseId, into);
-      await images.point(pipeline, fact.images, into);
+      if (into === byImages) await images.point(pipeline, fact.images, into);
     }
     out.push(into ? { ...route, releaseId: into } : route);
   }

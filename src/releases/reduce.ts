@@ -317,7 +317,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     uid: app.uid,
     generation: app.generation,
     resourceVersion: app.resourceVersion,
-    images: prev?.images ?? [],
+    images: app.images ?? prev?.images ?? [],
     phase,
     message,
     aborted: false,

@@ -29,9 +29,11 @@ export function imagesReleaseId(images: readonly string[]): string {
   return `images-${createHash('sha256').update([...images].sort().join('\n')).digest('hex').slice(0, 12)}`;
 }
 
+export const REVISION_RELEASE_PREFIX = 'revision-';
+
 /** With no release id annotation, an Application's release is the revision it was compared against. */
 export function revisionReleaseId(revision: string): string {
-  return `revision-${cutCodePoints(revision, 12)}`;
+  return `${REVISION_RELEASE_PREFIX}${cutCodePoints(revision, 12)}`;
 }
 
 function releaseIdOf(

@@ -56,6 +56,8 @@ describe('freshness', () => {
 
     await rig.command('freshness checkout@rolling --refresh --timeout 1m');
     const message = await advanceFor(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes('*prod/argocd/checkout*: 3/3 fresh')), 'all fresh');
+    // The steps roll on while it waits, so how many rounds it takes varies (appset-refresh-rounds.test.ts pins it).
+    expect(message.text.split('\n')[0]).toMatch(/^:white_check_mark: \*prod\/argocd\/checkout\*: 3\/3 fresh after \d refresh rounds?$/);
     expect(message.edits[0]!.text).toContain('refreshing 2 stale Applications… 1/3 fresh');
     expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
     expect(w.app('checkout-prod').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
@@ -69,7 +71,8 @@ describe('freshness', () => {
     // Nobody advances the simulated clock: Argo CD never gets to the refresh before the timeout.
     await rig.command('freshness prod/argocd/checkout --refresh --timeout 1s');
     const message = await eventually(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(':warning:')), 'the timeout');
-    expect(message.text.split('\n')[0]).toBe(':warning: *prod/argocd/checkout*: 1/3 fresh after the timeout; still stale: 2');
+    expect(message.text.split('\n')[0]).toBe(':warning: *prod/argocd/checkout*: 1/3 fresh at the timeout, after 1 refresh round; still stale: 2');
+    expect(message.text.split('\n').at(-1)).toBe('Argo CD has not got to every refresh yet; run `/glidepath freshness prod/argocd/checkout --refresh` again in a few minutes, or with a longer `--timeout`.');
     expect(message.text).toMatch(/`checkout-prod` stale: refresh pending/);
   });
 });

@@ -97,7 +97,7 @@ async function runCaughtUp(w: WatchedWorld, releaseId: string, seconds: number):
       const waiting = record.stages.some((s) => s.stepProgress?.unconfirmed !== undefined);
       return (
         shown !== undefined &&
-        shown.text === `Release ${releaseId} (checkout-appset): ${record.status}. ${record.stages.map((s) => `${s.name} ${s.status}`).join(', ')}` &&
+        shown.text.endsWith(` (checkout-appset): ${record.status}. ${record.stages.map((s) => `${s.name} ${s.status}`).join(', ')}`) &&
         JSON.stringify(shown.blocks).includes('waiting for confirmation') === waiting
       );
     }, `Glidepath and Slack caught up with ApplicationSet version ${rv}`);
@@ -106,7 +106,9 @@ async function runCaughtUp(w: WatchedWorld, releaseId: string, seconds: number):
 
 /** A reply's text as shown (its first section; the notification text is only its first line). */
 const shownText = (m: TranscriptMessage): string => (m.blocks[0] as { text?: { text?: string } } | undefined)?.text?.text ?? m.text;
-const thread = (w: WatchedWorld, releaseId: string): TranscriptMessage | undefined => w.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(`Release ${releaseId} `));
+/** What the thread calls a `revision-<sha>` release: its short commit (then the image tags its children run). */
+const nameOf = (releaseId: string): string => `commit ${releaseId.slice('revision-'.length, 'revision-'.length + 7)}`;
+const thread = (w: WatchedWorld, releaseId: string): TranscriptMessage | undefined => w.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(`Release ${nameOf(releaseId)} `));
 const versions = (m: TranscriptMessage): MessageVersion[] => [...m.edits, { text: m.text, blocks: m.blocks, at: m.at }];
 
 /** The release status and each row's status, from the parent's fallback text (`Release … (pipeline): Status. staging Healthy, …`). */
@@ -143,7 +145,10 @@ describe('an ApplicationSet pipeline in the thread, with notifications off', () 
     const last = JSON.stringify(parent.blocks);
     expect(last).toContain(`step 3 of 3 · 1/1 Healthy at \`${sha.slice(0, 7)}\``);
     expect(parent.replies.map((r) => r.text).filter((t) => t.includes('out of order') || t.includes('started before'))).toEqual([]);
-    await waitFor(async () => parent.replies.find((r) => r.text.includes(`Release \`${releaseId}\` is complete`)), 'the release-complete reply');
+    await waitFor(async () => parent.replies.find((r) => r.text.includes(`Release \`${nameOf(releaseId)} (checkout:1.29.0)\` is complete`)), 'the release-complete reply');
+    // Named as people know it: the short commit and the image tag its children run, never `revision-<hash>`.
+    expect(parent.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: `Release commit ${sha.slice(0, 7)} (checkout:1.29.0) — checkout-appset`, emoji: false } });
+    expect(versions(parent).every((v) => !v.text.includes('revision-'))).toBe(true);
     // The ApplicationSet was heard before this release opened: the first parent Slack received already
     // shows each row with the one child of its step, none as "membership not known".
     const first = JSON.stringify(versions(parent)[0]?.blocks);
@@ -175,7 +180,7 @@ describe('an ApplicationSet pipeline in the thread, with notifications off', () 
     // The release its children left is still Complete, each row counting its child as it left.
     const old = await waitFor(async () => {
       const m = thread(w, before);
-      return m && JSON.stringify(m.blocks).split(`moved on to \`${releaseId}\``).length - 1 === TARGETS.length ? m : undefined;
+      return m && JSON.stringify(m.blocks).split(`moved on to \`${nameOf(releaseId)}\``).length - 1 === TARGETS.length ? m : undefined;
     }, 'the first release says its children moved on');
     expect(parse(old).status).toBe('Complete');
     for (const [i, t] of TARGETS.entries()) expect(JSON.stringify(old.blocks)).toMatch(new RegExp(`\\*${t}\\* — Healthy · step ${i + 1} of 3 · 1/1 Healthy at \`${initial.slice(0, 7)}\``));

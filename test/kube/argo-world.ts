@@ -26,7 +26,7 @@ export function tree(version: string): Record<string, DesiredManifests> {
   return Object.fromEntries(ENVS.map((env) => [`checkout/${env}`, { rollouts: [{ name: 'checkout', image: `registry.example.com/shop/checkout:${version}`, steps: [] }] }]));
 }
 
-export async function startArgoWorld(options: { staleCache?: boolean | string[]; maxUpdate?: (number | undefined)[] } = {}): Promise<ArgoWorld> {
+export async function startArgoWorld(options: { staleCache?: boolean | string[]; maxUpdate?: (number | undefined)[]; reconcileEveryMs?: number } = {}): Promise<ArgoWorld> {
   const clock = new FakeClock('2026-08-20T09:00:00Z');
   const git = new SimulatedGit();
   git.commit(REPO, 'main', tree('1.28.0'));
@@ -35,7 +35,7 @@ export async function startArgoWorld(options: { staleCache?: boolean | string[];
     namespaces: ['argocd', ...ENVS.map((e) => `shop-${e}`)],
     controllers: {
       rollouts: { podReadyMs: 5000 },
-      argocd: [{ git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000 }],
+      argocd: [{ git, refreshDelayMs: 1000, jitterMs: 0, syncDurationMs: 2000, ...(options.reconcileEveryMs ? { reconcileEveryMs: options.reconcileEveryMs } : {}) }],
       appSet: { faults: { staleCache: options.staleCache ?? false } },
     },
   });

@@ -31,6 +31,12 @@ export interface ArgoCdControllerOptions {
   syncDurationMs?: number;
   retryBackoffMs?: number;
   random?: () => number;
+  /**
+   * The first N refresh requests of each Application are taken and dropped: the annotation is
+   * removed and nothing is reconciled (argo-cd#29347, where a refresh asked once does nothing and
+   * only the periodic resync moves the app on). 0 (default): every refresh is honoured.
+   */
+  ignoreRefreshes?: number;
 }
 
 interface Health {
@@ -75,11 +81,17 @@ export class ArgoCdController {
   /** Revision an operation resolved when it started, and whether it has been applied yet. */
   private readonly operationRevision = new Map<string, { sha: string | undefined; applied: boolean }>();
   private readonly unsubscribers: (() => void)[] = [];
+  /** Refresh requests dropped so far, per Application, of the `ignoreRefreshes` budget. */
+  private readonly refreshesIgnored = new Map<string, number>();
+  private ignoreRefreshes: number;
+  /** Only these Applications' refreshes are dropped (names); undefined: every Application's. */
+  private ignoreRefreshesOf: Set<string> | undefined;
   private historyId = 0;
 
   constructor(private readonly options: ArgoCdControllerOptions) {
     this.appRt = options.store.registry.byKind('Application', 'argoproj.io');
     this.namespaces = options.namespaces ?? ['argocd'];
+    this.ignoreRefreshes = options.ignoreRefreshes ?? 0;
     this.queue = new WorkQueue(options.clock, (key) => this.reconcile(key));
   }
 
@@ -105,6 +117,13 @@ export class ArgoCdController {
       for (const app of this.options.store.list(this.appRt, ns).items) this.queue.add({ namespace: ns, name: app.metadata.name });
     }
     return this;
+  }
+
+  /** From now on, drop the next `count` refresh requests of each Application (as `ignoreRefreshes`), or only of those named. */
+  dropNextRefreshes(count: number, names?: readonly string[]): void {
+    this.ignoreRefreshes = count;
+    this.ignoreRefreshesOf = names ? new Set(names) : undefined;
+    this.refreshesIgnored.clear();
   }
 
   stop(): void {
@@ -160,6 +179,7 @@ export class ArgoCdController {
     if (!app) {
       this.refreshSeen.delete(id);
       this.nextPeriodic.delete(id);
+      this.refreshesIgnored.delete(id);
       return;
     }
     const now = clock.now();
@@ -175,6 +195,15 @@ export class ArgoCdController {
     if (!requested) this.refreshSeen.delete(id);
     if (!this.nextPeriodic.has(id)) this.nextPeriodic.set(id, status.reconciledAt ? now + this.period() : now);
     const refreshDue = requested ? now >= this.refreshSeen.get(id)! + (this.options.refreshDelayMs ?? 1000) : false;
+    const ignoring = (this.ignoreRefreshesOf?.has(key.name) ?? true) && (this.refreshesIgnored.get(id) ?? 0) < this.ignoreRefreshes;
+    if (refreshDue && ignoring) {
+      // The request is taken (the annotation goes) and nothing is reconciled.
+      this.refreshesIgnored.set(id, (this.refreshesIgnored.get(id) ?? 0) + 1);
+      this.refreshSeen.delete(id);
+      store.patch(this.appRt, key.namespace, key.name, 'json', [{ op: 'remove', path: `/metadata/annotations/${REFRESH_ANNOTATION.replace('/', '~1')}` }]);
+      if (this.nextPeriodic.has(id)) this.queue.requeueAt(key, this.nextPeriodic.get(id)!);
+      return;
+    }
     const periodicDue = now >= this.nextPeriodic.get(id)!;
     const fullRefresh = refreshDue || periodicDue;
     if (requested && !refreshDue) wake(this.refreshSeen.get(id)! + (this.options.refreshDelayMs ?? 1000));
@@ -209,6 +238,9 @@ export class ArgoCdController {
     const comparedRevision: string | undefined = fullRefresh ? latest : (syncedRevision ?? status.sync?.revision ?? latest);
     const { sync, health } = this.compare(app, comparedRevision);
     status.sync = { status: sync, ...(comparedRevision ? { revision: comparedRevision } : {}), comparedTo: { source, destination: app.spec?.destination ?? {} } };
+    // As Argo CD summarises its live resources: the images they run.
+    const images = [...new Set(this.managedRollouts(app).map((r) => r.spec?.template?.spec?.containers?.[0]?.image).filter((i): i is string => typeof i === 'string'))].sort();
+    if (images.length > 0) status.summary = { ...status.summary, images };
     if (status.health?.status !== health.status || status.health?.message !== health.message) {
       status.health = { status: health.status, ...(health.message ? { message: health.message } : {}), lastTransitionTime: nowIso };
     }

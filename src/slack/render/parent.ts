@@ -2,7 +2,7 @@
  * The parent message of a release thread: the release and one row per stage. Pure: the same
  * record renders the same message, which is how the writer knows there is nothing to send.
  */
-import { releaseDisplayName } from '../../releases/display-name.js';
+import { releaseDisplayName, releaseIdName } from '../../releases/display-name.js';
 import type { PipelineConfig } from '../../config/file.js';
 import type { ReleaseRecord, ReleaseStatus, StageState } from '../../releases/record.js';
 import {
@@ -59,7 +59,7 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   if (stage.lastHeardAt !== undefined) tail.push(`last heard ${slackDate(stage.lastHeardAt)}`);
   if (stage.healthyAt !== undefined && stage.status !== 'Healthy') tail.push('was healthy for this release');
   const movedOn = [...new Set(targets.map((t) => t.supersededBy))];
-  if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(r ?? '', 80, { oneLine: true }))).join(', ')}`);
+  if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(releaseIdName(r ?? ''), 80, { oneLine: true }))).join(', ')}`);
   if (tail.length > 0) lines.push(tail.join(' · '));
 
   lines.push(...kargoTargetLines(targets));

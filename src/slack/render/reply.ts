@@ -3,6 +3,7 @@
  * the effect's detail and the record, never from the clock.
  */
 import type { PauseEnd } from '../../releases/record.js';
+import { releaseDisplayName } from '../../releases/display-name.js';
 import type { ReleaseRecord, ThreadReplyEffect } from './types.js';
 import {
   FALLBACK_TEXT_LIMIT,
@@ -154,7 +155,7 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
     case 'stage-healthy':
       return `:white_check_mark: ${at} is Healthy for this release.`;
     case 'release-complete':
-      return `:tada: Release ${code(record.announcedAs ?? record.releaseId)} is complete: every stage was healthy.`;
+      return `:tada: Release ${code(releaseDisplayName(record))} is complete: every stage was healthy.`;
     case 'promotion-failed':
     case 'verification-failed':
       return kargoReplyBody(effect.kind, d, at);

@@ -1,8 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StageStatus } from '../../../src/releases/record.js';
 import { TRUNCATED } from '../../../src/slack/render/blocks.js';
 import { renderParent } from '../../../src/slack/render/parent.js';
-import { pipelineConfig, record, stage, target, T0 } from '../support/records.js';
+import { renderReply } from '../../../src/slack/render/reply.js';
+import { imageTag } from '../../../src/releases/display-name.js';
+import { pipelineConfig, record, reply, stage, target, T0 } from '../support/records.js';
 import { expectNoPings, expectWithinSlackLimits } from './limits.js';
 
 const pipeline = pipelineConfig();
@@ -34,6 +37,56 @@ describe('renderParent', () => {
     // Before any Stage told its alias: the short content name.
     const bare = renderParent(record({ releaseId: `freight-${name}`, idSource: 'freight', stages: [stage('staging', 'Waiting'), stage('prod', 'Waiting')] }), pipeline);
     expect(bare.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Release Freight 512fea34e78d — checkout', emoji: false } });
+  });
+
+  describe('an Application or ApplicationSet release (keyed revision-<sha>)', () => {
+    const sha = 'b5960f1d5315a1f0e2d3c4b5a6978877665544aa';
+    const appTarget = (env: string, images: string[]) =>
+      target(`checkout-${env}`, { ref: { kind: 'Application', cluster: 'prod', namespace: 'argocd', name: `checkout-${env}` }, images, phase: 'Healthy', revision: sha });
+    const appRelease = (overrides: Parameters<typeof record>[0] = {}) =>
+      record({
+        releaseId: `revision-${sha.slice(0, 12)}`,
+        idSource: 'images',
+        images: [],
+        commit: undefined,
+        pullRequestUrl: undefined,
+        author: undefined,
+        revision: sha,
+        stages: [stage('staging', 'Healthy', [appTarget('staging', ['registry.example.com/shop/checkout:1.29.0'])]), stage('prod', 'Waiting', [appTarget('prod', ['registry.example.com/shop/checkout:1.29.0', 'registry.example.com/shop/sidecar@sha256:0123456789abcdef'])])],
+        ...overrides,
+      });
+
+    it('is named by its commit and the image tags its children run, never revision-<hash>', () => {
+      const msg = renderParent(appRelease(), pipeline);
+      expect(msg.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Release commit b5960f1 (checkout:1.29.0, sidecar@sha256:0123456) — checkout', emoji: false } });
+      expect(msg.text).toMatch(/^Release commit b5960f1 \(checkout:1\.29\.0, sidecar@sha256:0123456\) \(checkout\): /);
+      expect(renderReply(reply('release-complete'), appRelease({ status: 'Complete' })).text).toContain('Release `commit b5960f1 (checkout:1.29.0, sidecar@sha256:0123456)` is complete');
+    });
+
+    it('is named by the CI release id once an announcement of its commit joined it', () => {
+      const msg = renderParent(appRelease({ announcedAs: 'checkout-2026.08.20-1', idSource: 'announcement', commit: sha }), pipeline);
+      expect(msg.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: 'Release checkout-2026.08.20-1 — checkout', emoji: false } });
+    });
+
+    it('before any child said what it runs: the commit alone; many images: the first three and a count', () => {
+      expect(renderParent(appRelease({ stages: [stage('staging', 'Waiting'), stage('prod', 'Waiting')] }), pipeline).blocks[0]).toMatchObject({ text: { text: 'Release commit b5960f1 — checkout' } });
+      const many = ['a:1', 'b:2', 'c:3', 'd:4', 'e:5'].map((i) => `registry.example.com/${i}`);
+      expect(renderParent(appRelease({ stages: [stage('staging', 'Healthy', [appTarget('staging', many)])] }), pipeline).blocks[0]).toMatchObject({ text: { text: 'Release commit b5960f1 (a:1, b:2, c:3 and 2 more) — checkout' } });
+    });
+
+    it('property: whatever the revision and images, the name shows the short commit and never the revision- key', () => {
+      const hex = fc.stringMatching(/^[0-9a-f]{40}$/);
+      const image = fc.tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.stringMatching(/^[\w.-]{1,20}$/)).map(([n, t]) => `registry.example.com/team/${n}:${t}`);
+      fc.assert(
+        fc.property(hex, fc.array(image, { maxLength: 8 }), (rev, images) => {
+          const r = appRelease({ releaseId: `revision-${rev.slice(0, 12)}`, revision: rev, stages: [stage('staging', 'Healthy', [appTarget('staging', images)])] });
+          const header = (renderParent(r, pipeline).blocks[0] as { text: { text: string } }).text.text;
+          expect(header).not.toContain('revision-');
+          expect(header.startsWith(`Release commit ${rev.slice(0, 7)}`)).toBe(true);
+          for (const i of images.slice(0, 3)) if (images.length <= 3) expect(header).toContain(imageTag(i));
+        }),
+      );
+    });
   });
 
   it('leaves out what CI did not announce', () => {
