@@ -192,7 +192,9 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
       return { message: { text: `:warning: Still not fresh after ${waited.timedOut ? 'the timeout' : 'refreshing'} (${progressText(waited.report)}): ${waited.report.stale.map((s) => `${s.name} (${s.reason ?? 'stale'})`).join(', ')}; nothing was approved.` } };
     }
   }
-  return approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
+  // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
+  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
+  return approveAppSetStep(ctx, where, ref, value.step, value.rev, release?.releaseId);
 }
 
 export const approve: Subcommand = {
