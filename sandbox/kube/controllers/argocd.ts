@@ -241,7 +241,7 @@ export class ArgoCdController {
       if (operation) o.operation = operation;
       else delete o.operation;
     });
-    if (refreshDue && written.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined) {
+    if (refreshDue && !behind && written.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined) {
       store.patch(this.appRt, key.namespace, key.name, 'json', [{ op: 'remove', path: `/metadata/annotations/${REFRESH_ANNOTATION.replace('/', '~1')}` }]);
       this.refreshSeen.delete(id);
     }
