@@ -204,7 +204,9 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
     const lead = `Fresh: ${outcome.headline}.`;
     return { ...approved, message: { ...approved.message, text: `${lead}\n${approved.message.text}`, ...(approved.message.blocks ? { blocks: [section(lead), ...approved.message.blocks] } : {}) } };
   }
-  return approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
+  // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
+  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
+  return approveAppSetStep(ctx, where, ref, value.step, value.rev, release?.releaseId);
 }
 
 export const approve: Subcommand = {

@@ -6,7 +6,9 @@
  * the release it belongs to.
  *
  *   --speed N / SANDBOX_SPEED   how much faster than the readable pace (default 1; the clusters run 20×N real time)
- *   --seconds N / SANDBOX_SECONDS  stop after this many seconds (default: run until Ctrl-C)
+ *   --seconds N / SANDBOX_SECONDS  stop after this many seconds (default: run until Ctrl-C); implies --auto
+ *   --auto / SANDBOX_AUTO=1  the sandbox decides for you after a while (default: the story waits
+ *                    at each decision until you act in the page or press Enter in the terminal)
  *   SANDBOX_DIR      where the kubeconfig and config are written (default .sandbox)
  *   PORT             Glidepath's port (default 3000; 0 picks a free one)
  *   SANDBOX_WEB_PORT the browser page's port (default 3001; 0, or PORT=0, picks a free one)
@@ -15,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { parseEnv } from '../src/config/env.js';
@@ -29,9 +32,11 @@ import { sampleWorldConfig } from './kube/world-config.js';
 import { sandboxSlackMode, slackModeEnv, slackSenderFor } from './slack/mode.js';
 import { SignedSender } from './slack/sender.js';
 import { startSlackStandIn } from './slack/server.js';
-import { Actor, YOU } from './story/actor.js';
+import { Actor } from './story/actor.js';
+import { Decisions } from './story/decisions.js';
 import { GlidepathView } from './story/glidepath-view.js';
 import { parseSandboxOptions } from './story/options.js';
+import { MENTION_NAMES, PEOPLE, THE_SANDBOX, YOU } from './story/people.js';
 import { TranscriptPrinter } from './story/printer.js';
 import { Story } from './story/story.js';
 import { Teardown } from './story/teardown.js';
@@ -97,7 +102,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
 
   try {
-    const slack = await startSlackStandIn({ botToken: BOT_TOKEN, users: { [YOU]: { name: 'you', real_name: 'You (sandbox)' } }, usergroups: { S0SANDBOXSRE: [YOU] } });
+    // You, and the sandbox's own user for what it does with --auto: both in the SRE group.
+    const users = Object.fromEntries(Object.values(PEOPLE).map((p) => [p.id, { name: p.name, real_name: p.realName }]));
+    const slack = await startSlackStandIn({ botToken: BOT_TOKEN, users, usergroups: { S0SANDBOXSRE: [YOU, THE_SANDBOX] } });
     teardown.add('the Slack stand-in', () => slack.close());
     mkdirSync(options.dir, { recursive: true });
     const kubeconfigPath = resolve(options.dir, 'kubeconfig');
@@ -140,8 +147,9 @@ async function main(): Promise<void> {
     teardown.add('Glidepath', () => app.close());
     // The browser page (sandbox/web): a local Slack where you watch the threads and act. It signs
     // what you do and posts it to /slack/events, as Slack does in HTTP mode.
+    const pageChannels = pipelineChannels(config.pipelines);
     const signed = new SignedSender({ url: `${app.url}/slack/events`, signingSecret: SIGNING_SECRET });
-    const web = await startSandboxWeb({ slack, sender: signed, you: { id: YOU, name: 'you' }, channels: pipelineChannels(config.pipelines), port: sandboxWebPort(process.env) });
+    const web = await startSandboxWeb({ slack, sender: signed, you: { id: YOU, name: 'you' }, users: MENTION_NAMES, channels: pageChannels, port: sandboxWebPort(process.env) });
     teardown.add('the web page', () => web.close());
     say(`Open ${web.url} — a local Slack: watch the release threads, click Approve, type /glidepath help\n`);
 
@@ -173,7 +181,7 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
 `);
 
     const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms / options.speed));
-    const actor = new Actor({ sender: slackSenderFor(slackMode, { glidepathUrl: app.url, signingSecret: SIGNING_SECRET, slack }), slack, say, sleep });
+    const actor = new Actor({ sender: slackSenderFor(slackMode, { glidepathUrl: app.url, signingSecret: SIGNING_SECRET, slack }), slack, page: web.hooks, say });
     const announce = async (releaseId: string, version: string): Promise<void> => {
       const res = await fetch(`${app.url}/v1/releases`, {
         method: 'POST',
@@ -182,7 +190,15 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
       });
       say(res.ok ? `→ ${releaseId} · CI announced it; the commit is on its way through Argo CD` : `  ${releaseId} · (CI's announcement was refused: ${res.status} ${await res.text()})`);
     };
-    const story = new Story({ world, slack, glidepath: new GlidepathView(app.url, READ_TOKEN), actor, announce, say, sleep, waitForYouMs: 20_000, channels: CHANNELS });
+    const decisions = new Decisions({ auto: options.auto, waitForYouMs: 20_000, sleep, say, show: (lines) => web.setWaiting(lines) });
+    // Enter in the terminal decides what the story waits for. Not a terminal-mode interface: the
+    // terminal stays in its own line mode, so Ctrl-C still reaches the process group as a signal.
+    const terminal = createInterface({ input: process.stdin, terminal: false });
+    terminal.on('line', () => decisions.pressEnter());
+    teardown.add('the terminal reader', () => terminal.close());
+    say(options.auto ? `The sandbox acts for you (--auto): it approves, types and confirms after 20 story seconds unless you do first.\n` : `The story waits for you at each decision: act in the page (${web.url}), or press Enter here to let it act for you. --auto plays it by itself.\n`);
+    const channelName = (id: string) => pageChannels.find((c) => c.id === id)?.name ?? id;
+    const story = new Story({ world, slack, glidepath: new GlidepathView(app.url, READ_TOKEN), actor, decisions, channelName, announce, say, sleep, channels: CHANNELS });
     const printer = new TranscriptPrinter(slack.transcript, config.pipelines, say, () => Date.now(), process.stdout.isTTY === true, () => actor.currentRelease);
     const printing = setInterval(() => {
       story.onButtons(printer.print());

@@ -31,6 +31,7 @@ export interface BlockActionInput {
   messageText?: string;
   messageBlocks?: unknown[];
   ephemeral?: boolean;
+  triggerId?: string;
 }
 
 export interface ViewSubmissionInput {
@@ -66,7 +67,7 @@ export function blockActionPayload(input: BlockActionInput, t: PayloadTeam = {})
     api_app_id: appId(t),
     token: 'deprecated-verification-token',
     container: { type: 'message', message_ts: input.messageTs, channel_id: input.channelId, is_ephemeral: input.ephemeral ?? false },
-    trigger_id: `trigger-${Date.now()}`,
+    trigger_id: input.triggerId ?? `trigger-${Date.now()}`,
     channel: { id: input.channelId, name: input.channelId.toLowerCase() },
     message: {
       type: 'message',

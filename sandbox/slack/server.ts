@@ -219,6 +219,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       if (!str(p.trigger_id)) return { body: { ok: false, error: 'invalid_trigger_id' } };
       if (!view || view.type !== 'modal' || checkMessage(undefined, view.blocks, 100)) return { body: { ok: false, error: 'invalid_blocks' } };
       transcript.openedViews.push(view);
+      transcript.openedViewTriggers.push(str(p.trigger_id) ?? '');
       return { body: { view: { id: `V${randomUUID().slice(0, 8).toUpperCase()}`, ...view } } };
     },
     'conversations.history': (p) => {

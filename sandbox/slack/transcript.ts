@@ -42,6 +42,8 @@ export class Transcript {
   readonly ephemerals: Ephemeral[] = [];
   readonly homeViews = new Map<string, unknown>();
   readonly openedViews: unknown[] = [];
+  /** The trigger_id each of openedViews was opened with (what ties a dialog to the click or command behind it). */
+  readonly openedViewTriggers: string[] = [];
   readonly responses: ResponseUrlPost[] = [];
   private seq = 0;
   private readonly listeners = new Set<() => void>();

@@ -5,11 +5,11 @@
  * image aborted, and a lost notification turned into a stall alert and then recovered. Every line
  * it prints names the release it is about.
  */
-import { ABORT_ACTION_ID, APPROVE_ACTION_ID, REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
+import { APPROVE_ACTION_ID, REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
 import type { SampleWorld } from '../kube/world.js';
 import type { SlackStandIn } from '../slack/server.js';
-import type { TranscriptMessage } from '../slack/transcript.js';
-import type { Actor } from './actor.js';
+import { messageTarget, type Actor, type ClickTarget } from './actor.js';
+import type { Decisions } from './decisions.js';
 import type { GlidepathView } from './glidepath-view.js';
 import type { PrintedButton } from './printer.js';
 
@@ -18,46 +18,71 @@ export interface StoryDeps {
   slack: SlackStandIn;
   glidepath: GlidepathView;
   actor: Actor;
+  /** Holds the story at each decision until you (or, with --auto, the sandbox) make it. */
+  decisions: Decisions;
+  /** The page's name of a channel, for "in #checkout-releases". */
+  channelName: (id: string) => string;
   /** CI announcing a release (POST /v1/releases with the CI token). */
   announce: (releaseId: string, version: string) => Promise<void>;
   say: (line: string) => void;
   /** Waits this many story milliseconds (shortened by the speed). */
   sleep: (ms: number) => Promise<void>;
-  /** How long the sandbox waits for you before it clicks a button itself (story ms). */
-  waitForYouMs: number;
   channels: Record<'checkout' | 'checkoutAppSet' | 'checkoutKargo', string>;
 }
 
-const LABEL: Record<string, string> = { [APPROVE_ACTION_ID]: 'Approve', [ABORT_ACTION_ID]: 'Abort', [REFRESH_APPROVE_ACTION_ID]: 'Refresh and approve' };
-
 export class Story {
-  /** Approve buttons the story will click for you if you do not. */
-  private readonly autoApprove = true;
-
   constructor(private readonly d: StoryDeps) {}
 
-  /** Called by the printer loop with every button that appeared: Approve ones are clicked for you after a while. */
+  /** Called by the printer loop with every button that appeared: each Approve is a decision the story waits for. */
   onButtons(buttons: PrintedButton[]): void {
     for (const b of buttons) {
-      if (b.actionId !== APPROVE_ACTION_ID || !this.autoApprove) continue;
-      void this.approveLater(b).catch((err: unknown) => this.d.say(`  ${b.releaseId} · (could not click Approve: ${err instanceof Error ? err.message : String(err)})`));
+      if (b.actionId !== APPROVE_ACTION_ID) continue;
+      void this.approval(b).catch((err: unknown) => this.d.say(`  ${b.releaseId} · (could not click Approve: ${err instanceof Error ? err.message : String(err)})`));
     }
   }
 
-  private async approveLater(b: PrintedButton): Promise<void> {
-    this.d.say(`… ${b.releaseId} · ${b.pipeline} waits for approval: click Approve (the sandbox clicks it for you in ${Math.round(this.d.waitForYouMs / 1000)} story seconds)`);
-    await this.d.sleep(this.d.waitForYouMs);
-    const now = this.d.slack.transcript.find(b.channel, b.message.ts);
-    const stillThere = now?.blocks.some((x) => (x as { type?: string }).type === 'actions' && JSON.stringify(x).includes(APPROVE_ACTION_ID));
-    if (!now || !stillThere) return; // Someone clicked it (or it was replaced): nothing to do.
-    this.d.say(`→ ${b.releaseId} · nobody clicked Approve yet: the sandbox clicks it for you`);
-    await this.d.actor.click(b.releaseId, b.channel, now, { actionId: APPROVE_ACTION_ID, value: b.value, label: 'Approve' });
+  private async approval(b: PrintedButton): Promise<void> {
+    const current = () => this.d.slack.transcript.find(b.channel, b.message.ts);
+    const rollout = /`([^`]+)` is paused/.exec(JSON.stringify(b.message.blocks))?.[1] ?? 'a canary';
+    await this.d.decisions.wait({
+      releaseId: b.releaseId,
+      what: `${b.pipeline}: ${rollout} waits for approval`,
+      inPage: `click Approve on its reply in the thread of ${b.releaseId} in #${this.d.channelName(b.channel)}`,
+      byEnter: 'approve it from here',
+      // Decided once the button is gone (someone clicked it, or the reply was replaced).
+      decided: () => {
+        const now = current();
+        return !now?.blocks.some((x) => (x as { type?: string }).type === 'actions' && JSON.stringify(x).includes(APPROVE_ACTION_ID));
+      },
+      act: async (by) => {
+        const now = current();
+        if (now) await this.d.actor.click(by, b.releaseId, messageTarget(now), { actionId: APPROVE_ACTION_ID, value: b.value, label: 'Approve' });
+      },
+    });
+  }
+
+  /** Whether a response_url answer since `from` says what `test` looks for. */
+  private answeredSince(from: number, test: RegExp): boolean {
+    return this.d.slack.transcript.responses.slice(from).some((r) => test.test(JSON.stringify(r.body)));
+  }
+
+  /** A /glidepath command you type in the page (or Enter types for you), as a decision. */
+  private typed(releaseId: string, channel: string, what: string, text: string, decided: () => Promise<boolean> | boolean): Promise<unknown> {
+    return this.d.decisions.wait({
+      releaseId,
+      what,
+      inPage: `type /glidepath ${text} in #${this.d.channelName(channel)}`,
+      byEnter: 'type it for you',
+      decided,
+      act: async (by) => void (await this.d.actor.command(by, releaseId, channel, text)),
+    });
   }
 
   /** Polls until `check` holds (story time); says so and goes on when it does not within `withinMs`. */
   private async until(releaseId: string, what: string, check: () => Promise<boolean>, withinMs: number): Promise<boolean> {
     const step = 500;
-    for (let waited = 0; waited <= withinMs; waited += step) {
+    // Time spent waiting for you does not count: the story holds, it does not give up on you.
+    for (let waited = 0; waited <= withinMs; waited += this.d.decisions.waiting ? 0 : step) {
       if (await check().catch(() => false)) return true;
       await this.d.sleep(step);
     }
@@ -93,7 +118,7 @@ export class Story {
     const id = 'rel-1.29.0';
     say(`\nChapter 2 · ${id} · a release through dev → staging → prod
   CI announces ${id}; Argo CD syncs it to dev and staging, where the canary stops at 20% and waits
-  for a person. Approve it (or the sandbox does, after a while).`);
+  for a person: click Approve in the page, or press Enter here (with --auto the sandbox does it).`);
     await this.d.announce(id, '1.29.0');
     this.d.world.releaseCheckout('1.29.0', id);
     const eu = await this.until(id, 'prod-eu healthy at 1.29.0', async () => {
@@ -105,24 +130,41 @@ export class Story {
     say(`\nChapter 3 · ${id} · the freshness gate
   The ApplicationSet controller's cache of checkout-prod-us goes stale (argo-cd's stale-cache
   fault). Approving the gated step now would act on an old view: Glidepath refuses and lists why.`);
+    // The controller's stale view makes a transition that checkout-prod-us was not reconciled after;
+    // Argo CD's application controller is behind on it, so it stays so while the story waits for you.
+    const argocd = this.d.world.clusters.prod.argocd[0]!;
     this.d.world.appSet.faults.staleCache = ['checkout-prod-us'];
-    const answers = await this.d.actor.command(id, this.d.channels.checkoutAppSet, 'approve checkout-appset@prod-us');
+    argocd.faults.behind = ['checkout-prod-us'];
+    const channel = this.d.channels.checkoutAppSet;
+    const approveText = 'approve checkout-appset@prod-us';
     // Refused either way the gate sees it: children not fresh since the last transition, or a step judged on a stale cache.
+    const refusal = /stale|not fresh/i;
+    const from = this.d.slack.transcript.responses.length;
+    await this.typed(id, channel, 'prod-us, the gated step, waits for /glidepath approve', approveText, () => this.answeredSince(from, /stale|not fresh|RollingSync step/i));
     // The answer may come after the command returns (the machine is busy): wait for it in what Slack received.
-    const refusal = (text: string) => /stale|not fresh/i.test(text);
-    const refused =
-      answers.some(refusal) ||
-      (await this.until(id, 'the refusal', async () => this.d.slack.transcript.responses.some((r) => refusal(JSON.stringify(r.body))), 60_000));
-    if (refused) say(`✓ ${id} · the freshness gate refused to approve on stale state`);
+    if (await this.until(id, 'the refusal', async () => this.answeredSince(from, refusal), 60_000)) say(`✓ ${id} · the freshness gate refused to approve on stale state`);
     this.d.world.appSet.faults.staleCache = false;
-    const refresh = [...this.d.slack.transcript.responses].reverse().find((r) => JSON.stringify(r.body.blocks ?? []).includes(REFRESH_APPROVE_ACTION_ID));
-    const value = refresh ? buttonValue(refresh.body.blocks as unknown[], REFRESH_APPROVE_ACTION_ID) : undefined;
-    if (value) {
-      say(`  ${id} · the controller's cache is fresh again; you press Refresh and approve`);
-      const message: TranscriptMessage = { ts: '0.000000', channel: this.d.channels.checkoutAppSet, user: 'U0GLIDEPATH', text: String(refresh!.body.text ?? ''), blocks: refresh!.body.blocks as unknown[], at: Date.now(), edits: [], replies: [] };
-      await this.d.actor.click(id, this.d.channels.checkoutAppSet, { ...message }, { actionId: REFRESH_APPROVE_ACTION_ID, value, label: LABEL[REFRESH_APPROVE_ACTION_ID]! });
+    argocd.faults.behind = [];
+    const responses = this.d.slack.transcript.responses;
+    let index = responses.length - 1;
+    while (index >= from && !JSON.stringify(responses[index]!.body.blocks ?? []).includes(REFRESH_APPROVE_ACTION_ID)) index--;
+    const refused = index >= from ? responses[index]! : undefined;
+    const value = refused ? buttonValue(refused.body.blocks as unknown[], REFRESH_APPROVE_ACTION_ID) : undefined;
+    if (refused && value) {
+      say(`  ${id} · the controllers caught up (the cache is fresh, Argo CD reconciles checkout-prod-us again): Refresh and approve can go through`);
+      // The refusal is an answer only its person sees (a response_url answer): clicked as the page clicks it.
+      const target: ClickTarget = { key: `r:${index}`, channel, messageTs: '0000000000.000000', text: String(refused.body.text ?? ''), blocks: refused.body.blocks as unknown[], ephemeral: refused.body.response_type !== 'in_channel' };
+      await this.d.decisions.wait({
+        releaseId: id,
+        what: 'the refusal offers Refresh and approve',
+        inPage: `click Refresh and approve under the refusal in #${this.d.channelName(channel)}`,
+        byEnter: 'click it for you',
+        decided: () => this.answeredSince(index + 1, /approved RollingSync step|Refreshing \d+ stale|Still not fresh/),
+        act: async (by) => void (await this.d.actor.click(by, id, target, { actionId: REFRESH_APPROVE_ACTION_ID, value, label: 'Refresh and approve' })),
+      });
     } else {
-      await this.d.actor.command(id, this.d.channels.checkoutAppSet, 'approve checkout-appset@prod-us');
+      const again = this.d.slack.transcript.responses.length;
+      await this.typed(id, channel, 'prod-us waits for /glidepath approve again (no Refresh and approve came)', approveText, () => this.answeredSince(again, /RollingSync step/));
     }
     if (await this.until(id, `${id} Complete`, async () => (await this.status('checkout', id)) === 'Complete', 900_000)) {
       say(`✓ ${id} · Complete in checkout: every stage is healthy at 1.29.0`);
@@ -134,8 +176,9 @@ export class Story {
     this.d.say(`\nChapter 4 · Kargo freight ${id} · a promotion
   Kargo's warehouse has freight brave-lynx (checkout 1.29.0). You promote it to the dev stage; the
   watch follows the Promotion in the release thread of brave-lynx (one thread per release).`);
-    await this.d.actor.command(id, this.d.channels.checkoutKargo, 'promote checkout-kargo@dev --freight brave-lynx');
     const channel = this.d.channels.checkoutKargo;
+    const from = this.d.slack.transcript.responses.length;
+    await this.typed(id, channel, 'brave-lynx waits to be promoted to dev', 'promote checkout-kargo@dev --freight brave-lynx', () => this.answeredSince(from, /Promotion/));
     // The release thread of the Freight (from the watch), not a thread of the command's: dev Healthy there.
     const healthy = await this.until(id, 'dev healthy in the release thread of brave-lynx', async () => {
       const release = (await this.d.glidepath.releases('checkout-kargo')).find((r) =>
@@ -160,9 +203,22 @@ export class Story {
       return r?.stages.some((s) => s.status === 'Degraded') === true;
     }, 900_000);
     if (stuck) say(`✓ ${id} · dev is Degraded: the new pods never became ready`);
-    await this.d.actor.command(id, this.d.channels.checkout, 'abort dev/shop/checkout-dev');
-    await this.d.sleep(1_000);
-    await this.d.actor.confirmAbort(id);
+    const views = this.d.slack.transcript.openedViews.length;
+    const aborted = async () => (await this.status('checkout', id)) === 'Aborted';
+    const opened = () => (this.d.slack.transcript.openedViews.length > views ? this.d.actor.abortDialog() : undefined);
+    await this.typed(id, this.d.channels.checkout, 'dev is Degraded: abort the canary', 'abort dev/shop/checkout-dev', async () => opened() !== undefined || (await aborted()));
+    if (await this.until(id, 'the Abort dialog', async () => opened() !== undefined, 60_000)) {
+      const dialog = opened()!;
+      await this.d.decisions.wait({
+        releaseId: id,
+        what: 'the Abort dialog asks to confirm',
+        inPage: `press Abort in the dialog over #${this.d.channelName(this.d.channels.checkout)}`,
+        byEnter: 'press it for you',
+        // Decided when the page no longer shows it: submitted (Abort) or closed (Cancel).
+        decided: async () => !this.d.actor.dialogOpen(dialog) || (await aborted()),
+        act: async (by) => void (await this.d.actor.confirmAbort(by, id)),
+      });
+    }
     if (await this.until(id, `${id} Aborted`, async () => (await this.status('checkout', id)) === 'Aborted', 300_000)) {
       say(`✓ ${id} · Aborted: dev went back to the stable 1.29.0 pods`);
     }

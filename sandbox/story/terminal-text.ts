@@ -1,4 +1,6 @@
 /** Slack mrkdwn as a terminal shows it: the emoji Glidepath uses as characters, `*bold*` as bold. */
+import { MENTION_NAMES } from './people.js';
+
 const EMOJI: Record<string, string> = {
   x: '❌',
   warning: '⚠️ ',
@@ -21,7 +23,7 @@ export function terminalText(mrkdwn: string, color: boolean): string {
   return (
     mrkdwn
       .replace(/:([a-z_]+):/g, (all, name: string) => EMOJI[name] ?? all)
-      .replace(/<@(U[A-Z0-9]+)>/g, (_all, id: string) => (id === 'U0SANDBOX' ? '@you' : `@${id}`))
+      .replace(/<@(U[A-Z0-9]+)>/g, (_all, id: string) => `@${MENTION_NAMES[id] ?? id}`)
       // Links as a terminal can show them: the label, then the address.
       .replace(/<(https?:\/\/[^|>\s]+)\|([^>]+)>/g, (_all, url: string, label: string) => `${label} (${url})`)
       .replace(/<(https?:\/\/[^|>\s]+)>/g, (_all, url: string) => url)

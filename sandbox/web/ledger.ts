@@ -8,9 +8,10 @@
 import type { SlackStandIn } from '../slack/server.js';
 import type { Block, PageChannel, PageItem, PageModal, PageState } from './client/page-state.js';
 
+/** `by`: the Slack user who sent it when it is not you (the sandbox acting with --auto). */
 export type ResponseOrigin =
-  | { kind: 'command'; channel: string; command: string }
-  | { kind: 'click'; channel: string; key: string; threadTs?: string };
+  | { kind: 'command'; channel: string; command: string; by?: string }
+  | { kind: 'click'; channel: string; key: string; threadTs?: string; by?: string };
 
 export interface LedgerOptions {
   slack: SlackStandIn;
@@ -33,6 +34,10 @@ export class PageLedger {
   private readonly firstSeen = new Map<string, number>();
   private readonly origins = new Map<string, ResponseOrigin>();
   private readonly notes: PageItem[] = [];
+  /** The channel each trigger_id handed out was used in: a dialog opens over its own channel. */
+  private readonly triggers = new Map<string, string>();
+  /** What the story waits for you to do, shown at the top of the page. */
+  private waiting: string[] = [];
   /** openedViews[0..handledViews) were submitted, closed or replaced by a later one. */
   private handledViews = 0;
   private readonly now: () => number;
@@ -46,6 +51,29 @@ export class PageLedger {
     const url = this.options.slack.responseUrl();
     this.origins.set(url.slice(url.lastIndexOf('/') + 1), origin);
     return url;
+  }
+
+  /** A trigger_id for a command or click in `channel`, remembered so its dialog opens there. */
+  triggerId(channel: string): string {
+    const id = `trigger-${this.triggers.size + 1}-${this.now()}`;
+    this.triggers.set(id, channel);
+    return id;
+  }
+
+  /** What the story waits for (empty: nothing). */
+  setWaiting(lines: string[]): void {
+    this.waiting = lines;
+  }
+
+  /** The dialog was answered elsewhere (the story submitted it): the page closes it too. */
+  viewAnswered(view: unknown): void {
+    const index = this.options.slack.transcript.openedViews.lastIndexOf(view);
+    if (index >= 0) this.closeModal(`v${index}`);
+  }
+
+  /** Whether the page shows this dialog still (Glidepath opened it; nobody submitted or closed it). */
+  viewOpen(view: unknown): boolean {
+    return this.options.slack.transcript.openedViews.lastIndexOf(view) >= this.handledViews;
   }
 
   /** The page's own note to you, as Slackbot answers a command Slack does not know. */
@@ -75,6 +103,7 @@ export class PageLedger {
       items: this.items(),
       ...(home ? { home } : {}),
       ...(modal ? { modal } : {}),
+      waiting: this.waiting,
     };
   }
 
@@ -82,7 +111,8 @@ export class PageLedger {
     const opened = this.options.slack.transcript.openedViews;
     if (opened.length <= this.handledViews) return undefined;
     const index = opened.length - 1;
-    return { id: `v${index}`, view: opened[index] as Block };
+    const channel = this.triggers.get(this.options.slack.transcript.openedViewTriggers[index] ?? '');
+    return { id: `v${index}`, view: opened[index] as Block, ...(channel ? { channel } : {}) };
   }
 
   private stamp(key: string): number {
@@ -150,12 +180,14 @@ export class PageLedger {
         return;
       }
       const inChannel = r.body.response_type === 'in_channel';
+      const by = origin.by && origin.by !== you ? (this.options.users[origin.by] ?? origin.by) : undefined;
       byKey.set(key, {
         key,
         kind: inChannel ? 'in-channel' : 'ephemeral',
         channel: origin.channel,
         ...(origin.kind === 'click' && origin.threadTs ? { threadTs: origin.threadTs } : {}),
         ...(origin.kind === 'command' ? { inAnswerTo: origin.command } : {}),
+        ...(by ? { by } : {}),
         text,
         blocks,
         at,

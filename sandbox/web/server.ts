@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { HttpError } from '../../src/http/http-error.js';
 import { readBody, sendJson, sendText } from '../../src/http/io.js';
 import type { SignedSender } from '../slack/sender.js';
+import type { PageHooks } from '../story/actor.js';
 import type { SlackStandIn } from '../slack/server.js';
 import type { ActAnswer, Block, PageChannel, PageItem } from './client/page-state.js';
 import { PageLedger } from './ledger.js';
@@ -32,6 +33,10 @@ export interface SandboxWebOptions {
 
 export interface SandboxWeb {
   url: string;
+  /** For the story: its commands and clicks show in the page where a person's would, its dialogs close when it answers them. */
+  hooks: PageHooks;
+  /** What the story waits for you to do, at the top of the page (empty: nothing). */
+  setWaiting(lines: string[]): void;
   close(): Promise<void>;
 }
 
@@ -142,7 +147,7 @@ export async function startSandboxWeb(options: SandboxWebOptions): Promise<Sandb
       ledger.note(channel, `\`${word.slice(0, 60)}\` is not a valid command. Glidepath's command is \`${COMMAND}\`: try \`${COMMAND} help\`.`, typed.slice(0, 100));
     } else {
       const responseUrl = ledger.responseUrl({ kind: 'command', channel, command: typed });
-      const sent = await sender.slashCommand({ command: COMMAND, text: rest.join(' '), userId: you.id, channelId: channel, responseUrl, triggerId: `trigger-${Date.now()}` });
+      const sent = await sender.slashCommand({ command: COMMAND, text: rest.join(' '), userId: you.id, channelId: channel, responseUrl, triggerId: ledger.triggerId(channel) });
       const answer = checkAck(typed, sent.status, sent.body);
       if (!answer.ok) ledger.note(channel, `:warning: ${answer.error}`, typed);
     }
@@ -169,6 +174,7 @@ export async function startSandboxWeb(options: SandboxWebOptions): Promise<Sandb
       messageText: item.text,
       messageBlocks: item.blocks,
       ephemeral: item.kind === 'ephemeral' || item.kind === 'slackbot',
+      triggerId: ledger.triggerId(item.channel),
     });
     return checkAck('the click', sent.status, sent.body);
   };
@@ -251,6 +257,19 @@ export async function startSandboxWeb(options: SandboxWebOptions): Promise<Sandb
 
   return {
     url: `http://127.0.0.1:${port}/`,
+    hooks: {
+      responseUrl: (origin) => ledger.responseUrl(origin),
+      triggerId: (channel) => ledger.triggerId(channel),
+      dialogAnswered: (v) => {
+        ledger.viewAnswered(v);
+        changed();
+      },
+      dialogOpen: (v) => ledger.viewOpen(v),
+    },
+    setWaiting: (lines) => {
+      ledger.setWaiting(lines);
+      changed();
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         unsubscribe();

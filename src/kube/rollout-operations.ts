@@ -106,12 +106,23 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
   let latest: unknown = rollout;
   let resourceVersion = rollout.metadata.resourceVersion;
   if (planned.status) {
-    const body = { metadata: { resourceVersion }, ...planned.status };
+    let body = { metadata: { resourceVersion }, ...planned.status };
     try {
       latest = await api.patchStatus(ROLLOUTS, ns, name, body);
     } catch (err) {
-      if (err instanceof KubeActionError && err.kind === 'conflict') throw await explainConflict(api, ns, name, expected, call, err);
-      throw err;
+      if (!(err instanceof KubeActionError) || err.kind !== 'conflict') throw err;
+      // A write that changed nothing the person approved (a condition's timestamp) also bumps the
+      // version: read again and, when it is still the same step, still paused, write once more.
+      const now = await getRollout(api, ns, name);
+      const again = rolloutActionPatch('resume', now).status;
+      if (describeRolloutChange(name, expected, now, deriveRolloutState(now)) || (now.status?.pauseConditions ?? []).length === 0 || !again) throw await explainConflict(api, ns, name, expected, call, err);
+      body = { metadata: { resourceVersion: now.metadata.resourceVersion }, ...again };
+      try {
+        latest = await api.patchStatus(ROLLOUTS, ns, name, body);
+      } catch (second) {
+        if (second instanceof KubeActionError && second.kind === 'conflict') throw await explainConflict(api, ns, name, expected, call, second);
+        throw second;
+      }
     }
     patches.push({ subresource: 'status', body });
     resourceVersion = parseObject(rolloutSchema, latest, call).metadata.resourceVersion;

@@ -118,6 +118,24 @@ describe('approveCanaryStep', () => {
     expect(live().status.currentStepIndex).toBe(2);
   });
 
+  it('a write between its read and its write that changed nothing approved (a status timestamp) is retried once: the pause is cleared', async () => {
+    const expected = await pausedAtStep1();
+    let raced = false;
+    world.server.onRequest = (req) => {
+      if (raced || req.verb !== 'patch' || req.resource !== 'rollouts/status') return;
+      raced = true;
+      // The controller rewrites a condition: a new resourceVersion, the same step, still paused.
+      world.store.patch(rt(), 'shop', 'checkout', 'merge', { status: { message: 'still paused' } }, { subresource: 'status' });
+    };
+    const result = await completed(approveCanaryStep(api(), 'shop', 'checkout', expected));
+    expect(raced).toBe(true);
+    expect(world.server.requestCounts.get('patch rollouts/status')).toBe(2);
+    expect(result.patches).toHaveLength(1);
+    expect(result.after.pause).toBeUndefined();
+    await clock.advance(6000);
+    expect(live().status.currentStepIndex).toBe(3);
+  });
+
   it('names a missing RBAC rule clearly (403)', async () => {
     const expected = await pausedAtStep1();
     const err = await failure(approveCanaryStep(world.clusters.api('prod-no-status'), 'shop', 'checkout', expected));

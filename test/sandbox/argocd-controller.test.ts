@@ -87,6 +87,21 @@ describe('Argo CD application controller simulator', () => {
     expect(a.status.sync).toMatchObject({ status: 'OutOfSync', revision: sha });
   });
 
+  it('fault behind: an Application it has not got to keeps its old reconciledAt through periodic reconciles and a refresh request, until cleared', async () => {
+    createApp();
+    await clock.advance(0);
+    const before = app().status.reconciledAt;
+    cluster.argocd[0]!.faults.behind = ['shop-checkout'];
+    store.patch(appRt(), 'argocd', 'shop-checkout', 'merge', { metadata: { annotations: { [REFRESH_ANNOTATION]: 'normal' } } });
+    await clock.advance(300_000);
+    expect(app().status.reconciledAt).toBe(before);
+    expect(app().metadata.annotations?.[REFRESH_ANNOTATION]).toBe('normal');
+    cluster.argocd[0]!.faults.behind = [];
+    await clock.advance(120_000);
+    expect(app().status.reconciledAt).not.toBe(before);
+    expect(app().metadata.annotations?.[REFRESH_ANNOTATION]).toBeUndefined();
+  });
+
   it('reconciles periodically and auto-syncs a new commit when automated', async () => {
     createApp({ automated: { prune: true } });
     await clock.advance(2000);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
 const dirs: string[] = [];
@@ -41,21 +42,30 @@ function sandbox(args: string[], env: Record<string, string>, stopAt?: RegExp): 
 
 describe('npm run sandbox', () => {
   it('tells the story: settle, release with approvals, the freshness gate, a Kargo promotion, a bad image aborted, a stall and its recovery', async () => {
-    const { code, out } = await sandbox(['--speed', '10'], { SANDBOX_SECONDS: '240' }, /The end ·/);
+    // --auto: nobody is at the page, the sandbox decides for you after a while (--seconds alone would too).
+    // LOG_LEVEL warn: Glidepath's warnings are part of what is checked (no failed edit of a clicked message).
+    const { code, out } = await sandbox(['--speed', '10', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn' }, /The end ·/);
     expect(code, out).toBe(0);
     const milestones = [
+      /The sandbox acts for you \(--auto\)/,
       /✓ rel-1\.28\.0 · Complete in checkout/,
       /→ rel-1\.29\.0 · CI announced it/,
       /rel-1\.29\.0 · checkout — reply:\n {2}↳ ⏸️ +dev — `dev\/shop\/checkout-dev` is paused \(step 2\/6, weight 20%\) and waits for approval\./,
-      /→ rel-1\.29\.0 · you click Approve/,
-      /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @you\)/,
+      /… rel-1\.29\.0 · checkout: \S+ waits for approval: .*\(--auto: the sandbox does it for you in 20 story seconds\)/,
+      /→ rel-1\.29\.0 · the sandbox clicks Approve for you \(--auto\)/,
+      // The sandbox's clicks are its own, never yours.
+      /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @sandbox\)/,
+      /→ rel-1\.29\.0 · the sandbox types for you \(--auto\): \/glidepath approve checkout-appset@prod-us/,
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
-      /→ rel-1\.29\.0 · you click Refresh and approve/,
+      /→ rel-1\.29\.0 · the sandbox clicks Refresh and approve for you \(--auto\)/,
+      // The approval that went through is in the release thread, not only in the answer.
+      /revision-\S+ · checkout-appset — reply:\n {2}↳ ✅ @sandbox: approved RollingSync step 3 of prod\/argocd\/checkout/,
       /✓ rel-1\.29\.0 · Complete in checkout/,
-      /brave-lynx \(1\.29\.0\) · Glidepath answered you:\n.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
+      /brave-lynx \(1\.29\.0\) · Glidepath answered the sandbox:
+.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
       /✓ rel-1\.30\.0 · dev is Degraded/,
-      /→ rel-1\.30\.0 · the Abort dialog asks you to confirm/,
+      /→ rel-1\.30\.0 · the Abort dialog asks to confirm; the sandbox presses Abort for you \(--auto\)/,
       /✓ rel-1\.30\.0 · Aborted/,
       /✓ rel-1\.30\.1 · stall alert/,
       /✓ rel-1\.30\.1 · heard again/,
@@ -72,11 +82,43 @@ describe('npm run sandbox', () => {
     for (const line of out.split('\n').filter((l) => /^(→|✓|…) /.test(l))) expect(line).toMatch(/^. (rel-|brave-lynx)\S* /);
     // One approval is one change in its thread: no second line repeats it, nothing "not resumed".
     expect(out).not.toMatch(/<@U0SANDBOX>: approved/);
+    expect(out).not.toMatch(/by @you|@you:|you click|you type|you press/);
+    expect(out).not.toMatch(/could not edit the clicked message|message_not_found/);
     expect(out).not.toMatch(/not resumed|still paused: resumed|<!channel>|Error:/);
     // The banner says which kubeconfig context is whose; a person's default is admin.
     expect(out).toContain('(current context admin@prod)');
     expect(out).toMatch(/dev, prod +Glidepath's own service account/);
   }, 300_000);
+
+  it('without --auto holds at the first pause, says so in the terminal and in the page, and Enter in the terminal approves it as you', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gp-sandbox-'));
+    dirs.push(dir);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--speed', '10'], {
+      env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'error' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const rollout = await waitFor(async () => /… rel-1\.29\.0 · checkout: (\S+) waits for approval: the story waits for you\. Click Approve .* in the page, or press Enter here to approve it from here/.exec(out)?.[1], `the first pause's prompt\n${out}`, 120_000);
+      expect(out).toContain('The story waits for you at each decision');
+      // The page says it too, at the top (its state, as the page receives it).
+      const page = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      const waiting = ((await (await fetch(`${page}state`)).json()) as { waiting: string[] }).waiting;
+      expect(waiting.join('\n')).toContain(`rel-1.29.0 · checkout: ${rollout} waits for approval: click Approve on its reply in the thread of rel-1.29.0 in #checkout-releases, or press Enter in the terminal`);
+      // Nobody acted yet: nothing was approved.
+      expect(out).not.toMatch(/approved step 2 of/);
+      child.stdin.write('\n');
+      await waitFor(async () => new RegExp(`approved step 2 of ${rollout.replace(/[/.]/g, '\\$&')}: the canary moves on \\(by @you\\)`).test(out), `the approval of ${rollout} by you\n${out}`, 60_000);
+      expect(out).toContain('→ rel-1.29.0 · you click Approve');
+      expect(out).not.toMatch(/the sandbox clicks|by @sandbox|--auto: the sandbox does it/);
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
+  }, 180_000);
 
   it('a busy port stops the start with what to do, and leaves no Redis key behind', async () => {
     const { createServer } = await import('node:net');

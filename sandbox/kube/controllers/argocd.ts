@@ -5,6 +5,10 @@
  * 120 s + jitter; runs `operation.sync` (Running → Succeeded / Failed after retries / Error) and
  * applies the revision to the app's Rollouts; an optional PostSync hook keeps the operation Running
  * while a Rollout is paused (the hook-pinned sync). Health follows Argo CD's Rollout health.lua.
+ *
+ * Fault switch `behind` (Application names): the controller has not got to them (a long reconcile
+ * queue), so neither the periodic reconcile nor a refresh request moves their reconciledAt until
+ * it is cleared; operations still run.
  */
 import { rolloutManifest } from '../builders.js';
 import { isoSeconds, type Clock } from '../clock.js';
@@ -70,7 +74,13 @@ function trackingId(app: KubeObject, namespace: string, name: string): string {
   return `${prefix}:argoproj.io/Rollout:${namespace}/${name}`;
 }
 
+export interface ArgoCdFaults {
+  /** Applications the controller has not reconciled lately: no refresh until cleared. */
+  behind: string[];
+}
+
 export class ArgoCdController {
+  readonly faults: ArgoCdFaults = { behind: [] };
   private readonly queue: WorkQueue;
   private readonly appRt: ResourceType;
   private readonly namespaces: string[];
@@ -205,7 +215,9 @@ export class ArgoCdController {
       return;
     }
     const periodicDue = now >= this.nextPeriodic.get(id)!;
-    const fullRefresh = refreshDue || periodicDue;
+    const behind = this.faults.behind.includes(app.metadata.name);
+    const fullRefresh = (refreshDue || periodicDue) && !behind;
+    if (behind && periodicDue) this.nextPeriodic.set(id, now + this.period());
     if (requested && !refreshDue) wake(this.refreshSeen.get(id)! + (this.options.refreshDelayMs ?? 1000));
 
     const latest = git.resolve(source.repoURL, source.targetRevision);
@@ -261,7 +273,7 @@ export class ArgoCdController {
       if (operation) o.operation = operation;
       else delete o.operation;
     });
-    if (refreshDue && written.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined) {
+    if (refreshDue && !behind && written.metadata.annotations?.[REFRESH_ANNOTATION] !== undefined) {
       store.patch(this.appRt, key.namespace, key.name, 'json', [{ op: 'remove', path: `/metadata/annotations/${REFRESH_ANNOTATION.replace('/', '~1')}` }]);
       this.refreshSeen.delete(id);
     }

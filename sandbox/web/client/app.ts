@@ -76,10 +76,12 @@ function renderItem(item: PageItem, replies: PageItem[] = [], inThread = false):
   time.title = new Date(item.at).toString();
   head.appendChild(time);
   const content = el('div', 'message-content', head);
+  // An answer to the sandbox's own command (--auto) is its, not yours: Slack would show it to that user only.
+  const whose = item.by ? `@${item.by}` : 'you';
   if (item.kind === 'ephemeral' || item.kind === 'slackbot') {
-    content.insertBefore(el('div', 'only-you', `👁 Only visible to you${item.inAnswerTo ? ` · ${item.inAnswerTo}` : ''}`), head);
+    content.insertBefore(el('div', 'only-you', `👁 Only visible to ${whose}${item.inAnswerTo ? ` · ${item.inAnswerTo}` : ''}`), head);
   } else if (item.inAnswerTo) {
-    content.insertBefore(el('div', 'only-you', `${state?.you.name ?? 'you'} used ${item.inAnswerTo}`), head);
+    content.insertBefore(el('div', 'only-you', `${item.by ? whose : (state?.you.name ?? 'you')} used ${item.inAnswerTo}`), head);
   }
   content.appendChild(renderMessageBody(item.text, item.blocks, context(item)));
   if (item.edits > 0) content.appendChild(el('span', 'edited', '(edited)'));
@@ -171,10 +173,26 @@ function drawHome(s: PageState): void {
   });
 }
 
+/** What the sandbox's story waits for you to do, above everything, until it is done. */
+function drawWaiting(lines: string[]): void {
+  const bar = $('story-bar');
+  clear(bar);
+  bar.hidden = lines.length === 0;
+  if (lines.length === 0) return;
+  bar.appendChild(el('div', 'story-title', 'The story waits for you:'));
+  for (const line of lines) bar.appendChild(el('div', 'story-line', line));
+}
+
 function draw(): void {
   const s = state;
   if (!s) return;
   view ??= { kind: 'channel', id: s.channels[0]?.id ?? '' };
+  // A dialog opens over the channel it was opened from (Slack shows it where you typed or clicked).
+  if (s.modal && s.modal.id !== shownModal && s.modal.channel && s.channels.some((c) => c.id === s.modal?.channel)) {
+    if (view.kind !== 'channel' || view.id !== s.modal.channel) pickedThread = undefined;
+    view = { kind: 'channel', id: s.modal.channel };
+  }
+  drawWaiting(s.waiting ?? []);
   drawSidebar(s);
   if (view.kind === 'home') drawHome(s);
   else drawChannel(s, view.id);

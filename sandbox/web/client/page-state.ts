@@ -34,6 +34,8 @@ export interface PageItem {
   edits: number;
   /** The slash command this answers, when it answers one (shown above an ephemeral answer). */
   inAnswerTo?: string;
+  /** Who sent the command or click this answers, when not you: the sandbox acting with --auto. */
+  by?: string;
   /** Ascending in the order the items first appeared. */
   order: number;
 }
@@ -49,6 +51,8 @@ export interface PageChannel {
 export interface PageModal {
   id: string;
   view: Block;
+  /** The channel of the command or click that opened it: the page shows that channel under it. */
+  channel?: string;
 }
 
 export interface PageState {
@@ -60,6 +64,8 @@ export interface PageState {
   /** Your App Home tab as Glidepath last published it (views.publish). */
   home?: Block;
   modal?: PageModal;
+  /** What the sandbox's story waits for you to do, one line each (empty: nothing). */
+  waiting: string[];
 }
 
 /** POST /act/command */

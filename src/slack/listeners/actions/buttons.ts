@@ -49,8 +49,12 @@ function clickContext(services: CommandServices, { body, respond, client }: Clic
   return ctx;
 }
 
-/** Shows on the clicked message who did what, without its buttons (kept for a first of two approvals). */
-async function markMessage(ctx: CommandContext, args: ClickArgs, line: string, keepButtons: boolean): Promise<void> {
+/**
+ * Shows on the clicked message who did what, without its buttons (kept for a first of two approvals).
+ * `onAnswer`: the button is on a command's answer (posted through response_url, never by the
+ * writer), which only that response_url may replace: chat.update does not find it.
+ */
+async function markMessage(ctx: CommandContext, args: ClickArgs, line: string, keepButtons: boolean, onAnswer = false): Promise<void> {
   const message = args.body.message as { ts?: string; text?: string; blocks?: { type?: string }[] } | undefined;
   const ts = message?.ts ?? args.body.container?.message_ts;
   const original = message?.blocks ?? [{ type: 'section', text: { type: 'mrkdwn', text: message?.text || ' ' } }];
@@ -61,7 +65,7 @@ async function markMessage(ctx: CommandContext, args: ClickArgs, line: string, k
   try {
     // The writer's messages are the bot's own: edit them. An ephemeral answer (or one chat.update
     // may not touch) is replaced through the click's response_url instead.
-    if (!ephemeral && ts && ctx.channel) await ctx.slack.update({ channel: ctx.channel, ts }, marked);
+    if (!ephemeral && !onAnswer && ts && ctx.channel) await ctx.slack.update({ channel: ctx.channel, ts }, marked);
     else await ctx.slack.reply({ ...marked, replaceOriginal: true });
   } catch (err) {
     ctx.logger.warn({ err: (err as Error).message }, 'could not edit the clicked message; replacing it through response_url');
@@ -69,8 +73,8 @@ async function markMessage(ctx: CommandContext, args: ClickArgs, line: string, k
   }
 }
 
-async function show(ctx: CommandContext, args: ClickArgs, { outcome, message }: ClickAnswer): Promise<void> {
-  if (outcome?.kind === 'done' || outcome?.kind === 'first-approval') await markMessage(ctx, args, `${message.text} (by <@${ctx.user.id}>)`, outcome.kind === 'first-approval');
+async function show(ctx: CommandContext, args: ClickArgs, { outcome, message }: ClickAnswer, onAnswer = false): Promise<void> {
+  if (outcome?.kind === 'done' || outcome?.kind === 'first-approval') await markMessage(ctx, args, `${message.text} (by <@${ctx.user.id}>)`, outcome.kind === 'first-approval', onAnswer);
   else await ctx.slack.reply(message);
 }
 
@@ -115,7 +119,8 @@ export const actionButtons: ListenerGroup = {
 
     app.action<BlockAction<ButtonAction>>(
       REFRESH_APPROVE_ACTION_ID,
-      onClick(deps, decodeRefreshApproveClick, async (ctx, value, args) => show(ctx, args, await refreshAndApprove(ctx, value))),
+      // The button is on the answer to a typed approve (the freshness refusal), not on a thread message.
+      onClick(deps, decodeRefreshApproveClick, async (ctx, value, args) => show(ctx, args, await refreshAndApprove(ctx, value), true)),
     );
 
     app.action<BlockAction<ButtonAction>>(

@@ -1,0 +1,153 @@
+/**
+ * `npm run sandbox`'s story with a person at its page (Debian's Chromium driven by playwright-core)
+ * and at its terminal: without --auto the story holds at each decision until the person clicks in
+ * the page or presses Enter, and says so in both places; the freshness gate's whole exchange
+ * (typed approve, stale list, Refresh and approve, success) shows in the page and in the release
+ * thread; the Abort dialog opens over its own channel and closes when the story answers it.
+ * The sandbox runs as the README says, a child process; nothing in between is mocked.
+ * Without /usr/bin/chromium the test is skipped (.ci/run installs it).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/browser/', import.meta.url));
+/** Long enough for a loaded two-core machine; only ends a hung wait, never asserts a duration. */
+const WAIT = 90_000;
+const CHECKOUT = 'C0SANDBOX1';
+const APPSET = 'C0SANDBOX2';
+
+describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its page${HAS_CHROMIUM ? '' : ` (skipped: ${CHROMIUM} is missing)`}`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-browser-story-'));
+  let child: ChildProcessWithoutNullStreams;
+  let exited: Promise<number | null>;
+  let out = '';
+  let browser: BrowserContext;
+  let page: Page;
+
+  /** Waits for the terminal to print what `pattern` looks for. */
+  const terminal = (pattern: RegExp, what: string) => waitFor(async () => pattern.test(out), `${what}\n--- the terminal:\n${out.slice(-4000)}`, WAIT);
+  /** Waits for the page's line about what the story waits for to name `text`. */
+  const pageWaitsFor = (text: string) => page.locator('#story-bar .story-line', { hasText: text }).waitFor({ timeout: WAIT });
+  const pressEnter = () => child.stdin.write('\n');
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--speed', '10'], {
+      env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'warn' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    browser = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1440, height: 900 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (child && child.exitCode === null) {
+      child.kill('SIGINT');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds at each decision until the page or Enter acts; the freshness exchange shows in the page and the thread; the story closes the dialog it answers', async () => {
+    try {
+      await person();
+    } catch (err) {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: join(ARTIFACTS, 'story-failure.png') }).catch(() => undefined);
+      throw err;
+    }
+  }, 400_000);
+
+  async function person(): Promise<void> {
+    const url = await waitFor(async () => /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1], `the page's URL\n${out}`, WAIT);
+    await page.goto(url);
+
+    // Chapter 2: the first pause waits for you, in the terminal and at the top of the page.
+    await pageWaitsFor('dev/shop/checkout-dev waits for approval');
+    expect(await page.locator('#story-bar').innerText()).toContain('or press Enter in the terminal');
+    expect(out).toMatch(/… rel-1\.29\.0 · checkout: dev\/shop\/checkout-dev waits for approval: the story waits for you\./);
+    await page.locator(`[data-channel="${CHECKOUT}"]`).click();
+    await page.locator('#messages .message', { hasText: 'Release rel-1.29.0 — checkout' }).locator('.thread-summary').click({ timeout: WAIT });
+    const devReply = page.locator('#thread .message', { hasText: 'dev/shop/checkout-dev is paused' });
+    // Still held when the person clicks: nothing approved it meanwhile.
+    expect(out).not.toMatch(/approved step 2 of dev\/shop\/checkout-dev/);
+    await devReply.getByRole('button', { name: 'Approve' }).click({ timeout: WAIT });
+    await terminal(/✓ rel-1\.29\.0 · checkout: dev\/shop\/checkout-dev waits for approval: decided in the page; the story goes on/, 'the story going on after the click');
+    await page.locator('#thread .message', { hasText: /approved step 2 of dev\/shop\/checkout-dev: the canary moves on \(by @you\)|Resumed through Glidepath by @you/ }).first().waitFor({ timeout: WAIT });
+    await page.locator('#story-bar .story-line', { hasText: 'dev/shop/checkout-dev' }).waitFor({ state: 'detached', timeout: WAIT });
+
+    // The next pauses: Enter in the terminal approves each, as you.
+    for (const rollout of ['prod/shop/checkout-staging', 'prod/shop/checkout-eu']) {
+      await pageWaitsFor(`${rollout} waits for approval`);
+      pressEnter();
+      await terminal(new RegExp(`approved step 2 of ${rollout.replace(/\//g, '\\/')}: the canary moves on \\(by @you\\)`), `${rollout} approved by you`);
+    }
+
+    // Chapter 3: the gated step, typed in the page; refused with the stale list, in the page and the thread.
+    await pageWaitsFor('prod-us, the gated step, waits for /glidepath approve');
+    await page.locator(`[data-channel="${APPSET}"]`).click();
+    await page.locator('#composer-input').fill('/glidepath approve checkout-appset@prod-us');
+    await page.locator('#composer-input').press('Enter');
+    const refusal = page.locator('#messages .message', { hasText: 'Not approving step 3 of checkout' });
+    await refusal.waitFor({ timeout: WAIT });
+    expect(await refusal.innerText()).toMatch(/used \/glidepath approve checkout-appset@prod-us[\s\S]*Stale \(\d\):[\s\S]*checkout-prod-us/);
+    await page.locator('#thread .message', { hasText: /@you tried to approve RollingSync step 3 of prod\/argocd\/checkout at \w+: Not approving step 3/ }).waitFor({ timeout: WAIT });
+    // Refresh and approve, once the story says the controllers caught up.
+    await pageWaitsFor('the refusal offers Refresh and approve');
+    await refusal.getByRole('button', { name: 'Refresh and approve' }).click();
+    await terminal(/✓ rel-1\.29\.0 · the refusal offers Refresh and approve: decided in the page/, 'the story going on after Refresh and approve');
+    const success = page.locator('#messages .message', { hasText: /approved RollingSync step 3 of prod\/argocd\/checkout at \w+: syncing checkout-prod-us \(by @you\)/ });
+    await success.waitFor({ timeout: WAIT });
+    expect(await success.locator('.edited').count()).toBe(1);
+    expect(await success.getByRole('button', { name: 'Refresh and approve' }).count()).toBe(0);
+    await page.locator('#thread .message', { hasText: /@you: approved RollingSync step 3 of prod\/argocd\/checkout/ }).waitFor({ timeout: WAIT });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'story-freshness.png') });
+
+    // prod-us's pause and the promotion: Enter.
+    await pageWaitsFor('prod/shop/checkout-us waits for approval');
+    pressEnter();
+    await pageWaitsFor('brave-lynx waits to be promoted to dev');
+    pressEnter();
+    await terminal(/→ brave-lynx \(1\.29\.0\) · you type: \/glidepath promote checkout-kargo@dev --freight brave-lynx/, 'the promotion typed for you');
+
+    // Chapter 5: Enter types the abort; its dialog opens over #checkout-releases although the page shows another channel.
+    await pageWaitsFor('dev is Degraded: abort the canary');
+    expect(await page.locator('#main-header .main-title').innerText()).toBe('# checkout-appset-releases');
+    pressEnter();
+    const modal = page.locator('#modal');
+    await modal.getByText('Abort the Rollout?').waitFor({ timeout: WAIT });
+    expect(await page.locator('#main-header .main-title').innerText()).toBe('# checkout-releases');
+    await pageWaitsFor('the Abort dialog asks to confirm');
+    await page.screenshot({ path: join(ARTIFACTS, 'story-abort-dialog.png') });
+    // Enter: the story presses Abort itself, and the page closes the dialog.
+    pressEnter();
+    await terminal(/→ rel-1\.30\.0 · the Abort dialog asks to confirm; you press Abort/, 'the dialog answered by the story');
+    await modal.waitFor({ state: 'hidden', timeout: WAIT });
+    await terminal(/✓ rel-1\.30\.0 · Aborted/, 'the release aborted');
+    // Nothing blocks the page: the App Home opens.
+    await page.locator('#home-link').click({ timeout: 5_000 });
+    await page.locator('.home-view', { hasText: 'Active releases' }).waitFor({ timeout: WAIT });
+
+    // Only --auto acts for you: nothing was done by the sandbox, and the run logged no failed edit.
+    expect(out).not.toMatch(/the sandbox (clicks|types|presses)|by @sandbox|@sandbox:/);
+    expect(out).not.toMatch(/could not edit the clicked message|message_not_found/);
+  }
+});
