@@ -186,6 +186,8 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
   // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
   const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, ctx.groups);
   if (!decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
+  // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
+  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   if (snapshot.report.stale.length > 0) {
     await ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` });
@@ -200,12 +202,10 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
       const more = waited.report.stale.length > 20 ? ` and ${waited.report.stale.length - 20} more` : '';
       return { message: { text: `:warning: Not fresh: ${outcome.headline}: ${stale}${more}; nothing was approved. ${outcome.advice ?? ''}`.trimEnd() } };
     }
-    const approved = await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined);
+    const approved = await approveAppSetStep(ctx, where, ref, value.step, value.rev, release?.releaseId);
     const lead = `Fresh: ${outcome.headline}.`;
     return { ...approved, message: { ...approved.message, text: `${lead}\n${approved.message.text}`, ...(approved.message.blocks ? { blocks: [section(lead), ...approved.message.blocks] } : {}) } };
   }
-  // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
-  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   return approveAppSetStep(ctx, where, ref, value.step, value.rev, release?.releaseId);
 }
 

@@ -190,13 +190,13 @@ ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('
       });
       say(res.ok ? `→ ${releaseId} · CI announced it; the commit is on its way through Argo CD` : `  ${releaseId} · (CI's announcement was refused: ${res.status} ${await res.text()})`);
     };
-    const decisions = new Decisions({ auto: options.auto, waitForYouMs: 20_000, sleep, say, show: (lines) => web.setWaiting(lines) });
+    const decisions = new Decisions({ auto: options.auto, waitForYouMs: options.autoAfterSeconds * 1000, sleep, say, show: (lines) => web.setWaiting(lines) });
     // Enter in the terminal decides what the story waits for. Not a terminal-mode interface: the
     // terminal stays in its own line mode, so Ctrl-C still reaches the process group as a signal.
     const terminal = createInterface({ input: process.stdin, terminal: false });
     terminal.on('line', () => decisions.pressEnter());
     teardown.add('the terminal reader', () => terminal.close());
-    say(options.auto ? `The sandbox acts for you (--auto): it approves, types and confirms after 20 story seconds unless you do first.\n` : `The story waits for you at each decision: act in the page (${web.url}), or press Enter here to let it act for you. --auto plays it by itself.\n`);
+    say(options.auto ? `The sandbox acts for you (--auto): it approves, types and confirms after ${options.autoAfterSeconds} story seconds unless you do first.\n` : `The story waits for you at each decision: act in the page (${web.url}), or press Enter here to let it act for you. --auto plays it by itself.\n`);
     const channelName = (id: string) => pageChannels.find((c) => c.id === id)?.name ?? id;
     const story = new Story({ world, slack, glidepath: new GlidepathView(app.url, READ_TOKEN), actor, decisions, channelName, announce, say, sleep, channels: CHANNELS });
     const printer = new TranscriptPrinter(slack.transcript, config.pipelines, say, () => Date.now(), process.stdout.isTTY === true, () => actor.currentRelease);

@@ -16,6 +16,8 @@ export interface SandboxOptions {
    * for). Otherwise the story holds at each decision until you act in the page or press Enter.
    */
   auto: boolean;
+  /** With auto: how many story seconds the sandbox leaves you before it acts (SANDBOX_AUTO_AFTER, default 20). */
+  autoAfterSeconds: number;
   /** Where the kubeconfig and config are written. */
   dir: string;
   /** Glidepath's port ("0" picks a free one). */
@@ -28,6 +30,7 @@ const Env = z.object({
   SANDBOX_SPEED: z.coerce.number().positive('SANDBOX_SPEED must be a positive number, e.g. SANDBOX_SPEED=5').default(1),
   SANDBOX_SECONDS: z.coerce.number().min(0, 'SANDBOX_SECONDS must be 0 (run until Ctrl-C) or more').default(0),
   SANDBOX_AUTO: z.enum(['', '0', '1', 'true', 'false'], { message: 'SANDBOX_AUTO must be 1 or 0 (1: the sandbox acts for you, as --auto)' }).default(''),
+  SANDBOX_AUTO_AFTER: z.coerce.number().min(0, 'SANDBOX_AUTO_AFTER must be 0 or more story seconds, e.g. SANDBOX_AUTO_AFTER=20').default(20),
   SANDBOX_DIR: z.string().min(1).default('.sandbox'),
   PORT: z.string().regex(/^\d{1,5}$/, 'PORT must be a port number, e.g. PORT=3000 (PORT=0 picks a free one)').default('3000'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
@@ -47,12 +50,12 @@ export function parseSandboxOptions(argv: readonly string[], env: NodeJS.Process
       raw[flag === '--speed' ? 'SANDBOX_SPEED' : 'SANDBOX_SECONDS'] = value;
       if (inline === undefined) i++;
     } else {
-      throw new Error(`unknown option ${arg}: the sandbox takes --speed N, --seconds N and --auto (or SANDBOX_SPEED, SANDBOX_SECONDS, SANDBOX_AUTO, SANDBOX_DIR, PORT)`);
+      throw new Error(`unknown option ${arg}: the sandbox takes --speed N, --seconds N and --auto (or SANDBOX_SPEED, SANDBOX_SECONDS, SANDBOX_AUTO, SANDBOX_AUTO_AFTER, SANDBOX_DIR, PORT)`);
     }
   }
   const parsed = Env.safeParse(raw);
   if (!parsed.success) throw new Error(parsed.error.issues.map((i) => i.message).join('; '));
   const e = parsed.data;
   const auto = e.SANDBOX_AUTO === '1' || e.SANDBOX_AUTO === 'true' || e.SANDBOX_SECONDS > 0;
-  return { speed: e.SANDBOX_SPEED, seconds: e.SANDBOX_SECONDS, auto, dir: resolve(e.SANDBOX_DIR), port: e.PORT, redisUrl: e.REDIS_URL, logLevel: e.LOG_LEVEL };
+  return { speed: e.SANDBOX_SPEED, seconds: e.SANDBOX_SECONDS, auto, autoAfterSeconds: e.SANDBOX_AUTO_AFTER, dir: resolve(e.SANDBOX_DIR), port: e.PORT, redisUrl: e.REDIS_URL, logLevel: e.LOG_LEVEL };
 }

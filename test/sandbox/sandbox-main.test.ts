@@ -44,14 +44,14 @@ describe('npm run sandbox', () => {
   it('tells the story: settle, release with approvals, the freshness gate, a Kargo promotion, a bad image aborted, a stall and its recovery', async () => {
     // --auto: nobody is at the page, the sandbox decides for you after a while (--seconds alone would too).
     // LOG_LEVEL warn: Glidepath's warnings are part of what is checked (no failed edit of a clicked message).
-    const { code, out } = await sandbox(['--speed', '10', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn' }, /The end ·/);
+    const { code, out } = await sandbox(['--speed', '10', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn', SANDBOX_AUTO_AFTER: '2' }, /The end ·/);
     expect(code, out).toBe(0);
     const milestones = [
       /The sandbox acts for you \(--auto\)/,
       /✓ rel-1\.28\.0 · Complete in checkout/,
       /→ rel-1\.29\.0 · CI announced it/,
       /rel-1\.29\.0 · checkout — reply:\n {2}↳ ⏸️ +dev — `dev\/shop\/checkout-dev` is paused \(step 2\/6, weight 20%\) and waits for approval\./,
-      /… rel-1\.29\.0 · checkout: \S+ waits for approval: .*\(--auto: the sandbox does it for you in 20 story seconds\)/,
+      /… rel-1\.29\.0 · checkout: \S+ waits for approval: .*\(--auto: the sandbox does it for you in 2 story seconds\)/,
       /→ rel-1\.29\.0 · the sandbox clicks Approve for you \(--auto\)/,
       // The sandbox's clicks are its own, never yours.
       /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @sandbox\)/,
@@ -61,8 +61,7 @@ describe('npm run sandbox', () => {
       // The approval that went through is in the release thread, not only in the answer.
       /revision-\S+ · checkout-appset — reply:\n {2}↳ ✅ @sandbox: approved RollingSync step 3 of prod\/argocd\/checkout/,
       /✓ rel-1\.29\.0 · Complete in checkout/,
-      /brave-lynx \(1\.29\.0\) · Glidepath answered the sandbox:
-.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
+      /brave-lynx \(1\.29\.0\) · Glidepath answered the sandbox:\n.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
       /✓ rel-1\.30\.0 · dev is Degraded/,
       /→ rel-1\.30\.0 · the Abort dialog asks to confirm; the sandbox presses Abort for you \(--auto\)/,

@@ -121,6 +121,9 @@ describe('sandbox options: --auto', () => {
   });
 
   it('refuses a bad SANDBOX_AUTO and names --auto for an unknown option', () => {
+    expect(parseSandboxOptions(['--auto'], {}).autoAfterSeconds).toBe(20);
+    expect(parseSandboxOptions(['--auto'], { SANDBOX_AUTO_AFTER: '2' }).autoAfterSeconds).toBe(2);
+    expect(() => parseSandboxOptions([], { SANDBOX_AUTO_AFTER: '-1' })).toThrow('SANDBOX_AUTO_AFTER must be 0 or more story seconds');
     expect(() => parseSandboxOptions([], { SANDBOX_AUTO: 'yes' })).toThrow('SANDBOX_AUTO must be 1 or 0 (1: the sandbox acts for you, as --auto)');
     expect(() => parseSandboxOptions(['--automatic'], {})).toThrow(/unknown option --automatic: the sandbox takes --speed N, --seconds N and --auto/);
   });
