@@ -194,7 +194,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
         if (!s) started.set(step, (s = { named: [], count: 0, inAppSet: false, revisions: [] }));
         s.count += 1;
         if (s.named.length < MAX_NAMED) s.named.push(described(name, member, target));
-        s.revisions.push(target ? ownRevisions(target) : member.targetRevisions);
+        if (target) s.revisions.push(ownRevisions(target));
         s.inAppSet ||= start.inAppSet;
         if (start.at !== undefined && (s.at === undefined || start.at < s.at)) s.at = start.at;
       }
@@ -216,7 +216,11 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
       const confirmed = now - since >= graceMs ? earlier : earlier.filter((b) => confirms(b, startedMembers));
       const earlierSteps = [...new Set(earlier.map((b) => b.step))].sort((a, b) => a - b);
       const flagged = stageOfStep.get(step) ?? stageOfStep.get(earlierSteps[0] as number);
-      const shown = (list: readonly Behind[]) => sharedRevision([...list.map((b) => (b.target ? ownRevisions(b.target) : b.member.targetRevisions)), ...startedMembers.revisions]);
+      // The children heard say which revisions they are at; with none heard, the release's one revision, if it has one.
+      const shown = (list: readonly Behind[]) => {
+        const lists = [...list.flatMap((b) => (b.target ? [ownRevisions(b.target)] : [])), ...startedMembers.revisions];
+        return lists.length > 0 ? sharedRevision(lists) : releaseRevisions.size === 1 ? [...releaseRevisions][0] : undefined;
+      };
       const at = (revision: string | undefined) => (revision !== undefined ? `at ${shortRevision(revision)}` : 'at their own revisions');
       if (confirmed.length === 0) {
         if (flagged?.stepProgress) flagged.stepProgress.unconfirmed = `step ${step} started before ${stepsText(earlierSteps)} seen Healthy ${at(shown(earlier))}`;
