@@ -81,17 +81,21 @@ function startOf(member: AppSetMemberState, target: TargetState | undefined, rel
  * the previous spec says nothing (#29410). One whose entry already targets revisions no child of
  * this release reports has moved on to a newer release (its own fact has not come yet): not behind.
  * A member whose Application was not heard is behind on the ApplicationSet's word ('appset'): not
- * Healthy at a revision of this release, or still targeting another revision, never compared
- * (#29347), in a status that speaks of this release (some entry targets one of its revisions).
+ * Healthy (at a revision of this release, or at all when each child has its own), or, with one
+ * revision for all, still targeting another, never compared (#29347), in a status that speaks of
+ * this release (some entry targets its revision).
  */
-function behindBy(member: AppSetMemberState, target: TargetState | undefined, releaseRevisions: ReadonlySet<string>, aboutAny: boolean): 'appset' | 'application' | undefined {
+function behindBy(member: AppSetMemberState, target: TargetState | undefined, releaseRevisions: ReadonlySet<string>, aboutAny: boolean, perChild: boolean): 'appset' | 'application' | undefined {
   if (target !== undefined) {
     if (target.supersededBy !== undefined || atOwnRevisions(target) || ownRevisions(target).length === 0) return undefined;
     const movedOn = member.targetRevisions.length > 0 && !entryAbout(member, target) && !member.targetRevisions.some((r) => releaseRevisions.has(r));
     return movedOn ? undefined : 'application';
   }
-  if (!member.targetRevisions.some((r) => releaseRevisions.has(r))) return aboutAny ? 'appset' : undefined;
-  return member.status !== 'Healthy' ? 'appset' : undefined;
+  // Not heard: its own revisions are not known. The ApplicationSet's entry about a revision of the
+  // release, or any entry when each child has its own (the same status shows the later step started), says
+  // whether it is Healthy; with one revision for all, an entry still targeting another was never compared.
+  if (perChild || member.targetRevisions.some((r) => releaseRevisions.has(r))) return member.status !== 'Healthy' ? 'appset' : undefined;
+  return aboutAny ? 'appset' : undefined;
 }
 
 interface Behind {
@@ -182,6 +186,8 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
     const releaseRevisions = revisionsOfRelease(record, index.all.map((m) => m.key));
     if (releaseRevisions.size === 0) continue;
     const aboutAny = [...releaseRevisions].some((r) => index.targeted.has(r));
+    // A release named by a release id (CI's, in the template) may hold a revision per child; one keyed by revision holds one.
+    const perChild = record.idSource === 'annotation' || record.idSource === 'announcement';
     const started = new Map<number, Started>();
     const behind: Behind[] = [];
     for (const { name, member, key: childKey } of index.all) {
@@ -199,7 +205,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
         if (start.at !== undefined && (s.at === undefined || start.at < s.at)) s.at = start.at;
       }
       // A step whose stage was done in this release stays done: a later change there is no fault of the order.
-      const by = stageOfStep.get(step)?.healthyAt === undefined ? behindBy(member, target, releaseRevisions, aboutAny) : undefined;
+      const by = stageOfStep.get(step)?.healthyAt === undefined ? behindBy(member, target, releaseRevisions, aboutAny, perChild) : undefined;
       if (by) {
         const evidenceAt = by === 'application' ? applicationEvidence(target) : index.latestTransition;
         behind.push({ step, name, member, target, by, ...(evidenceAt !== undefined ? { evidenceAt } : {}) });

@@ -77,16 +77,16 @@ function leaving(member: AppSetMemberState, target: TargetState): boolean {
 }
 
 /**
- * Whether this release reached the child: it synced (or is syncing) its own revisions, it is
- * Synced there on a current comparison (nothing to sync: its path did not change), or the
- * ApplicationSet moved it on at those revisions. Before that, its health is the previous
- * revision's: not a failure of this release.
+ * Whether this release reached the child, on its Application's own word: a sync of its own
+ * revisions ended, or it is Synced there on a current comparison (nothing to sync: its
+ * path did not change). Before that, its health is the previous revision's live state: not a
+ * failure of this release. The ApplicationSet's Pending is not enough: the sync has not begun.
  */
-export function reached(member: AppSetMemberState | undefined, target: TargetState): boolean {
+export function reached(target: TargetState): boolean {
   const own = ownRevisions(target);
-  if (target.sync?.phase === 'Running' || (target.sync?.revision !== undefined && own.includes(target.sync.revision))) return true;
-  if (target.syncStatus === 'Synced' && target.staleComparison === undefined) return true;
-  return member !== undefined && member.status !== 'Waiting' && entryAbout(member, target);
+  // A sync still running leaves the previous live state in place: its health is not this revision's yet.
+  if (target.sync !== undefined && target.sync.phase !== 'Running' && target.sync.revision !== undefined && own.includes(target.sync.revision)) return true;
+  return target.syncStatus === 'Synced' && target.staleComparison === undefined;
 }
 
 /** What a row says of the members' revisions: one shared revision, else each member's own (bounded). */
@@ -168,7 +168,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   const seen = stage.stepProgress?.orderSeenAt;
   const kept = seen ? { orderSeenAt: seen } : {};
   if (!appSet) {
-    for (const [k, t] of Object.entries(stage.targets)) if (t.supersededBy === undefined && !reached(undefined, t)) notReached.add(k);
+    for (const [k, t] of Object.entries(stage.targets)) if (t.supersededBy === undefined && !reached(t)) notReached.add(k);
     // Every step stage holds every child heard so far: never Healthy on that guess; a child not reached is in no trouble of this release.
     if (stage.status === 'Healthy') stage.status = 'Progressing';
     else if (stage.status === 'Degraded' || stage.status === 'Paused' || stage.status === 'Aborted') stage.status = troubleStatus(activeTargets(stage).filter((t) => !notReached.has(targetKey(t.ref)))) ?? 'Progressing';
@@ -191,7 +191,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
       movedOn += 1;
       if (doneWhenMovedOn(target)) done += 1;
     } else {
-      if (!reached(member, target)) notReached.add(key);
+      if (!reached(target)) notReached.add(key);
       if (target.staleComparison !== undefined) comparing.push(name);
       if (leaving(member, target)) {
         // The ApplicationSet targets other revisions than the child's own here (its word or the child's is older): done here if it was.

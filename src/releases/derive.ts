@@ -87,7 +87,8 @@ function refKey(ref: TargetRef): string {
   return `${ref.cluster}/${ref.namespace}/${ref.name}`;
 }
 
-function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext): void {
+/** `ownHealth` false: the target's health is still the previous revision's (an ApplicationSet child its step has not reached). */
+function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, ownHealth = true): void {
   const where = refKey(t.ref);
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
   if (t.supersededBy !== undefined) return;
@@ -96,7 +97,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   } else if (waitsForApproval(t)) {
     const paused = pausedReply(stage.name, t);
     notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
-  } else if (t.phase === 'Degraded' || t.phase === 'Unknown') {
+  } else if (ownHealth && (t.phase === 'Degraded' || t.phase === 'Unknown')) {
     // Before the stage was healthy a failure needs a person at once; afterwards a short blip
     // (a pod restarting under autoscaling) is only reported if it lasts.
     const lasting = stage.healthyAt === undefined ? t.phase === 'Degraded' : now - t.phaseSince >= ctx.unhealthyGraceMs;
@@ -168,7 +169,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
       const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
       notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name, ...promotedFreight(stage) } : {}, stage.name);
     }
-    for (const [key, t] of Object.entries(stage.targets)) if (!notReached?.has(key)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx);
+    for (const [key, t] of Object.entries(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx, notReached?.has(key) !== true);
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));
   record.status = releaseStatus(record);
