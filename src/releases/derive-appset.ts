@@ -90,13 +90,14 @@ export function reached(target: TargetState): boolean {
 }
 
 /** What a row says of the members' revisions: one shared revision, else each member's own (bounded). */
-function revisionsShown(members: readonly Member[], targets: StageState['targets']): Pick<StepProgress, 'revision' | 'revisions'> {
+function revisionsShown(members: readonly Member[], targets: StageState['targets'], fallback: string | undefined): Pick<StepProgress, 'revision' | 'revisions'> {
   const own = members.flatMap(({ name, key }) => {
     const t = targets[key];
     const revisions = t ? ownRevisions(t) : [];
     return revisions.length > 0 ? [{ application: name, revisions }] : [];
   });
-  if (own.length === 0) return {};
+  // No member heard yet: the release's one revision, when it is keyed by one.
+  if (own.length === 0) return fallback !== undefined ? { revision: fallback } : {};
   const first = own[0]!.revisions;
   if (first.length === 1 && own.every((o) => sameKeys(o.revisions, first))) return { revision: first[0]! };
   return { revisions: own.slice(0, MAX_NAMED) };
@@ -164,6 +165,8 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   const notReached = new Set<string>();
   if (!sel || key === undefined) return notReached;
   const appSet = record.appSets?.[key];
+  // A release keyed by revision has one revision for all; one named by a release id may have one per child.
+  const keyRevision = record.idSource === 'annotation' || record.idSource === 'announcement' ? undefined : record.revision;
   // The out-of-order rule's memory (appset-order.ts) outlives each judgement.
   const seen = stage.stepProgress?.orderSeenAt;
   const kept = seen ? { orderSeenAt: seen } : {};
@@ -173,7 +176,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     if (stage.status === 'Healthy') stage.status = 'Progressing';
     else if (stage.status === 'Degraded' || stage.status === 'Paused' || stage.status === 'Aborted') stage.status = troubleStatus(activeTargets(stage).filter((t) => !notReached.has(targetKey(t.ref)))) ?? 'Progressing';
     const guessed = Object.keys(stage.targets).map((k) => ({ name: stage.targets[k]!.ref.name, key: k }) as Member);
-    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: Object.keys(stage.targets).length, done: 0, ...revisionsShown(guessed, stage.targets), ...kept };
+    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: Object.keys(stage.targets).length, done: 0, ...revisionsShown(guessed, stage.targets, keyRevision), ...kept };
     return notReached;
   }
   const { members, keys } = membersOfStep(appSet, sel.step);
@@ -209,7 +212,9 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   const started = members.some((m) => m.member.status === 'Pending' || m.member.status === 'Progressing');
   const complete = members.length > 0 && done === members.length;
   if (active.length > 0 || Object.keys(stage.targets).length === 0) {
-    const nothingYet = !started && done === 0 && active.every((t) => notReached.has(targetKey(t.ref)));
+    // Waiting while no child was reached and the ApplicationSet moved none on at its own revisions (the stale cache's Healthy is a move).
+    const moved = members.some(({ member, key }) => member.status !== 'Waiting' && (stage.targets[key] === undefined ? started : entryAbout(member, stage.targets[key]!)));
+    const nothingYet = !started && !moved && done === 0 && active.every((t) => notReached.has(targetKey(t.ref)));
     stage.status = troubled ?? (complete ? 'Healthy' : nothingYet ? 'Waiting' : 'Progressing');
   } else if (complete) {
     // Every child moved on, each done here when it left.
@@ -225,7 +230,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     members: members.length,
     done,
     ...(movedOn > 0 ? { movedOn } : {}),
-    ...revisionsShown(members, stage.targets),
+    ...revisionsShown(members, stage.targets, keyRevision),
     ...(comparing.length > 0 ? { comparing: { named: comparing.sort().slice(0, MAX_NAMED), count: comparing.length } } : {}),
     ...kept,
   };
