@@ -90,6 +90,10 @@ export interface ApplicationObservation {
   syncStatus?: string;
   revisions: string[];
   health?: { status: string; message?: string };
+  /** `status.health.lastTransitionTime`: when Argo CD last saw the health change (its clock). */
+  healthSince?: string;
+  /** Whether sync and health are about the current spec (`comparedTo`, model/application.ts comparisonOf); absent: not known. */
+  comparison?: 'fresh' | 'stale';
   reconciledAt?: string;
   /** `status.summary.images`, sorted: the images the Application's live resources run. */
   images?: string[];

@@ -5,6 +5,7 @@
 import type { ApplicationFactBody, ApplicationSetFactBody, ReleaseAnnouncementBody, RolloutFactBody } from './schemas.js';
 import type { ApplicationFact, ApplicationSetFact, FactSource, ReleaseAnnouncedFact, RolloutFact } from './fact.js';
 import { deriveRolloutState } from '../model/rollout-state.js';
+import { comparisonOf } from '../model/application.js';
 import { cutCodePoints } from '../model/unicode.js';
 
 /** Annotations that are large or change with every notification, and mean nothing to a release. */
@@ -80,6 +81,11 @@ export function normaliseRollout(
   };
 }
 
+function comparisonField(app: ApplicationFactBody['application']): Pick<ApplicationFact['application'], 'comparison'> {
+  const comparison = comparisonOf(app);
+  return comparison ? { comparison } : {};
+}
+
 export function normaliseApplication(
   body: ApplicationFactBody,
   cluster: string,
@@ -111,6 +117,8 @@ export function normaliseApplication(
       syncStatus: status?.sync?.status,
       revisions,
       health: status?.health?.status ? { status: status.health.status, message: status.health.message } : undefined,
+      ...(status?.health?.lastTransitionTime ? { healthSince: status.health.lastTransitionTime } : {}),
+      ...comparisonField(body.application),
       reconciledAt: status?.reconciledAt ?? undefined,
       ...(status?.summary?.images?.length ? { images: [...status.summary.images].sort() } : {}),
       operation: op

@@ -28,6 +28,13 @@ const syncPolicy = z.looseObject({
   retry: z.looseObject({}).nullish(),
 });
 
+/**
+ * An Application source as the spec and `status.sync.comparedTo` carry it: only compared (the
+ * desired state Argo CD last compared against, #29410), so every field is kept as it came.
+ */
+const source = z.looseObject({ repoURL: ident(2048).optional(), path: ident(2048).optional(), chart: ident(253).optional(), targetRevision: ident(256).optional(), ref: ident(253).optional() });
+const destination = z.looseObject({ server: ident(1024).optional(), name: ident(253).optional(), namespace: ident(253).optional() });
+
 /** The full schema and its projection are for the same object type. */
 const APPLICATION_TYPE = { kind: 'Application', apiVersions: ARGOPROJ };
 
@@ -38,7 +45,9 @@ export const applicationSchema = ofType(
     spec: z
       .looseObject({
         project: ident(253).nullish(),
-        destination: z.looseObject({ server: ident(1024).optional(), name: ident(253).optional(), namespace: ident(253).optional() }).nullish(),
+        destination: destination.nullish(),
+        source: source.nullish(),
+        sources: z.array(source).max(64).nullish(),
         syncPolicy: syncPolicy.nullish(),
       })
       .nullish(),
@@ -46,8 +55,15 @@ export const applicationSchema = ofType(
     operation: z.looseObject({}).nullish(),
     status: z
       .looseObject({
-        sync: z.looseObject({ status: ident(64).optional(), revision: ident(256).optional(), revisions }).nullish(),
-        health: z.looseObject({ status: ident(64).optional(), message: cutText(16_384).optional() }).nullish(),
+        sync: z
+          .looseObject({
+            status: ident(64).optional(),
+            revision: ident(256).optional(),
+            revisions,
+            comparedTo: z.looseObject({ source: source.nullish(), sources: z.array(source).max(64).nullish(), destination: destination.nullish() }).nullish(),
+          })
+          .nullish(),
+        health: z.looseObject({ status: ident(64).optional(), message: cutText(16_384).optional(), lastTransitionTime: ident(64).nullish() }).nullish(),
         reconciledAt: ident(64).nullish(),
         /** Argo CD's summary of the live resources: the images they run (what people know a release by). */
         summary: z.looseObject({ images: z.array(ident(1024)).max(64).nullish() }).nullish(),
@@ -80,6 +96,33 @@ export const applicationSchema = ofType(
   }),
 );
 export type Application = z.infer<typeof applicationSchema>;
+
+/** JSON with object keys sorted: two sources are the same desired state whatever order their fields came in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined && v !== null && v !== '');
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Whether the sync and health an Application reports are about its current desired state
+ * (argo-cd#29410): `status.sync.comparedTo` (what Argo CD last compared against) holds the same
+ * source(s) and destination as the spec. 'stale' when they differ: the spec changed (an
+ * ApplicationSet template, another targetRevision) and Argo CD has not compared it yet, so its
+ * Synced/Healthy speaks of the previous desired state. Undefined when the body carries no
+ * `comparedTo` (a notification template that leaves it out): nothing to judge by.
+ */
+export function comparisonOf(app: Pick<Application, 'spec' | 'status'>): 'fresh' | 'stale' | undefined {
+  const compared = app.status?.sync?.comparedTo;
+  if (!compared) return undefined;
+  const desiredSources = app.spec?.sources?.length ? app.spec.sources : app.spec?.source ? [app.spec.source] : [];
+  const comparedSources = compared.sources?.length ? compared.sources : compared.source ? [compared.source] : [];
+  const same = canonical(desiredSources) === canonical(comparedSources) && canonical(app.spec?.destination ?? {}) === canonical(compared.destination ?? {});
+  return same ? 'fresh' : 'stale';
+}
 
 /**
  * The same Application reduced to what freshness and RollingSync decisions read, with every other

@@ -34,11 +34,16 @@ export interface StepProgress {
   /** False until the ApplicationSet was heard: membership is then a guess, and the stage is never Healthy. */
   known: boolean;
   members: number;
-  /** Members Healthy in the ApplicationSet's status, targeting the release's revision, and (when heard) Healthy and Synced at it. */
+  /** Members Healthy in the ApplicationSet's status at their own revisions, and their Applications Healthy and Synced there. */
   done: number;
   /** Members whose child moved on to a newer release (counted in `done` when they were done here when they left). */
   movedOn?: number;
+  /** The one revision every member heard is at, when they share one (else `revisions`). */
   revision?: string;
+  /** Each member's own revisions (at most ten), when they are not one shared revision: several sources, or a source per child. */
+  revisions?: { application: string; revisions: string[] }[];
+  /** Members whose Applications still report a previous spec (argo-cd#29410): at most ten named, and how many in all. */
+  comparing?: { named: string[]; count: number };
   /** Set while a later step started before this stage's step was done at the revision (the stale-cache fault). */
   outOfOrder?: string;
   /**
@@ -49,7 +54,7 @@ export interface StepProgress {
   unconfirmed?: string;
   /**
    * On the first stage naming the ApplicationSet: when (fact time) each out-of-order condition was
-   * first seen, by `revision:step`, for the grace period. Dropped when the condition clears.
+   * first seen, by the step that started, for the grace period. Dropped when the condition clears.
    */
   orderSeenAt?: Record<string, number>;
 }
@@ -62,6 +67,8 @@ export interface OutOfOrderMember {
   status: string;
   /** The revisions the ApplicationSet says the child targets. */
   targets: string[];
+  /** The child's own revisions in this release (what its Application was compared against), when heard. */
+  own?: string[];
   /** What the Application itself last said (sync/health at revision), when heard. */
   observed?: string;
 }
@@ -71,7 +78,8 @@ export interface OutOfOrderDetail {
   /** The step that started, and the earlier steps that were not Healthy at the revision. */
   startedStep: number;
   behindSteps: number[];
-  revision: string;
+  /** The one revision every child named is at, when they share one; else each line says its own. */
+  revision?: string;
   started: OutOfOrderMember[];
   behind: OutOfOrderMember[];
   /** How many more of each were left out (bounded detail). */

@@ -23,30 +23,84 @@ import type { AppSetMemberState, AppSetState, StepProgress } from './appset-reco
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
 import { childTargetKey } from './route-appset.js';
+import { targetKey } from '../facts/fact.js';
 import { activeTargets, troubleStatus } from './stage-targets.js';
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((k, i) => k === b[i]);
 }
 
-/** Done at `revision`: Healthy in the ApplicationSet's status, targeting it, and its Application heard Healthy and Synced at it. */
-export function memberDone(member: AppSetMemberState, target: TargetState | undefined, revision: string | undefined): boolean {
-  if (revision === undefined || target === undefined || member.status !== 'Healthy' || !member.targetRevisions.includes(revision)) return false;
-  return target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
+/** Members whose revisions a row names, and children named as waiting for a comparison. */
+const MAX_NAMED = 10;
+
+/** A child's own revisions in this release: what its Application was last compared against (every source's). */
+export function ownRevisions(target: TargetState): string[] {
+  return target.revisions ?? (target.revision !== undefined ? [target.revision] : []);
+}
+
+/** The same revisions, in any order (one per source). */
+export function sameRevisions(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const sorted = [...b].sort();
+  return [...a].sort().every((r, i) => r === sorted[i]);
+}
+
+/**
+ * Healthy and Synced at its own revisions in its Application, on a comparison of its current
+ * spec (argo-cd#29410: a status compared against the previous spec says nothing of this one).
+ */
+export function atOwnRevisions(target: TargetState): boolean {
+  return target.phase === 'Healthy' && (target.syncStatus === undefined || target.syncStatus === 'Synced') && target.staleComparison === undefined && ownRevisions(target).length > 0;
+}
+
+/** The ApplicationSet's entry speaks of the child's own revisions (not of a previous or a newer change). */
+export function entryAbout(member: AppSetMemberState, target: TargetState): boolean {
+  return sameRevisions(member.targetRevisions, ownRevisions(target));
+}
+
+/** Done: Healthy in the ApplicationSet's status at the child's own revisions, and its Application Healthy and Synced there. */
+export function memberDone(member: AppSetMemberState, target: TargetState | undefined): boolean {
+  return target !== undefined && member.status === 'Healthy' && entryAbout(member, target) && atOwnRevisions(target);
 }
 
 /**
  * A member whose child moved on to a newer release is done here when its Application was, the
- * last time this release heard it: latched at the revision, or Healthy and Synced at it.
+ * last time this release heard it: latched, or Healthy and Synced at its own revisions.
  */
-export function doneWhenMovedOn(target: TargetState, revision: string | undefined): boolean {
-  if (target.healthyAt !== undefined) return true;
-  return revision !== undefined && target.phase === 'Healthy' && target.revision === revision && (target.syncStatus === undefined || target.syncStatus === 'Synced');
+export function doneWhenMovedOn(target: TargetState): boolean {
+  return target.healthyAt !== undefined || atOwnRevisions(target);
 }
 
-/** The ApplicationSet targets the child at another revision than the release's (a newer release, or one not compared yet). */
-function leaving(member: AppSetMemberState, revision: string | undefined): boolean {
-  return revision !== undefined && member.targetRevisions.length > 0 && !member.targetRevisions.includes(revision);
+/** The ApplicationSet targets the child at other revisions than its own here (a newer release, or one not compared yet). */
+function leaving(member: AppSetMemberState, target: TargetState): boolean {
+  return member.targetRevisions.length > 0 && !entryAbout(member, target);
+}
+
+/**
+ * Whether this release reached the child, on its Application's own word: a sync of its own
+ * revisions ended, or it is Synced there on a current comparison (nothing to sync: its
+ * path did not change). Before that, its health is the previous revision's live state: not a
+ * failure of this release. The ApplicationSet's Pending is not enough: the sync has not begun.
+ */
+export function reached(target: TargetState): boolean {
+  const own = ownRevisions(target);
+  // A sync still running leaves the previous live state in place: its health is not this revision's yet.
+  if (target.sync !== undefined && target.sync.phase !== 'Running' && target.sync.revision !== undefined && own.includes(target.sync.revision)) return true;
+  return target.syncStatus === 'Synced' && target.staleComparison === undefined;
+}
+
+/** What a row says of the members' revisions: one shared revision, else each member's own (bounded). */
+function revisionsShown(members: readonly Member[], targets: StageState['targets'], fallback: string | undefined): Pick<StepProgress, 'revision' | 'revisions'> {
+  const own = members.flatMap(({ name, key }) => {
+    const t = targets[key];
+    const revisions = t ? ownRevisions(t) : [];
+    return revisions.length > 0 ? [{ application: name, revisions }] : [];
+  });
+  // No member heard yet: the release's one revision, when it is keyed by one.
+  if (own.length === 0) return fallback !== undefined ? { revision: fallback } : {};
+  const first = own[0]!.revisions;
+  if (first.length === 1 && own.every((o) => sameKeys(o.revisions, first))) return { revision: first[0]! };
+  return { revisions: own.slice(0, MAX_NAMED) };
 }
 
 export interface Member {
@@ -99,22 +153,31 @@ function membersOfStep(appSet: AppSetState, step: number | undefined): { members
   return { members, keys };
 }
 
-/** Membership, pending members, per-target latches, status and row of one step stage. */
-export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number): void {
+/**
+ * Membership, pending members, per-target latches, status and row of one step stage. Returns the
+ * keys of the children this release has not reached yet (`reached`): their trouble is the
+ * previous revision's, and says nothing of this release.
+ */
+export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number): Set<string> {
   const config = pipeline.stages.find((s) => s.name === stage.name);
   const sel = config?.applicationSet;
   const key = config ? appSetKeyOfStage(config) : undefined;
-  if (!sel || key === undefined) return;
-  const revision = record.revision;
+  const notReached = new Set<string>();
+  if (!sel || key === undefined) return notReached;
   const appSet = record.appSets?.[key];
+  // A release keyed by revision has one revision for all; one named by a release id may have one per child.
+  const keyRevision = record.idSource === 'annotation' || record.idSource === 'announcement' ? undefined : record.revision;
   // The out-of-order rule's memory (appset-order.ts) outlives each judgement.
   const seen = stage.stepProgress?.orderSeenAt;
   const kept = seen ? { orderSeenAt: seen } : {};
   if (!appSet) {
-    // Every step stage holds every child heard so far: never Healthy on that guess.
+    for (const [k, t] of Object.entries(stage.targets)) if (t.supersededBy === undefined && !reached(t)) notReached.add(k);
+    // Every step stage holds every child heard so far: never Healthy on that guess; a child not reached is in no trouble of this release.
     if (stage.status === 'Healthy') stage.status = 'Progressing';
-    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: Object.keys(stage.targets).length, done: 0, ...(revision ? { revision } : {}), ...kept };
-    return;
+    else if (stage.status === 'Degraded' || stage.status === 'Paused' || stage.status === 'Aborted') stage.status = troubleStatus(activeTargets(stage).filter((t) => !notReached.has(targetKey(t.ref)))) ?? 'Progressing';
+    const guessed = Object.keys(stage.targets).map((k) => ({ name: stage.targets[k]!.ref.name, key: k }) as Member);
+    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: Object.keys(stage.targets).length, done: 0, ...revisionsShown(guessed, stage.targets, keyRevision), ...kept };
+    return notReached;
   }
   const { members, keys } = membersOfStep(appSet, sel.step);
   // Children placed here before the ApplicationSet was heard, and children that changed step, leave.
@@ -122,28 +185,37 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   let done = 0;
   let movedOn = 0;
   const pending: string[] = [];
-  for (const { member, key } of members) {
+  const comparing: string[] = [];
+  for (const { name, member, key } of members) {
     const target = stage.targets[key];
     if (!target) pending.push(key);
     else if (target.supersededBy !== undefined) {
       // The ApplicationSet now speaks of the newer release: the child counts as it last was here.
       movedOn += 1;
-      if (doneWhenMovedOn(target, revision)) done += 1;
-    } else if (leaving(member, revision)) {
-      // The ApplicationSet already targets another revision, the child's own word has not come yet: done here if it was.
-      if (target.healthyAt !== undefined) done += 1;
-    } else if (memberDone(member, target, revision)) {
-      done += 1;
-      if (target.healthyAt === undefined) stage.targets[key] = { ...target, healthyAt: now };
+      if (doneWhenMovedOn(target)) done += 1;
+    } else {
+      if (!reached(target)) notReached.add(key);
+      if (target.staleComparison !== undefined) comparing.push(name);
+      if (leaving(member, target)) {
+        // The ApplicationSet targets other revisions than the child's own here (its word or the child's is older): done here if it was.
+        if (target.healthyAt !== undefined) done += 1;
+      } else if (memberDone(member, target)) {
+        done += 1;
+        if (target.healthyAt === undefined) stage.targets[key] = { ...target, healthyAt: now };
+      }
     }
   }
   pending.sort();
   if (!sameKeys(stage.pending, pending)) stage.pending = pending;
   const active = activeTargets(stage);
+  const troubled = troubleStatus(active.filter((t) => !notReached.has(targetKey(t.ref))));
   const started = members.some((m) => m.member.status === 'Pending' || m.member.status === 'Progressing');
   const complete = members.length > 0 && done === members.length;
   if (active.length > 0 || Object.keys(stage.targets).length === 0) {
-    stage.status = troubleStatus(active) ?? (complete ? 'Healthy' : active.length === 0 && !started && done === 0 ? 'Waiting' : 'Progressing');
+    // Waiting while no child was reached and the ApplicationSet moved none on at its own revisions (the stale cache's Healthy is a move).
+    const moved = members.some(({ member, key }) => member.status !== 'Waiting' && (stage.targets[key] === undefined ? started : entryAbout(member, stage.targets[key]!)));
+    const nothingYet = !started && !moved && done === 0 && active.every((t) => notReached.has(targetKey(t.ref)));
+    stage.status = troubled ?? (complete ? 'Healthy' : nothingYet ? 'Waiting' : 'Progressing');
   } else if (complete) {
     // Every child moved on, each done here when it left.
     stage.status = 'Healthy';
@@ -158,8 +230,10 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     members: members.length,
     done,
     ...(movedOn > 0 ? { movedOn } : {}),
-    ...(revision ? { revision } : {}),
+    ...revisionsShown(members, stage.targets, keyRevision),
+    ...(comparing.length > 0 ? { comparing: { named: comparing.sort().slice(0, MAX_NAMED), count: comparing.length } } : {}),
     ...kept,
   };
   stage.stepProgress = progress;
+  return notReached;
 }

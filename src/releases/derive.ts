@@ -8,7 +8,7 @@ import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
-import { judgeStepStage } from './derive-appset.js';
+import { judgeStepStage, ownRevisions } from './derive-appset.js';
 import { adoptKnownAppSets } from './appset-known.js';
 import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
@@ -87,7 +87,8 @@ function refKey(ref: TargetRef): string {
   return `${ref.cluster}/${ref.namespace}/${ref.name}`;
 }
 
-function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext): void {
+/** `ownHealth` false: the target's health is still the previous revision's (an ApplicationSet child its step has not reached). */
+function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, ownHealth = true): void {
   const where = refKey(t.ref);
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
   if (t.supersededBy !== undefined) return;
@@ -96,11 +97,13 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   } else if (waitsForApproval(t)) {
     const paused = pausedReply(stage.name, t);
     notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
-  } else if (t.phase === 'Degraded' || t.phase === 'Unknown') {
+  } else if (ownHealth && (t.phase === 'Degraded' || t.phase === 'Unknown')) {
     // Before the stage was healthy a failure needs a person at once; afterwards a short blip
     // (a pod restarting under autoscaling) is only reported if it lasts.
     const lasting = stage.healthyAt === undefined ? t.phase === 'Degraded' : now - t.phaseSince >= ctx.unhealthyGraceMs;
-    if (lasting) notices.reply(`degraded:${where}:${t.podHash ?? ''}:${t.phaseSince}`, 'degraded', base, stage.name, t.ref);
+    // A child of an ApplicationSet step is Degraded once per revision it runs: a flap (Degraded, Progressing, Degraded) is one condition.
+    const condition = stage.stepProgress && t.ref.kind === 'Application' ? `at:${ownRevisions(t).join(',')}` : String(t.phaseSince);
+    if (lasting) notices.reply(`degraded:${where}:${t.podHash ?? ''}:${condition}`, 'degraded', base, stage.name, t.ref);
     // When the grace ends the reply is due even if no fact comes to say so (a steady Degraded sends none).
     else if (stage.healthyAt !== undefined) notices.recheckAt(t.phaseSince + ctx.unhealthyGraceMs);
   }
@@ -156,8 +159,9 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   for (const stage of record.stages) {
     stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
     stage.status = stageStatus(stage);
-    if (ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet)) judgeStepStage(record, stage, ctx.pipeline, now);
-    else latchTargets(stage, now);
+    // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).
+    const notReached = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet) ? judgeStepStage(record, stage, ctx.pipeline, now) : undefined;
+    if (!notReached) latchTargets(stage, now);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
       // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
@@ -165,7 +169,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
       const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
       notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name, ...promotedFreight(stage) } : {}, stage.name);
     }
-    for (const t of Object.values(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx);
+    for (const [key, t] of Object.entries(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx, notReached?.has(key) !== true);
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));
   record.status = releaseStatus(record);

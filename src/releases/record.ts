@@ -49,7 +49,13 @@ export interface TargetState {
   sync?: SyncOperationState;
   /** Application targets: the revision Argo CD compared it against, and its sync status there. */
   revision?: string;
+  /** Application targets with several sources: every revision compared against, in source order (`revision` is the first). */
+  revisions?: string[];
   syncStatus?: string;
+  /** Application targets: sync and health speak of a previous spec, not compared yet (argo-cd#29410; comparisonOf). */
+  staleComparison?: true;
+  /** Application targets: `status.health.lastTransitionTime`, when Argo CD last saw the health change. */
+  healthSince?: string;
   /** Application targets: `status.reconciledAt`, the last full comparison (the status is at least this new). */
   reconciledAt?: string;
   /** The target's own latch: first time it was Healthy (as its stage judges it) at this release. */

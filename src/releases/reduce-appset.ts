@@ -31,13 +31,16 @@ export function appSetKeyOfStage(stage: StageConfig): string | undefined {
  * its sync status there, and when Argo CD last compared it in full (`reconciledAt`: the evidence
  * that a child behind was judged after a later step started, derive-appset.ts).
  */
-export function applicationTargetFields(fact: ApplicationFact): Pick<TargetState, 'revision' | 'syncStatus' | 'reconciledAt'> {
-  const { revisions, syncStatus, reconciledAt } = fact.application;
+export function applicationTargetFields(fact: ApplicationFact): Pick<TargetState, 'revision' | 'revisions' | 'syncStatus' | 'reconciledAt' | 'staleComparison' | 'healthSince'> {
+  const { revisions, syncStatus, reconciledAt, comparison, healthSince } = fact.application;
   const revision = revisions[0];
   return {
     ...(revision !== undefined ? { revision } : {}),
+    ...(revisions.length > 1 ? { revisions: [...revisions] } : {}),
     ...(syncStatus !== undefined ? { syncStatus } : {}),
     ...(reconciledAt !== undefined ? { reconciledAt } : {}),
+    ...(comparison === 'stale' ? { staleComparison: true as const } : {}),
+    ...(healthSince !== undefined ? { healthSince } : {}),
   };
 }
 
@@ -94,8 +97,9 @@ export function supersedeEveryCopy(record: ReleaseRecord, key: string, byRelease
 }
 
 /**
- * The revision a step is judged at: the one the release's children report (for a release keyed by
- * revision, the revision that keyed it; with a release id annotation, the latest a child reported).
+ * The latest revision a child of the release reported (for a release keyed by revision, the one
+ * that keyed it). Only a label of the release: each child is judged at its own revisions
+ * (derive-appset.ts).
  */
 export function noteRevision(record: ReleaseRecord, fact: ApplicationFact): void {
   const revision = fact.application.revisions[0];

@@ -326,7 +326,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     ...fields,
     phaseSince: prev && prev.phase === phase ? prev.phaseSince : now,
     // The latch holds at one revision: a child compared against another one starts again.
-    ...(prev?.healthyAt !== undefined && prev.revision === fields.revision ? { healthyAt: prev.healthyAt } : {}),
+    ...(prev?.healthyAt !== undefined && prev.revision === fields.revision && String(prev.revisions) === String(fields.revisions) ? { healthyAt: prev.healthyAt } : {}),
     lastHeardAt: now,
   };
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);

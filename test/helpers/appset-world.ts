@@ -21,10 +21,12 @@ export const NS = 'argocd';
 
 export interface ChildState {
   sync: 'Synced' | 'OutOfSync';
-  health: 'Healthy' | 'Progressing';
+  health: 'Healthy' | 'Progressing' | 'Degraded';
   revision: string;
   op?: { phase: 'Running' | 'Succeeded'; revision?: string; startedAt: string };
   reconciledAt?: string;
+  /** The release id annotation the child carries (CI writes it into the template), if any. */
+  releaseId?: string;
 }
 
 export interface MemberState {
@@ -48,6 +50,7 @@ export function applicationObject(name: string, rv: number, s: ChildState, label
       resourceVersion: String(rv),
       generation: 1,
       labels,
+      ...(s.releaseId ? { annotations: { 'hangar.io/release-id': s.releaseId } } : {}),
       ownerReferences: [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: APPSET, uid: 'uid-appset', controller: true }],
     },
     spec: { destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
@@ -105,9 +108,10 @@ export function factOf(o: Observation, receivedAt: number, event = 'watch', clus
  */
 export function rollingSyncTimeline(
   steps: string[][],
-  revision: string,
-  options: { from?: string; staleCache?: string; periodicRefresh?: boolean; rv?: number; at?: string } = {},
+  revisionOf: string | ((child: string) => string),
+  options: { from?: string; staleCache?: string; periodicRefresh?: boolean; rv?: number; at?: string; degradedBefore?: string; releaseId?: string } = {},
 ): Observation[] {
+  const own = (n: string) => (typeof revisionOf === 'string' ? revisionOf : revisionOf(n));
   const from = options.from ?? '0'.repeat(40);
   const out: Observation[] = [];
   let rv = options.rv ?? 100;
@@ -118,7 +122,7 @@ export function rollingSyncTimeline(
   const before = time();
   steps.forEach((names, i) => {
     for (const n of names) {
-      apps.set(n, { sync: 'Synced', health: 'Healthy', revision: from, reconciledAt: before });
+      apps.set(n, { sync: 'Synced', health: n === options.degradedBefore ? 'Degraded' : 'Healthy', revision: from, reconciledAt: before, ...(options.releaseId ? { releaseId: options.releaseId } : {}) });
       members[n] = { status: 'Healthy', targetRevisions: [from], step: i + 1, lastTransitionTime: before };
     }
   });
@@ -137,10 +141,10 @@ export function rollingSyncTimeline(
     out.push({ kind: 'appset', rv: ++rv, members: structuredClone(members) });
   };
   // A commit: every child is compared against the new revision (a refresh) and is OutOfSync there.
-  for (const names of steps) for (const n of names) app(n, { sync: 'OutOfSync', revision, reconciledAt: time() });
-  const waiting: Record<string, Partial<MemberState>> = Object.fromEntries(steps.flat().map((n) => [n, { status: 'Waiting', targetRevisions: [revision] }]));
+  for (const names of steps) for (const n of names) app(n, { sync: 'OutOfSync', revision: own(n), reconciledAt: time() });
+  const waiting: Record<string, Partial<MemberState>> = Object.fromEntries(steps.flat().map((n) => [n, { status: 'Waiting', targetRevisions: [own(n)] }]));
   // The stale cache: the controller reads the child as Synced (its state before the refresh) and calls it Healthy.
-  if (options.staleCache) waiting[options.staleCache] = { status: 'Healthy', targetRevisions: [revision] };
+  if (options.staleCache) waiting[options.staleCache] = { status: 'Healthy', targetRevisions: [own(options.staleCache)] };
   appSet(waiting);
   for (const names of steps) {
     const moving = names.filter((n) => n !== options.staleCache);
@@ -149,7 +153,7 @@ export function rollingSyncTimeline(
       const startedAt = time();
       app(n, { op: { phase: 'Running', startedAt } });
       // The end of a sync compares the child in full.
-      app(n, { sync: 'Synced', health: 'Progressing', op: { phase: 'Succeeded', startedAt, revision }, reconciledAt: time() });
+      app(n, { sync: 'Synced', health: 'Progressing', op: { phase: 'Succeeded', startedAt, revision: own(n) }, reconciledAt: time() });
     }
     appSet(Object.fromEntries(moving.map((n) => [n, { status: 'Progressing' }])));
     // A health change is a partial reconcile: reconciledAt stays.

@@ -5,15 +5,16 @@
  * detail names at most ten children per side (the rest are counted), each line is cut.
  */
 import type { OutOfOrderDetail, OutOfOrderMember } from '../../releases/appset-record.js';
+import { shortRevision } from '../../releases/revisions.js';
 import { code, untrusted } from './mrkdwn.js';
 
-const short = (revision: string): string => revision.slice(0, 7);
-
-function memberLine(m: OutOfOrderMember, revision: string): string {
-  const targets = m.targets.length === 0 ? 'no revision' : m.targets.map((r) => code(short(r), 40)).join(', ');
-  const at = m.targets.includes(revision) ? `targeting ${targets}` : `targeting ${targets}, not ${code(short(revision), 40)}`;
-  const own = m.observed ? `; the Application is ${untrusted(m.observed, 120, { oneLine: true })}` : '';
-  return `• ${code(m.application, 120)} (step ${untrusted(m.step, 8, { oneLine: true })}): ${untrusted(m.status, 20, { oneLine: true })} ${at}${own}`;
+function memberLine(m: OutOfOrderMember, revision: string | undefined): string {
+  const targets = m.targets.length === 0 ? 'no revision' : m.targets.map((r) => code(shortRevision(r), 40)).join(', ');
+  const own = revision !== undefined ? [revision] : (m.own ?? []);
+  const aboutOwn = own.length === 0 || own.every((r) => m.targets.includes(r));
+  const at = aboutOwn ? `targeting ${targets}` : `targeting ${targets}, not ${own.map((r) => code(shortRevision(r), 40)).join(', ')}`;
+  const observed = m.observed ? `; the Application is ${untrusted(m.observed, 120, { oneLine: true })}` : '';
+  return `• ${code(m.application, 120)} (step ${untrusted(m.step, 8, { oneLine: true })}): ${untrusted(m.status, 20, { oneLine: true })} ${at}${observed}`;
 }
 
 function more(n: number): string {
@@ -24,10 +25,11 @@ export function outOfOrderText(at: string, d: OutOfOrderDetail | undefined, mess
   if (!d) return `:x: ${at}: an ApplicationSet step started out of order.${message ? ` ${untrusted(message, 300, { oneLine: true })}` : ''}`;
   const steps = d.behindSteps.join(', ');
   const plural = d.behindSteps.length > 1;
+  const where = d.revision !== undefined ? `at ${code(shortRevision(d.revision), 40)}` : "at each child's own revisions";
   return [
-    `:x: ${at}: RollingSync step ${d.startedStep} of ${code(d.appSet, 300)} started before step${plural ? 's' : ''} ${steps} ${plural ? 'were' : 'was'} Healthy at ${code(short(d.revision), 40)}. ` +
-      'The ApplicationSet controller may have judged the earlier step on a stale cache (argo-cd#22558); the release is not done until every step is Healthy at its revision.',
-    `*Not Healthy at ${code(short(d.revision), 40)}:*`,
+    `:x: ${at}: RollingSync step ${d.startedStep} of ${code(d.appSet, 300)} started before step${plural ? 's' : ''} ${steps} ${plural ? 'were' : 'was'} Healthy ${where}. ` +
+      'The ApplicationSet controller may have judged the earlier step on a stale cache or on a health that lags the sync (argo-cd#22558); the release is not done until every step is Healthy at its revisions.',
+    `*Not Healthy and Synced ${where}:*`,
     d.behind.map((m) => memberLine(m, d.revision)).join('\n') + more(d.moreBehind),
     `*Started (step ${d.startedStep}):*`,
     d.started.map((m) => memberLine(m, d.revision)).join('\n') + more(d.moreStarted),

@@ -43,8 +43,8 @@ describe('an ApplicationSet step out of order, in Slack', () => {
     const text = (msg.blocks[0] as { text: { text: string } }).text.text;
     expect(text).toBe(
       ':x: *step-2* — `prod/argocd/fleet`: RollingSync step 2 of `prod/argocd/fleet` started before step 1 was Healthy at `c0ffee1`. ' +
-        'The ApplicationSet controller may have judged the earlier step on a stale cache (argo-cd#22558); the release is not done until every step is Healthy at its revision.\n' +
-        '*Not Healthy at `c0ffee1`:*\n• `fleet-0` (step 1): Waiting targeting `c0ffee1`\n' +
+        'The ApplicationSet controller may have judged the earlier step on a stale cache or on a health that lags the sync (argo-cd#22558); the release is not done until every step is Healthy at its revisions.\n' +
+        '*Not Healthy and Synced at `c0ffee1`:*\n• `fleet-0` (step 1): Waiting targeting `c0ffee1`\n' +
         '*Started (step 2):*\n• `fleet-1` (step 2): Pending targeting `c0ffee1`, `c0ffee1`\n• `fleet-2` (step 2): Pending targeting `c0ffee1`, `c0ffee1`',
     );
     expect(reply.needsPerson).toBe(true);

@@ -1,0 +1,211 @@
+/**
+ * ApplicationSet steps as Argo CD really runs them (issue #21), through the watch: a stand-in API
+ * server whose Applications and ApplicationSet are written as Argo CD and the ApplicationSet
+ * controller write them (test/helpers/scripted-argocd.ts), a real Glidepath with Redis, and the
+ * Slack stand-in, whose messages are asserted. The epic's three cases (argo-cd#22558: one
+ * targetRevision for all; a template change taking apps OutOfSync; a source per child, one of
+ * them multi-source, all changed at once), a health that lags the sync, a status compared against
+ * the previous spec (#29410), and a child still Degraded from the previous revision.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MessageVersion, TranscriptMessage } from '../../sandbox/slack/transcript.js';
+import { ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
+import { waitFor } from '../helpers/wait.js';
+import { startWatchedWorld, type WatchedWorld } from '../helpers/watched-world.js';
+
+const CHANNEL = 'C0OWNREV';
+const PIPELINE = 'checkout-appset';
+const STEPS = [['checkout-dev'], ['checkout-staging'], ['checkout-prod']];
+const ROWS = ['dev', 'staging', 'prod'];
+const REPO = 'https://git.example.com/shop/deploy.git';
+const VALUES = 'https://git.example.com/shop/values.git';
+const CHARTS = 'https://charts.example.com';
+const sha = (c: string) => c.repeat(40).slice(0, 40);
+
+let world: WatchedWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function start(): Promise<{ w: WatchedWorld; argo: ScriptedArgoCd }> {
+  world = await startWatchedWorld({
+    channel: CHANNEL,
+    steps: [],
+    pipeline: PIPELINE,
+    stages: ROWS.map((r, i) => `{ name: ${r}, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: ${i + 1} } }`),
+  });
+  return { w: world, argo: new ScriptedArgoCd(world, STEPS) };
+}
+
+const git = (path: string, targetRevision = 'main'): Source => ({ repoURL: REPO, path, targetRevision });
+const parents = (w: WatchedWorld) => w.slack.transcript.messages(CHANNEL);
+const thread = (w: WatchedWorld, releaseId: string): TranscriptMessage | undefined => parents(w).find((m) => m.text.startsWith(`Release ${releaseId} `));
+const versions = (m: TranscriptMessage): MessageVersion[] => [...m.edits, { text: m.text, blocks: m.blocks, at: m.at }];
+const statusOf = (v: MessageVersion): string => /\): (\w+)\./.exec(v.text)?.[1] ?? '?';
+const rowsOf = (v: MessageVersion): Record<string, string> => Object.fromEntries((/\): \w+\. (.*)$/.exec(v.text)?.[1] ?? '').split(', ').map((r) => r.split(' ') as [string, string]));
+const shownText = (m: TranscriptMessage): string => (m.blocks[0] as { text?: { text?: string } } | undefined)?.text?.text ?? m.text;
+
+async function parentWhere(w: WatchedWorld, releaseId: string, what: string, ok: (m: TranscriptMessage) => boolean): Promise<TranscriptMessage> {
+  return waitFor(async () => {
+    const m = thread(w, releaseId);
+    return m && ok(m) ? m : undefined;
+  }, what);
+}
+const complete = (w: WatchedWorld, releaseId: string) => parentWhere(w, releaseId, `${releaseId} Complete in Slack`, (m) => statusOf(m) === 'Complete');
+
+describe('ApplicationSet children judged at their own revisions, through the watch', () => {
+  it('one targetRevision for all: rows go Healthy in step order at the revision, a step not reached yet reads Waiting, Complete at the end', async () => {
+    const { w, argo } = await start();
+    const [s1, s2] = [sha('a1'), sha('a2')];
+    await argo.settle(Object.fromEntries(STEPS.flat().map((n, i) => [n, { sources: [git(`checkout/${ROWS[i]}`)], revisions: [s1] }])));
+    for (const n of STEPS.flat()) await argo.compare(n, [s2]);
+    await argo.entry(Object.fromEntries(STEPS.flat().map((n) => [n, { status: 'Waiting' as const, targetRevisions: [s2] }])));
+    for (const step of [1, 2, 3]) await argo.runStep(step, Object.fromEntries(STEPS.flat().map((n) => [n, [s2]])));
+    const releaseId = `revision-${s2.slice(0, 12)}`;
+    const parent = await complete(w, releaseId);
+    const seen = versions(parent);
+    // While step 1 ran, prod had not been reached: Waiting, not Progressing.
+    expect(seen.some((v) => rowsOf(v).dev === 'Progressing' && rowsOf(v).prod === 'Waiting')).toBe(true);
+    expect(seen.some((v) => rowsOf(v).prod === 'Progressing' && rowsOf(v).staging !== 'Healthy')).toBe(false);
+    for (const [i, r] of ROWS.entries()) expect(JSON.stringify(parent.blocks)).toContain(`*${r}* — Healthy · step ${i + 1} of 3 · 1/1 Healthy at \`${s2.slice(0, 7)}\``);
+    expect(parent.replies.filter((r) => r.text.includes('started before'))).toEqual([]);
+  }, 120_000);
+
+  it('a template change that takes two apps OutOfSync: never Complete on the statuses of the previous spec, Complete once both synced the new one', async () => {
+    const { w, argo } = await start();
+    const s1 = sha('b1');
+    await argo.settle(Object.fromEntries(STEPS.flat().map((n, i) => [n, { sources: [git(`checkout/${ROWS[i]}`)], revisions: [s1], releaseId: 'rel-100' }])));
+    // The template changes the path of staging and prod (CI's release id in it); dev's spec is the same.
+    await argo.specChange('checkout-dev', { sources: [git('checkout/dev')], releaseId: 'rel-101' });
+    await argo.specChange('checkout-staging', { sources: [git('checkout/v2/staging')], releaseId: 'rel-101' });
+    await argo.specChange('checkout-prod', { sources: [git('checkout/v2/prod')], releaseId: 'rel-101' });
+    const waiting = await parentWhere(w, 'rel-101', 'rows waiting for a comparison', (m) => JSON.stringify(m.blocks).includes('waiting for Argo CD to compare the new revision'));
+    expect(statusOf(waiting)).not.toBe('Complete');
+    await argo.compare('checkout-staging', [s1]);
+    await argo.compare('checkout-prod', [s1]);
+    await argo.entry({ 'checkout-staging': { status: 'Waiting' }, 'checkout-prod': { status: 'Waiting' } });
+    await argo.runStep(2, {});
+    await argo.runStep(3, {});
+    const parent = await complete(w, 'rel-101');
+    const seen = versions(parent);
+    const firstComplete = seen.findIndex((v) => statusOf(v) === 'Complete');
+    expect(seen.slice(firstComplete).every((v) => Object.values(rowsOf(v)).every((s) => s === 'Healthy'))).toBe(true);
+    // Complete only after prod synced the new spec: every version before it with prod Healthy is after staging's.
+    expect(seen.slice(0, firstComplete).some((v) => rowsOf(v).prod !== 'Healthy')).toBe(true);
+    expect(parent.replies.filter((r) => r.text.includes('started before'))).toEqual([]);
+  }, 120_000);
+
+  it('a source per child, prod multi-source, all changed at once: one thread, each row at its child\'s own revisions, Complete, no out-of-order reply', async () => {
+    const { w, argo } = await start();
+    const prodSources = (chart: string): Source[] => [{ repoURL: CHARTS, chart: 'checkout', targetRevision: chart }, { repoURL: VALUES, path: 'prod', targetRevision: 'main' }];
+    await argo.settle({
+      'checkout-dev': { sources: [git('checkout/dev')], revisions: [sha('c1')], releaseId: 'rel-41' },
+      'checkout-staging': { sources: [git('checkout/staging', 'release-4')], revisions: [sha('d1')], releaseId: 'rel-41' },
+      'checkout-prod': { sources: prodSources('4.1.0'), revisions: ['4.1.0', sha('e1')], releaseId: 'rel-41' },
+    });
+    // One change pushed everywhere at once: a commit on main, one on release-4, prod's chart and values.
+    await argo.specChange('checkout-dev', { sources: [git('checkout/dev')], releaseId: 'rel-42' });
+    await argo.specChange('checkout-staging', { sources: [git('checkout/staging', 'release-4')], releaseId: 'rel-42' });
+    await argo.specChange('checkout-prod', { sources: prodSources('4.2.0'), releaseId: 'rel-42' });
+    const own: Record<string, string[]> = { 'checkout-dev': [sha('c2')], 'checkout-staging': [sha('d2')], 'checkout-prod': ['4.2.0', sha('e2')] };
+    for (const n of STEPS.flat()) await argo.compare(n, own[n]!);
+    await argo.entry(Object.fromEntries(STEPS.flat().map((n) => [n, { status: 'Waiting' as const, targetRevisions: own[n] }])));
+    for (const step of [1, 2, 3]) await argo.runStep(step, own);
+    const parent = await complete(w, 'rel-42');
+    const blocks = JSON.stringify(parent.blocks);
+    expect(blocks).toContain(`*dev* — Healthy · step 1 of 3 · 1/1 Healthy at \`${sha('c2').slice(0, 7)}\``);
+    expect(blocks).toContain(`*staging* — Healthy · step 2 of 3 · 1/1 Healthy at \`${sha('d2').slice(0, 7)}\``);
+    expect(blocks).toContain(`*prod* — Healthy · step 3 of 3 · 1/1 Healthy at \`4.2.0\`, \`${sha('e2').slice(0, 7)}\``);
+    expect(versions(parent).some((v) => statusOf(v) === 'Failed')).toBe(false);
+    expect(parent.replies.filter((r) => r.text.includes('started before'))).toEqual([]);
+    expect(parents(w).filter((m) => m.text.includes('rel-42'))).toHaveLength(1);
+  }, 120_000);
+
+  it('health that lags the sync: the ApplicationSet calls dev Healthy while its Application is Synced and Progressing, step 2 starts, dev goes Degraded: one out-of-order reply naming both', async () => {
+    const { w, argo } = await start();
+    const [s1, s2] = [sha('f1'), sha('f2')];
+    await argo.settle(Object.fromEntries(STEPS.flat().map((n, i) => [n, { sources: [git(`checkout/${ROWS[i]}`)], revisions: [s1] }])));
+    for (const n of STEPS.flat()) await argo.compare(n, [s2]);
+    await argo.entry(Object.fromEntries(STEPS.flat().map((n) => [n, { status: 'Waiting' as const, targetRevisions: [s2] }])));
+    await argo.entry({ 'checkout-dev': { status: 'Pending' } });
+    await argo.sync('checkout-dev');
+    // The controller's word: Healthy, on a health that has not caught up with the sync.
+    await argo.entry({ 'checkout-dev': { status: 'Healthy' } });
+    await argo.entry({ 'checkout-staging': { status: 'Pending' } });
+    await argo.sync('checkout-staging');
+    await argo.health('checkout-dev', 'Degraded');
+    const releaseId = `revision-${s2.slice(0, 12)}`;
+    const reply = await waitFor(async () => thread(w, releaseId)?.replies.find((r) => r.text.includes('started before step 1')), 'the out-of-order reply');
+    const text = shownText(reply);
+    expect(text).toContain(`RollingSync step 2 of \`prod/argocd/checkout\` started before step 1 was Healthy at \`${s2.slice(0, 7)}\``);
+    expect(text).toContain(`• \`checkout-dev\` (step 1): Healthy targeting \`${s2.slice(0, 7)}\`; the Application is Synced/Degraded at ${s2.slice(0, 7)}`);
+    expect(text).toMatch(new RegExp(`• \`checkout-staging\` \\(step 2\\): Pending targeting \`${s2.slice(0, 7)}\`; the Application is Synced/\\w+ at ${s2.slice(0, 7)}`));
+    await parentWhere(w, releaseId, 'the parent says Failed', (m) => statusOf(m) === 'Failed');
+    await argo.health('checkout-staging', 'Healthy');
+    await argo.health('checkout-dev', 'Progressing');
+    await argo.health('checkout-dev', 'Degraded');
+    // Glidepath heard all of it (staging Healthy, dev Degraded again), and Slack shows that record.
+    const heard = await waitFor(async () => {
+      const r = await w.app.store.get(PIPELINE, releaseId);
+      const target = (row: string, app: string) => r?.stages.find((s) => s.name === row)?.targets[`prod/argocd/app:${app}`];
+      return target('staging', 'checkout-staging')?.phase === 'Healthy' && target('dev', 'checkout-dev')?.phase === 'Degraded' ? r : undefined;
+    }, 'Glidepath heard staging Healthy and dev Degraded again');
+    await parentWhere(w, releaseId, 'Slack shows that record', (m) => statusOf(m) === heard.status && rowsOf(m).staging === heard.stages[1]?.status);
+    expect(thread(w, releaseId)!.replies.filter((r) => r.text.includes('started before'))).toHaveLength(1);
+  }, 120_000);
+
+  it('a status compared against the previous spec counts for nothing: the rows wait for Argo CD to compare, and Complete comes only after the new chart synced', async () => {
+    const { w, argo } = await start();
+    const chart = (v: string): Source[] => [{ repoURL: CHARTS, chart: 'checkout', targetRevision: v }];
+    await argo.settle(Object.fromEntries(STEPS.flat().map((n) => [n, { sources: chart('4.1.0'), revisions: ['4.1.0'], releaseId: 'rel-7' }])));
+    for (const n of STEPS.flat()) await argo.specChange(n, { sources: chart('4.2.0'), releaseId: 'rel-8' });
+    // Every Application still says Synced and Healthy (at 4.1.0, compared before the change), and so does the ApplicationSet.
+    const waiting = await parentWhere(w, 'rel-8', 'each row waiting for a comparison', (m) => {
+      const b = JSON.stringify(m.blocks);
+      return STEPS.flat().every((n) => b.includes(`waiting for Argo CD to compare the new revision: \`${n}\``));
+    });
+    expect(statusOf(waiting)).toBe('InProgress');
+    for (const n of STEPS.flat()) await argo.compare(n, ['4.2.0']);
+    await argo.entry(Object.fromEntries(STEPS.flat().map((n) => [n, { status: 'Waiting' as const, targetRevisions: ['4.2.0'] }])));
+    for (const step of [1, 2, 3]) await argo.runStep(step, {});
+    const parent = await complete(w, 'rel-8');
+    const seen = versions(parent);
+    const firstComplete = seen.findIndex((v) => statusOf(v) === 'Complete');
+    const lastWaiting = seen.map((v) => JSON.stringify(v.blocks).includes('waiting for Argo CD to compare')).lastIndexOf(true);
+    expect(lastWaiting).toBeGreaterThanOrEqual(0);
+    expect(firstComplete).toBeGreaterThan(lastWaiting);
+    expect(JSON.stringify(parent.blocks)).toContain('step 3 of 3 · 1/1 Healthy at `4.2.0`');
+  }, 120_000);
+
+  it('a child Degraded at the previous revision is no failure of this release until its step reaches it; Degraded there is said once, however it flaps', async () => {
+    const { w, argo } = await start();
+    const [s1, s2] = [sha('0a'), sha('0b')];
+    await argo.settle({
+      'checkout-dev': { sources: [git('checkout/dev')], revisions: [s1] },
+      'checkout-staging': { sources: [git('checkout/staging')], revisions: [s1] },
+      'checkout-prod': { sources: [git('checkout/prod')], revisions: [s1], health: 'Degraded' },
+    });
+    for (const n of STEPS.flat()) await argo.compare(n, [s2]);
+    await argo.entry(Object.fromEntries(STEPS.flat().map((n) => [n, { status: 'Waiting' as const, targetRevisions: [s2] }])));
+    await argo.runStep(1, {});
+    await argo.runStep(2, {});
+    const releaseId = `revision-${s2.slice(0, 12)}`;
+    const before = await parentWhere(w, releaseId, 'staging Healthy, prod not reached', (m) => rowsOf(m).staging === 'Healthy');
+    expect(rowsOf(before).prod).toBe('Waiting');
+    expect(versions(before).some((v) => statusOf(v) === 'Failed')).toBe(false);
+    expect(before.replies.filter((r) => r.text.includes('is Degraded'))).toEqual([]);
+    // Step 3 reaches prod: the new revision is Degraded too, flaps, and is repaired.
+    await argo.entry({ 'checkout-prod': { status: 'Pending' } });
+    await argo.sync('checkout-prod');
+    await argo.entry({ 'checkout-prod': { status: 'Progressing' } });
+    await argo.health('checkout-prod', 'Degraded');
+    await argo.health('checkout-prod', 'Progressing');
+    await argo.health('checkout-prod', 'Degraded');
+    await parentWhere(w, releaseId, 'prod Degraded in Slack', (m) => rowsOf(m).prod === 'Degraded');
+    await argo.health('checkout-prod', 'Healthy');
+    await argo.entry({ 'checkout-prod': { status: 'Healthy' } });
+    const parent = await complete(w, releaseId);
+    expect(parent.replies.filter((r) => r.text.includes('is Degraded'))).toHaveLength(1);
+  }, 120_000);
+});
