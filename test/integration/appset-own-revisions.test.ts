@@ -12,6 +12,7 @@ import type { MessageVersion, TranscriptMessage } from '../../sandbox/slack/tran
 import { ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWatchedWorld, type WatchedWorld } from '../helpers/watched-world.js';
+import { releaseIdName } from '../../src/releases/display-name.js';
 
 const CHANNEL = 'C0OWNREV';
 const PIPELINE = 'checkout-appset';
@@ -40,7 +41,8 @@ async function start(): Promise<{ w: WatchedWorld; argo: ScriptedArgoCd }> {
 
 const git = (path: string, targetRevision = 'main'): Source => ({ repoURL: REPO, path, targetRevision });
 const parents = (w: WatchedWorld) => w.slack.transcript.messages(CHANNEL);
-const thread = (w: WatchedWorld, releaseId: string): TranscriptMessage | undefined => parents(w).find((m) => m.text.startsWith(`Release ${releaseId} `));
+// A thread is named as people know it: a `revision-<sha>` release by its short commit (display-name.ts).
+const thread = (w: WatchedWorld, releaseId: string): TranscriptMessage | undefined => parents(w).find((m) => m.text.startsWith(`Release ${releaseIdName(releaseId)} `));
 const versions = (m: TranscriptMessage): MessageVersion[] => [...m.edits, { text: m.text, blocks: m.blocks, at: m.at }];
 const statusOf = (v: MessageVersion): string => /\): (\w+)\./.exec(v.text)?.[1] ?? '?';
 const rowsOf = (v: MessageVersion): Record<string, string> => Object.fromEntries((/\): \w+\. (.*)$/.exec(v.text)?.[1] ?? '').split(', ').map((r) => r.split(' ') as [string, string]));
@@ -206,6 +208,11 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     await argo.health('checkout-prod', 'Healthy');
     await argo.entry({ 'checkout-prod': { status: 'Healthy' } });
     const parent = await complete(w, releaseId);
-    expect(parent.replies.filter((r) => r.text.includes('is Degraded'))).toHaveLength(1);
+    // The reply is its own Slack job: wait for it, not only for the parent that reads Complete.
+    const replies = await waitFor(async () => {
+      const now = thread(w, releaseId)?.replies ?? parent.replies;
+      return now.some((r) => r.text.includes('is Degraded')) ? now : undefined;
+    }, 'the Degraded reply');
+    expect(replies.filter((r) => r.text.includes('is Degraded'))).toHaveLength(1);
   }, 120_000);
 });
