@@ -21,40 +21,47 @@ export interface Chunked<T> {
   ends: number[];
 }
 
-/** Chunks of items[start…], appended to `out`. */
-function chunkFrom<T>(items: readonly T[], nameOf: (item: T) => string, start: number, out: Chunked<T>): void {
-  for (let i = start; i < items.length; i++) {
-    if (i + 1 < items.length && !boundary(nameOf(items[i] as T))) continue;
-    out.jsons.push(JSON.stringify(items.slice(start, i + 1)));
-    out.ends.push(i + 1);
-    start = i + 1;
-  }
-}
-
 /** The list's chunks as JSON, in order: field `${prefix}${i}` holds chunk i. */
 export function encodeChunks<T>(items: readonly T[], nameOf: (item: T) => string): string[] {
   return encodeChunksAfter(items, nameOf, undefined).jsons;
 }
 
 /**
- * The list's chunks, as encodeChunks makes them, from the chunks of an earlier version of it:
- * the chunks before the first entry that differs (by identity) are kept, and only the rest is
- * encoded again (appending to a list of thousands encodes its last chunk). `before` itself when
- * nothing differs.
+ * The list's chunks, exactly as encodeChunks makes them, from the chunks of an earlier version of
+ * it: a chunk whose entries are all the same (`same`: by identity unless told) at the same places
+ * keeps its JSON, and the chunks before the first entry that differs are not looked at again
+ * (appending to a list of thousands encodes its last chunk; a status write that moves 50 of an
+ * ApplicationSet's children encodes the chunks that hold them). `before` itself when nothing differs.
  */
-export function encodeChunksAfter<T>(items: readonly T[], nameOf: (item: T) => string, before: Chunked<T> | undefined): Chunked<T> {
+export function encodeChunksAfter<T>(items: readonly T[], nameOf: (item: T) => string, before: Chunked<T> | undefined, same: (a: T, b: T) => boolean = Object.is): Chunked<T> {
   let kept = 0;
   if (before) {
     const common = Math.min(items.length, before.items.length);
     let first = 0;
-    while (first < common && items[first] === before.items[first]) first++;
+    while (first < common && same(items[first] as T, before.items[first] as T)) first++;
     if (first === items.length && items.length === before.items.length) return before;
     // Every chunk but the last ends at a boundary, so one that ends by the first difference is unchanged.
     while (kept < before.jsons.length - 1 && (before.ends[kept] as number) <= first) kept++;
   }
   const out: Chunked<T> = { items, jsons: before ? before.jsons.slice(0, kept) : [], ends: before ? before.ends.slice(0, kept) : [] };
-  chunkFrom(items, nameOf, kept > 0 ? (out.ends[kept - 1] as number) : 0, out);
+  // Where each earlier chunk started, to find one that the same entries make again further on.
+  const earlier = new Map<number, number>();
+  if (before) for (let c = kept; c < before.jsons.length; c++) earlier.set(c === 0 ? 0 : (before.ends[c - 1] as number), c);
+  let start = kept > 0 ? (out.ends[kept - 1] as number) : 0;
+  for (let i = start; i < items.length; i++) {
+    if (i + 1 < items.length && !boundary(nameOf(items[i] as T))) continue;
+    out.jsons.push(unchangedChunk(items, start, i + 1, before, earlier.get(start), same) ?? JSON.stringify(items.slice(start, i + 1)));
+    out.ends.push(i + 1);
+    start = i + 1;
+  }
   return out;
+}
+
+/** The JSON of earlier chunk `c` when it held exactly items[start, end). */
+function unchangedChunk<T>(items: readonly T[], start: number, end: number, before: Chunked<T> | undefined, c: number | undefined, same: (a: T, b: T) => boolean): string | undefined {
+  if (!before || c === undefined || before.ends[c] !== end) return undefined;
+  for (let i = start; i < end; i++) if (!same(items[i] as T, before.items[i] as T)) return undefined;
+  return before.jsons[c];
 }
 
 /** The list back from its chunks (fields `${prefix}0`, `${prefix}1`, … until one is missing, at most `max`), or undefined when there is none. */

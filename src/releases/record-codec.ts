@@ -97,14 +97,15 @@ export function encodeKeys(targets: Record<string, TargetState>, keys: readonly 
   return next.jsons;
 }
 
-export function encodeAppSets(appSets: AppSets): [string, string][] {
+/** `previous`: the ApplicationSets these replace, when known (members' encodings are reused where they did not change). */
+export function encodeAppSets(appSets: AppSets, previous?: AppSets): [string, string][] {
   let fields = appSetsFields.get(appSets);
   if (fields !== undefined) return fields;
   const heads: Record<string, Omit<AppSetState, 'members'>> = {};
   fields = [];
   for (const [key, { members, ...state }] of Object.entries(appSets)) {
     heads[key] = state;
-    encodeMembers(members).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
+    encodeMembers(members, previous?.[key]?.members).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
   }
   fields.push([APPSETS_FIELD, JSON.stringify(heads)]);
   appSetsFields.set(appSets, fields);

@@ -54,7 +54,7 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
   };
   for (const [field, json] of encodeHead(record)) put(field, json);
   if (record.appSets !== before.appSets) {
-    const appSetFields = record.appSets ? encodeAppSets(record.appSets) : [];
+    const appSetFields = record.appSets ? encodeAppSets(record.appSets, before.appSets) : [];
     const names = new Set(appSetFields.map(([f]) => f));
     for (const field of [...fields.keys()]) if (isAppSetsField(field) && !names.has(field)) drop(field);
     for (const [field, json] of appSetFields) put(field, json);
