@@ -277,7 +277,9 @@ export class FactReducer {
     const byRelease = new Map<string, number[]>();
     routes.forEach((route, i) => {
       const key = laneKey(route);
-      byRelease.get(key)?.push(i) ?? byRelease.set(key, [i]);
+      const at = byRelease.get(key);
+      if (at) at.push(i);
+      else byRelease.set(key, [i]);
     });
     const outcomes: ReduceOutcome[] = new Array<ReduceOutcome>(routes.length);
     for (const [key, at] of byRelease) {
