@@ -28,7 +28,7 @@ import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
-import { ReleaseLanes } from './release-lanes.js';
+import { indexesByLane, ReleaseLanes } from './release-lanes.js';
 import type { TargetEntry, TargetIndex } from './target-index.js';
 import type { Watchdog } from './watchdog.js';
 
@@ -274,15 +274,8 @@ export class FactReducer {
     routes = await this.forwardForeign(fact, routes, origin.partition);
     // Routes of one release (a child placed in every step stage before its ApplicationSet was
     // heard) are reduced in one batch: one read and one save of the record, not one per stage.
-    const byRelease = new Map<string, number[]>();
-    routes.forEach((route, i) => {
-      const key = laneKey(route);
-      const at = byRelease.get(key);
-      if (at) at.push(i);
-      else byRelease.set(key, [i]);
-    });
     const outcomes: ReduceOutcome[] = new Array<ReduceOutcome>(routes.length);
-    for (const [key, at] of byRelease) {
+    for (const [key, at] of indexesByLane(routes, laneKey)) {
       const items = at.map((i) => ({ fact, route: routes[i] as ResolvedRoute, ...(origin.fence ? { fence: origin.fence } : {}) }));
       (await this.lanes.submitAll(key, items)).forEach((outcome, j) => (outcomes[at[j] as number] = outcome));
     }

@@ -53,3 +53,15 @@ export class ReleaseLanes<I, O> {
     }
   }
 }
+
+/** The indexes of `items` by lane, lanes in the order they first appear. */
+export function indexesByLane<T>(items: readonly T[], laneOf: (item: T) => string): Map<string, number[]> {
+  const lanes = new Map<string, number[]>();
+  items.forEach((item, i) => {
+    const key = laneOf(item);
+    const at = lanes.get(key);
+    if (at) at.push(i);
+    else lanes.set(key, [i]);
+  });
+  return lanes;
+}
