@@ -172,6 +172,8 @@ interface KindLine {
   redisRoundTripsPerFact: number;
   bytesToRedisPerFact: number;
   topCommandsPerFact: Record<string, number>;
+  /** Bytes of arguments sent to Redis per fact, by command (the largest). */
+  topBytesPerFact: Record<string, number>;
   threadEffectsPerFact: Record<string, number>;
   /** What the reducer made of the facts, per route (a fact may have several). */
   outcomes: Record<string, number>;
@@ -182,7 +184,8 @@ function kindLine(r: StreamResult, kind: string, list: number[]): KindLine {
   const n = list.length;
   const tally = r.tallies.get(kind);
   const mean = list.reduce((a, b) => a + b, 0) / n;
-  const top = [...(tally?.byCommand ?? new Map<string, number>()).entries()].sort((a, b) => b[1] - a[1]).slice(0, 6);
+  const largest = (m: Map<string, number> | undefined): [string, number][] => [...(m ?? new Map<string, number>()).entries()].sort((a, b) => b[1] - a[1]).slice(0, 6);
+  const top = largest(tally?.byCommand);
   return {
     kind,
     stream: r.name,
@@ -195,6 +198,7 @@ function kindLine(r: StreamResult, kind: string, list: number[]): KindLine {
     redisRoundTripsPerFact: round((tally?.roundTrips ?? 0) / n),
     bytesToRedisPerFact: Math.round((tally?.bytes ?? 0) / n),
     topCommandsPerFact: Object.fromEntries(top.map(([c, k]) => [c, round(k / n)])),
+    topBytesPerFact: Object.fromEntries(largest(tally?.bytesByCommand).map(([c, k]) => [c, Math.round(k / n)])),
     threadEffectsPerFact: Object.fromEntries(Object.entries(r.effects.get(kind) ?? {}).map(([k, v]) => [k, round(v / n, 3)])),
     outcomes: r.outcomes.get(kind) ?? {},
     recordBytes: { releases: r.records.length, mean: Math.round(r.records.reduce((a, b) => a + b, 0) / Math.max(1, r.records.length)), max: Math.max(0, ...r.records) },

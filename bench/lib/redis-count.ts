@@ -14,9 +14,11 @@ export interface Tally {
   roundTrips: number;
   bytes: number;
   byCommand: Map<string, number>;
+  /** Bytes of the arguments, by command. */
+  bytesByCommand: Map<string, number>;
 }
 
-const empty = (): Tally => ({ commands: 0, roundTrips: 0, bytes: 0, byCommand: new Map() });
+const empty = (): Tally => ({ commands: 0, roundTrips: 0, bytes: 0, byCommand: new Map(), bytesByCommand: new Map() });
 
 function argBytes(args: unknown[]): number {
   let n = 0;
@@ -67,8 +69,10 @@ export class RedisCounter {
       this.pipelines.add(stream);
       t.roundTrips++;
     }
-    t.bytes += argBytes(command.args);
+    const bytes = argBytes(command.args);
+    t.bytes += bytes;
     const name = command.name.toLowerCase();
     t.byCommand.set(name, (t.byCommand.get(name) ?? 0) + 1);
+    t.bytesByCommand.set(name, (t.bytesByCommand.get(name) ?? 0) + bytes);
   }
 }

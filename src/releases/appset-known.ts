@@ -21,8 +21,22 @@ import { compareObservations } from './versions.js';
 /** The latest known state of each ApplicationSet, by its target key (one pipeline's). */
 export type KnownAppSets = Readonly<Record<string, AppSetState>>;
 
+/**
+ * States made from facts, by fact: the worker keeps a fact's state beside the records
+ * (appset-memberships.ts) and the reducer puts it in the record, and with one object for both the
+ * thousands of members are indexed (derive-appset.ts) and encoded (appset-membership-codec.ts)
+ * once. States are shared, so never changed in place (records replace them).
+ */
+const statesOfFacts = new WeakMap<ApplicationSetFact, AppSetState>();
+
 /** What the reducer keeps of an ApplicationSet fact (its `status.applicationStatus`, per child). */
 export function appSetStateOf(fact: ApplicationSetFact): AppSetState {
+  let state = statesOfFacts.get(fact);
+  if (!state) statesOfFacts.set(fact, (state = buildAppSetState(fact)));
+  return state;
+}
+
+function buildAppSetState(fact: ApplicationSetFact): AppSetState {
   const o = fact.appSet;
   const members: AppSetState['members'] = {};
   for (const m of o.members) {

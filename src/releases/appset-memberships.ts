@@ -101,13 +101,15 @@ export class AppSetMemberships {
         await this.redis.pexpire(key, Math.round(this.ttlMs));
         return;
       }
-      const { head, chunks } = encodeMembership(state);
+      const { head, chunks } = encodeMembership(state, this.parsed.get(key)?.state);
       const held = this.chunks.get(key);
       const partial = current !== null && held?.observation === current;
       const changed = chunks.flatMap((json, i) => (partial && held.chunks[i] === json ? [] : [String(i), json]));
       const saved = await this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, current ?? '', next, head, String(Math.round(this.ttlMs)), partial ? '0' : '1', String(chunks.length), ...changed);
       if (saved === 1) {
         this.chunks.set(key, { observation: next, chunks });
+        // What was written is what a read here would decode: kept parsed, so the batch that reads it next does not read it back.
+        this.parsed.set(key, { observation: next, state });
         return;
       }
     }

@@ -11,20 +11,58 @@ import { pendingTargets } from './pending.js';
 import { judgeStepStage, ownRevisions } from './derive-appset.js';
 import { adoptKnownAppSets } from './appset-known.js';
 import { appSetOrderFailures } from './appset-order.js';
-import { kargoNotices, kargoTargetsDone, promotedFreight } from './kargo-derive.js';
+import { kargoNotices, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
-import { activeTargets, troubleStatus } from './stage-targets.js';
+import { activeTargets } from './stage-targets.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
-function stageStatus(stage: StageState): StageStatus {
-  const active = activeTargets(stage);
-  // A stage whose targets all moved on to a newer release keeps the state it was last seen in.
-  const targets = active.length > 0 ? active : Object.values(stage.targets);
-  if (targets.length === 0) return 'Waiting';
-  const trouble = troubleStatus(targets);
+/**
+ * The keys of a stage's targets, listed once per stage and derivation and shared by its passes
+ * (a key a pass finds gone was dropped by an earlier one). A step stage of an ApplicationSet
+ * holds thousands of targets, and listing an object that large costs far more than reading it.
+ */
+type TargetKeys = readonly string[];
+
+/**
+ * The stage's status from one pass over its targets: the targets still on this release, or all
+ * of them when every one moved on to a newer release (the stage keeps the state it was last seen in).
+ */
+function stageStatus(stage: StageState, keys: TargetKeys): StageStatus {
+  const active = new TargetTally();
+  const all = new TargetTally();
+  for (const key of keys) {
+    const t = stage.targets[key];
+    if (t === undefined) continue;
+    all.add(t);
+    if (t.supersededBy === undefined) active.add(t);
+  }
+  const targets = active.count > 0 ? active : all;
+  if (targets.count === 0) return 'Waiting';
+  const trouble = targets.trouble();
   if (trouble) return trouble;
-  if ((stage.pending.length === 0 || active.length === 0) && targets.every((t) => t.phase === 'Healthy')) return 'Healthy';
+  if ((stage.pending.length === 0 || active.count === 0) && targets.allHealthy) return 'Healthy';
   return 'Progressing';
+}
+
+/** What stageStatus asks of a set of targets, counted as they pass (troubleStatus' order: Aborted, then Degraded, then Paused). */
+class TargetTally {
+  count = 0;
+  aborted = false;
+  degraded = false;
+  paused = false;
+  allHealthy = true;
+
+  add(t: TargetState): void {
+    this.count += 1;
+    if (t.aborted) this.aborted = true;
+    if (t.phase === 'Degraded') this.degraded = true;
+    else if (t.phase === 'Paused') this.paused = true;
+    if (t.phase !== 'Healthy') this.allHealthy = false;
+  }
+
+  trouble(): Extract<StageStatus, 'Aborted' | 'Degraded' | 'Paused'> | undefined {
+    return this.aborted ? 'Aborted' : this.degraded ? 'Degraded' : this.paused ? 'Paused' : undefined;
+  }
 }
 
 /** Stall eligibility: the release is expected to make progress on its own. */
@@ -40,28 +78,51 @@ export function expectsProgress(status: ReleaseStatus): boolean {
  * A target without a latch of its own that was last heard before the stage's latch was there, and
  * Healthy, when the stage latched (records saved before targets had latches).
  */
-export function stageDone(stage: StageState): boolean {
+export function stageDone(stage: StageState, keys: TargetKeys = Object.keys(stage.targets)): boolean {
   const latched = stage.healthyAt;
-  if (latched === undefined || stage.pending.length > 0 || !kargoTargetsDone(stage)) return false;
-  return activeTargets(stage).every((t) => t.healthyAt !== undefined || t.lastHeardAt <= latched);
+  if (latched === undefined || stage.pending.length > 0) return false;
+  for (const key of keys) {
+    const t = stage.targets[key];
+    if (t === undefined || t.supersededBy !== undefined) continue;
+    // A Kargo Stage is done when its promotion was judged done (kargo-derive.ts' kargoTargetsDone).
+    if (t.kargo !== undefined && t.kargo.doneAt === undefined) return false;
+    if (t.healthyAt === undefined && t.lastHeardAt > latched) return false;
+  }
+  return true;
 }
 
 /** Each target's own latch: Healthy at this release at least once (step stages judge theirs in derive-appset.ts). */
-function latchTargets(stage: StageState, now: number): void {
-  for (const [key, t] of Object.entries(stage.targets)) {
-    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) stage.targets[key] = { ...t, healthyAt: now };
+function latchTargets(stage: StageState, keys: TargetKeys, now: number): void {
+  const targets = stage.targets;
+  for (const key of keys) {
+    const t = targets[key];
+    if (t === undefined) continue;
+    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) targets[key] = { ...t, healthyAt: now };
   }
 }
 
-function releaseStatus(record: ReleaseRecord): ReleaseStatus {
-  const all = record.stages.flatMap((s) => Object.values(s.targets));
-  if (record.stages.every(stageDone)) return 'Complete';
-  if (all.length > 0 && all.every((t) => t.supersededBy !== undefined)) return 'Superseded';
+function releaseStatus(record: ReleaseRecord, keysOf: ReadonlyMap<StageState, TargetKeys>): ReleaseStatus {
+  const keys = (stage: StageState): TargetKeys => keysOf.get(stage) ?? Object.keys(stage.targets);
+  if (record.stages.every((stage) => stageDone(stage, keys(stage)))) return 'Complete';
+  let targets = 0;
+  let allSuperseded = true;
+  for (const stage of record.stages) {
+    for (const key of keys(stage)) {
+      const t = stage.targets[key];
+      if (t === undefined) continue;
+      targets += 1;
+      if (t.supersededBy === undefined) {
+        allSuperseded = false;
+        break;
+      }
+    }
+  }
+  if (targets > 0 && allSuperseded) return 'Superseded';
   const statuses = record.stages.map((s) => s.status);
   if (statuses.includes('Aborted')) return 'Aborted';
   if (statuses.includes('Degraded')) return 'Failed';
   if (statuses.includes('Paused')) return 'Paused';
-  if (all.length === 0) return 'Announced';
+  if (targets === 0) return 'Announced';
   return 'InProgress';
 }
 
@@ -87,11 +148,24 @@ function refKey(ref: TargetRef): string {
   return `${ref.cluster}/${ref.namespace}/${ref.name}`;
 }
 
+/**
+ * Whether a target can have a notice due (targetNotices): most of a step stage's thousands of
+ * targets are Healthy or Progressing with nothing failed, and are passed over without building
+ * the reply's key or detail.
+ */
+function mayNotice(t: TargetState): boolean {
+  if (t.supersededBy !== undefined) return false;
+  if (t.aborted || t.phase === 'Degraded' || t.phase === 'Unknown' || waitsForApproval(t)) return true;
+  if (t.analysis && (t.analysis.status === 'Failed' || t.analysis.status === 'Error')) return true;
+  const phase = t.sync?.phase;
+  return phase === 'Failed' || phase === 'Error' || phase === 'Running';
+}
+
 /** `ownHealth` false: the target's health is still the previous revision's (an ApplicationSet child its step has not reached). */
 function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, ownHealth = true): void {
+  if (!mayNotice(t)) return;
   const where = refKey(t.ref);
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
-  if (t.supersededBy !== undefined) return;
   if (t.aborted) {
     notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', { ...base, ...abortedBy(t, ctx) }, stage.name, t.ref);
   } else if (waitsForApproval(t)) {
@@ -138,8 +212,8 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   }
   if (sync && sync.phase === 'Running' && sync.startedAt) {
     const runningFor = now - Date.parse(sync.startedAt);
-    const rolloutPaused = activeTargets(stage).some((o) => o.ref.kind === 'Rollout' && o.phase === 'Paused');
-    if (runningFor >= ctx.hookPinnedAfterMs && rolloutPaused && sync.runningHooks.length > 0) {
+    const rolloutPaused = (): boolean => activeTargets(stage).some((o) => o.ref.kind === 'Rollout' && o.phase === 'Paused');
+    if (runningFor >= ctx.hookPinnedAfterMs && sync.runningHooks.length > 0 && rolloutPaused()) {
       notices.reply(
         `hook-pinned:${t.application ?? where}:${sync.startedAt}`,
         'hook-pinned',
@@ -156,12 +230,15 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   const notices = new Notices(record);
   // Step membership known beside the record (heard before this release opened, or since).
   adoptKnownAppSets(record, ctx.pipeline, ctx);
+  const keysOf = new Map<StageState, TargetKeys>();
   for (const stage of record.stages) {
     stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
-    stage.status = stageStatus(stage);
+    const keys = Object.keys(stage.targets);
+    keysOf.set(stage, keys);
+    stage.status = stageStatus(stage, keys);
     // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).
     const notReached = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet) ? judgeStepStage(record, stage, ctx.pipeline, now) : undefined;
-    if (!notReached) latchTargets(stage, now);
+    if (!notReached) latchTargets(stage, keys, now);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
       // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
@@ -169,10 +246,13 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
       const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
       notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name, ...promotedFreight(stage) } : {}, stage.name);
     }
-    for (const [key, t] of Object.entries(stage.targets)) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx, notReached?.has(key) !== true);
+    for (const key of keys) {
+      const t = stage.targets[key];
+      if (t !== undefined) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx, notReached?.has(key) !== true);
+    }
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));
-  record.status = releaseStatus(record);
+  record.status = releaseStatus(record, keysOf);
   if (record.status === 'Complete' || record.status === 'Superseded') {
     record.finishedAt ??= now;
     if (record.status === 'Complete') notices.reply('release-complete', 'release-complete', {});

@@ -7,7 +7,7 @@
 import type { AppSetState } from './appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
 import { decodeMembers, encodeMembers } from './appset-membership-codec.js';
-import { decodeChunks, encodeChunks } from './record-chunks.js';
+import { decodeChunks, encodeChunksAfter, type Chunked } from './record-chunks.js';
 
 export const HEAD_FIELD = 'head';
 /** Notices and events grow slowly and change rarely: fields of their own keep the head small. */
@@ -84,27 +84,28 @@ export function encodeTarget(target: TargetState): string {
 /**
  * Each stage's target keys in their order (so a record reads back exactly as it was saved), as
  * last encoded by stage's targets object: thousands of keys for a step stage of an
- * ApplicationSet, encoded and sent again only when the keys change.
+ * ApplicationSet, encoded again only from the chunk where the keys changed (a key appended
+ * encodes the last chunk) and sent again only when they change.
  */
-const keysJson = new WeakMap<Record<string, TargetState>, { keys: string[]; jsons: string[] }>();
+const keysJson = new WeakMap<Record<string, TargetState>, Chunked<string>>();
 
-export function encodeKeys(targets: Record<string, TargetState>): string[] {
-  const keys = Object.keys(targets);
+/** `keys`: Object.keys(targets), when the caller has listed them already. */
+export function encodeKeys(targets: Record<string, TargetState>, keys: readonly string[] = Object.keys(targets)): string[] {
   const known = keysJson.get(targets);
-  if (known && known.keys.length === keys.length && known.keys.every((k, i) => k === keys[i])) return known.jsons;
-  const jsons = encodeChunks(keys, (k) => k);
-  keysJson.set(targets, { keys, jsons });
-  return jsons;
+  const next = encodeChunksAfter(keys, (k) => k, known);
+  if (next !== known) keysJson.set(targets, next);
+  return next.jsons;
 }
 
-export function encodeAppSets(appSets: AppSets): [string, string][] {
+/** `previous`: the ApplicationSets these replace, when known (members' encodings are reused where they did not change). */
+export function encodeAppSets(appSets: AppSets, previous?: AppSets): [string, string][] {
   let fields = appSetsFields.get(appSets);
   if (fields !== undefined) return fields;
   const heads: Record<string, Omit<AppSetState, 'members'>> = {};
   fields = [];
   for (const [key, { members, ...state }] of Object.entries(appSets)) {
     heads[key] = state;
-    encodeMembers(members).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
+    encodeMembers(members, previous?.[key]?.members).forEach((json, i) => fields?.push([`${MEMBERS_PREFIX}${key}\u0000${i}`, json]));
   }
   fields.push([APPSETS_FIELD, JSON.stringify(heads)]);
   appSetsFields.set(appSets, fields);
@@ -179,7 +180,7 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
       targetJson.set(target, json);
       targets[key] = target;
     }
-    if (chunks !== undefined && Object.keys(targets).length === keys.length) keysJson.set(targets, { keys, jsons: chunks.jsons });
+    if (chunks !== undefined && Object.keys(targets).length === keys.length) keysJson.set(targets, chunks);
     const pendingField = fields.get(`${PENDING_PREFIX}${stage.name}`);
     const pending = pendingField === undefined ? (inHead ?? []) : (JSON.parse(pendingField) as string[]);
     if (pendingField !== undefined) pendingJson.set(pending, pendingField);

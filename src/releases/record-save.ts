@@ -54,7 +54,7 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
   };
   for (const [field, json] of encodeHead(record)) put(field, json);
   if (record.appSets !== before.appSets) {
-    const appSetFields = record.appSets ? encodeAppSets(record.appSets) : [];
+    const appSetFields = record.appSets ? encodeAppSets(record.appSets, before.appSets) : [];
     const names = new Set(appSetFields.map(([f]) => f));
     for (const field of [...fields.keys()]) if (isAppSetsField(field) && !names.has(field)) drop(field);
     for (const [field, json] of appSetFields) put(field, json);
@@ -67,7 +67,9 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
   }
   for (const stage of record.stages) {
     put(pendingField(stage.name), encodePending(stage.pending));
-    const chunks = encodeKeys(stage.targets);
+    // Listed once: a step stage's targets are thousands, and listing them costs more than reading them.
+    const keys = Object.keys(stage.targets);
+    const chunks = encodeKeys(stage.targets, keys);
     const previous = keyChunks.get(stage.name) ?? [];
     if (chunks !== previous) {
       chunks.forEach((json, i) => put(keysField(stage.name, i), json));
@@ -76,14 +78,14 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
     }
     let saved = targets.get(stage.name);
     if (!saved) targets.set(stage.name, (saved = new Map()));
-    for (const key in stage.targets) {
+    for (const key of keys) {
       const target = stage.targets[key] as TargetState;
       if (saved.get(key) === target) continue;
       put(targetField(stage.name, key), encodeTarget(target));
       saved.set(key, target);
     }
-    // Keys only go when the key order changes.
-    if (chunks !== previous) {
+    // Keys only go when the key order changes, and only when `saved` holds more than the stage (it holds every key of it now).
+    if (chunks !== previous && saved.size > keys.length) {
       for (const key of [...saved.keys()]) {
         if (key in stage.targets) continue;
         saved.delete(key);

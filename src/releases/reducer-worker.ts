@@ -28,7 +28,7 @@ import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
-import { ReleaseLanes } from './release-lanes.js';
+import { indexesByLane, ReleaseLanes } from './release-lanes.js';
 import type { TargetEntry, TargetIndex } from './target-index.js';
 import type { Watchdog } from './watchdog.js';
 
@@ -234,6 +234,9 @@ export function targetIndexUpdates(
   return { targets, applications, removed };
 }
 
+/** The lane of a route's release (release-lanes.ts). */
+const laneKey = (route: ResolvedRoute): string => `${route.pipeline.name}\n${route.releaseId}`;
+
 export interface FactResult {
   routes: number;
   outcomes: ReduceOutcome[];
@@ -269,8 +272,13 @@ export class FactReducer {
       return { routes: 0, outcomes: [] };
     }
     routes = await this.forwardForeign(fact, routes, origin.partition);
-    const outcomes: ReduceOutcome[] = [];
-    for (const route of routes) outcomes.push(await this.processRoute(fact, route, origin.fence));
+    // Routes of one release (a child placed in every step stage before its ApplicationSet was
+    // heard) are reduced in one batch: one read and one save of the record, not one per stage.
+    const outcomes: ReduceOutcome[] = new Array<ReduceOutcome>(routes.length);
+    for (const [key, at] of indexesByLane(routes, laneKey)) {
+      const items = at.map((i) => ({ fact, route: routes[i] as ResolvedRoute, ...(origin.fence ? { fence: origin.fence } : {}) }));
+      (await this.lanes.submitAll(key, items)).forEach((outcome, j) => (outcomes[at[j] as number] = outcome));
+    }
     this.deps.metrics.reducerSeconds.observe({ kind: fact.kind }, (performance.now() - started) / 1000);
     return { routes: routes.length, outcomes };
   }
@@ -293,10 +301,6 @@ export class FactReducer {
   }
 
   private readonly lanes = new ReleaseLanes<RoutedFact & { fence?: Fence }, ReduceOutcome>((_key, items) => this.fenced(items));
-
-  private processRoute(fact: Fact, route: ResolvedRoute, fence: Fence | undefined): Promise<ReduceOutcome> {
-    return this.lanes.submit(`${route.pipeline.name}\n${route.releaseId}`, { fact, route, ...(fence ? { fence } : {}) });
-  }
 
   /** A write refused by the fence is told at warn and counted: this process lost its lease while the job was in hand. */
   private async fenced(items: (RoutedFact & { fence?: Fence })[]): Promise<ReduceOutcome[]> {

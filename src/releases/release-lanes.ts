@@ -19,15 +19,21 @@ export class ReleaseLanes<I, O> {
   ) {}
 
   submit(key: string, item: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      const queued = this.lanes.get(key);
-      if (queued) {
-        queued.push({ item, resolve, reject });
-        return;
-      }
-      this.lanes.set(key, [{ item, resolve, reject }]);
+    return this.submitAll(key, [item]).then((results) => results[0] as O);
+  }
+
+  /** Several items of one lane at once: queued together, so they are reduced in one batch when the lane is idle. */
+  submitAll(key: string, items: readonly I[]): Promise<O[]> {
+    const promises: Promise<O>[] = [];
+    const pending: Pending<I, O>[] = [];
+    for (const item of items) promises.push(new Promise<O>((resolve, reject) => pending.push({ item, resolve, reject })));
+    const queued = this.lanes.get(key);
+    if (queued) queued.push(...pending);
+    else if (pending.length > 0) {
+      this.lanes.set(key, pending);
       void this.drain(key);
-    });
+    }
+    return Promise.all(promises);
   }
 
   private async drain(key: string): Promise<void> {
@@ -46,4 +52,16 @@ export class ReleaseLanes<I, O> {
       }
     }
   }
+}
+
+/** The indexes of `items` by lane, lanes in the order they first appear. */
+export function indexesByLane<T>(items: readonly T[], laneOf: (item: T) => string): Map<string, number[]> {
+  const lanes = new Map<string, number[]>();
+  items.forEach((item, i) => {
+    const key = laneOf(item);
+    const at = lanes.get(key);
+    if (at) at.push(i);
+    else lanes.set(key, [i]);
+  });
+  return lanes;
 }

@@ -46,12 +46,15 @@ export function routeApplicationSet(config: ConfigFile, fact: ApplicationSetFact
     const stage = stagesOfAppSet(pipeline, fact.target)[0] as StageConfig;
     const known = indexed.get(pipeline.name);
     const ids = new Set<string>();
+    // Thousands of children target a few revisions: each revision's release id is made once.
+    const revisions = new Set<string>();
     for (const member of fact.appSet.members) {
       const running = known?.get(childTargetKey(fact.target, member.application));
       if (running !== undefined) ids.add(running);
       const revision = member.targetRevisions[0];
-      if (revision) ids.add(revisionReleaseId(revision));
+      if (revision) revisions.add(revision);
     }
+    for (const revision of revisions) ids.add(revisionReleaseId(revision));
     for (const releaseId of [...ids].sort()) routes.push({ pipeline, stage, releaseId });
   }
   return routes;

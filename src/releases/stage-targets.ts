@@ -4,9 +4,19 @@
  */
 import type { StageState, StageStatus, TargetState } from './record.js';
 
-/** The stage's targets that have not moved on to a newer release. */
+/**
+ * The stage's targets that have not moved on to a newer release. Read through the keys: a step
+ * stage of an ApplicationSet holds thousands of targets, and Object.values on an object that
+ * large costs several times Object.keys and the lookups.
+ */
 export function activeTargets(stage: StageState): TargetState[] {
-  return Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
+  const active: TargetState[] = [];
+  const targets = stage.targets;
+  for (const key of Object.keys(targets)) {
+    const t = targets[key] as TargetState;
+    if (t.supersededBy === undefined) active.push(t);
+  }
+  return active;
 }
 
 /** Aborted, then Degraded, then Paused, when one of the targets is; undefined otherwise. */

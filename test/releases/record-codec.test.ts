@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts/fact.js';
 import type { ReleaseRecord } from '../../src/releases/record.js';
 import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
-import { decodeChunks, encodeChunks } from '../../src/releases/record-chunks.js';
+import { decodeChunks, encodeChunks, encodeChunksAfter } from '../../src/releases/record-chunks.js';
+import { encodeMembers } from '../../src/releases/appset-membership-codec.js';
+import type { AppSetState } from '../../src/releases/appset-record.js';
 import { encodeChanges, type Encoded } from '../../src/releases/record-save.js';
 import { revisionReleaseId } from '../../src/releases/route.js';
 import { factOf, rollingSyncTimeline } from '../helpers/appset-world.js';
@@ -211,6 +213,48 @@ ${STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSe
         if (removed.size === whole.size) expect(changed).toBeLessThanOrEqual(1);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('a list encoded from an earlier version of it (entries appended, removed, inserted, changed) is the list encoded from scratch', () => {
+    const edit = fc.oneof(
+      fc.record({ op: fc.constant('append' as const), names: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 80 }) }),
+      fc.record({ op: fc.constantFrom('remove' as const, 'insert' as const, 'change' as const), at: fc.nat(), name: fc.string({ minLength: 1, maxLength: 8 }) }),
+    );
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 600 }), fc.array(edit, { maxLength: 6 }), (names, edits) => {
+        let items = names.map((name) => ({ name, v: 0 }));
+        let chunked = encodeChunksAfter(items, (i) => i.name, undefined);
+        for (const e of edits) {
+          const next = [...items];
+          const at = 'at' in e && next.length > 0 ? e.at % next.length : 0;
+          if (e.op === 'append') next.push(...e.names.filter((n) => !next.some((i) => i.name === n)).map((name) => ({ name, v: 0 })));
+          else if (e.op === 'remove') next.splice(at, 1);
+          else if (e.op === 'insert' && !next.some((i) => i.name === e.name)) next.splice(at, 0, { name: e.name, v: 0 });
+          else if (e.op === 'change' && next[at]) next[at] = { ...next[at], v: (next[at].v) + 1 };
+          items = next;
+          chunked = encodeChunksAfter(items, (i) => i.name, chunked);
+          expect(chunked.jsons).toEqual(encodeChunks(items, (i) => i.name));
+          expect(decodeChunks<{ name: string; v: number }>(new Map(chunked.jsons.map((json, i) => [`x${i}`, json])), 'x')?.items ?? []).toEqual(items);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("an ApplicationSet's members encoded from the state they replace are its members encoded from scratch", () => {
+    const member = fc.record({ status: fc.constantFrom('Waiting', 'Pending', 'Progressing', 'Healthy'), step: fc.constantFrom('1', '2', '3'), targetRevisions: fc.array(fc.constantFrom('a1', 'b2'), { maxLength: 2 }), message: fc.option(fc.constantFrom('m', 'n'), { nil: undefined }), since: fc.option(fc.constantFrom('t1', 't2'), { nil: undefined }) }, { requiredKeys: ['status', 'step', 'targetRevisions'] });
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(fc.constantFrom(...Array.from({ length: 300 }, (_, i) => `child-${i}`)), member, { maxKeys: 300 }), { minLength: 1, maxLength: 5 }), (states) => {
+        let previous: AppSetState['members'] | undefined;
+        for (const members of states) {
+          // Unchanged entries as new objects, as each ApplicationSet fact makes them.
+          const fresh = structuredClone(members);
+          expect(encodeMembers(fresh, previous)).toEqual(encodeChunks(Object.entries(members), ([name]) => name));
+          previous = fresh;
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 });
