@@ -38,7 +38,7 @@ const STEPS = [
   { uses: 'argocd-update', as: 'sync' },
 ];
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 
 const hex = (s: string, n = 40): string => createHash('sha256').update(s).digest('hex').slice(0, n);
 

@@ -347,13 +347,14 @@ export class SlackWriter {
       const failure = classifySlackError(err);
       const where = { pipeline: ctx.record.pipeline, release: ctx.record.releaseId, method };
       switch (failure.kind) {
-        case 'rate-limited':
+        case 'rate-limited': {
           metrics.calls.inc({ method, outcome: 'rate_limited' });
           metrics.rateLimited.inc({ method });
           const waitMs = Math.max(1, Math.round(failure.retryAfterMs * (this.options.retryAfterScale ?? 1)));
           await this.budgets.block(budget, waitMs);
           this.log.warn({ ...where, retryAfterMs: failure.retryAfterMs }, 'Slack answered 429; the job waits for Retry-After');
           return this.reschedule(ctx, waitMs);
+        }
         case 'permanent':
           metrics.calls.inc({ method, outcome: 'permanent_error' });
           metrics.permanentErrors.inc({ error: failure.error, method });
