@@ -122,14 +122,24 @@ export async function act<D>(ctx: CommandContext, attempt: Attempt<D>): Promise<
     return { kind: 'failed', reason, error: err };
   }
   if (result.kind === 'refused') {
-    // Refused after a fresh read (the button is stale, the object moved on): nothing changed, so
-    // the answer is for the person alone (ephemeral) and the audit; the thread is not told.
-    await notDone(ctx, attempt, firstApprover, result.reason, result.before, false);
+    // A stale button (the object moved on since it was shown): nothing changed and nothing is the
+    // team's business, so the answer is for the person alone (ephemeral) and the audit. A gate
+    // that held the action (stale Argo CD state, earlier steps unfinished, Kargo said no) is part
+    // of the release's story, and its thread is told who tried and why not.
+    await notDone(ctx, attempt, firstApprover, result.reason, result.before, !staleButton(result.details));
     return { kind: 'refused', reason: result.reason, details: result.details };
   }
   await record(ctx, attempt, 'done', result.summary, { before: result.before, after: result.after });
   await line('done', `${person(ctx)}${also}: ${result.summary}`);
   return { kind: 'done', summary: `${result.summary}${also}` };
+}
+
+/** The refusals that mean only "this button is out of date" (src/kube/rollout-operations.ts). */
+const STALE_BUTTON_REFUSALS: ReadonlySet<string> = new Set(['changed', 'not-paused', 'not-observed', 'left-paused-by-spec']);
+
+function staleButton(details: unknown): boolean {
+  const why = (details as { why?: unknown } | undefined)?.why;
+  return typeof why === 'string' && STALE_BUTTON_REFUSALS.has(why);
 }
 
 /**
