@@ -13,6 +13,9 @@ import type { Decisions } from './decisions.js';
 import type { GlidepathView } from './glidepath-view.js';
 import type { PrintedButton } from './printer.js';
 
+
+/** The least wall-clock time the story waits for something before it says it did not happen. */
+const MIN_WAIT_WALL_MS = 30_000;
 export interface StoryDeps {
   world: SampleWorld;
   slack: SlackStandIn;
@@ -81,8 +84,11 @@ export class Story {
   /** Polls until `check` holds (story time); says so and goes on when it does not within `withinMs`. */
   private async until(releaseId: string, what: string, check: () => Promise<boolean>, withinMs: number): Promise<boolean> {
     const step = 500;
+    // Glidepath answers in machine time, not story time: at a high --speed on a busy machine a
+    // minute of story is two seconds, so the story never gives up before MIN_WAIT_WALL_MS too.
+    const started = Date.now();
     // Time spent waiting for you does not count: the story holds, it does not give up on you.
-    for (let waited = 0; waited <= withinMs; waited += this.d.decisions.waiting ? 0 : step) {
+    for (let waited = 0; waited <= withinMs || Date.now() - started < MIN_WAIT_WALL_MS; waited += this.d.decisions.waiting ? 0 : step) {
       if (await check().catch(() => false)) return true;
       await this.d.sleep(step);
     }

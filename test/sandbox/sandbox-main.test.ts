@@ -44,7 +44,7 @@ describe('npm run sandbox', () => {
   it('tells the story: settle, release with approvals, the freshness gate, a Kargo promotion, a bad image aborted, a stall and its recovery', async () => {
     // --auto: nobody is at the page, the sandbox decides for you after a while (--seconds alone would too).
     // LOG_LEVEL warn: Glidepath's warnings are part of what is checked (no failed edit of a clicked message).
-    const { code, out } = await sandbox(['--speed', '10', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn', SANDBOX_AUTO_AFTER: '2' }, /The end ·/);
+    const { code, out } = await sandbox(['--speed', '30', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn', SANDBOX_AUTO_AFTER: '2' }, /The end ·/);
     expect(code, out).toBe(0);
     const milestones = [
       /The sandbox acts for you \(--auto\)/,
