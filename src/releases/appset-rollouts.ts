@@ -144,9 +144,10 @@ export class AppSetRollouts {
 
   /**
    * The child's routes with a revision for a release id (no release id annotation) on stages of
-   * its ApplicationSet go to the rollout it belongs to. The rollout holds a revision per child, as
-   * a release named by a release id does: it is routed as one (`idSource: 'annotation'`), so the
-   * reducer judges each child at its own revisions.
+   * its ApplicationSet go to the rollout it belongs to. They keep their id source (`images`): the
+   * reducer judges each child at its own revisions whatever the release is keyed by, and the
+   * release's revision (the latest a child reported) is only a label and the row of a child not
+   * heard yet.
    */
   async place(fact: ApplicationFact, routes: ResolvedRoute[]): Promise<ResolvedRoute[]> {
     const owner = appSetOwnerKey(fact);
@@ -163,7 +164,7 @@ export class AppSetRollouts {
       }
       let releaseId = byPipeline.get(route.pipeline.name);
       if (releaseId === undefined) byPipeline.set(route.pipeline.name, (releaseId = await this.rolloutOf(route.pipeline, owner, fact.target.name, revisions, fact.receivedAt)));
-      out.push({ ...route, releaseId, idSource: 'annotation' });
+      out.push({ ...route, releaseId });
     }
     return out;
   }

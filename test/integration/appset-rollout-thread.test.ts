@@ -122,4 +122,18 @@ describe('one thread per rollout of an ApplicationSet whose children carry no re
     const record = await w.app.store.get(PIPELINE, 'rel-ci-77');
     expect(record?.status).toBe('Complete');
   }, 180_000);
+  it('CI announces after the children ran it, naming prod\'s values commit (not the revision that opened the rollout): the rollout\'s one thread is named by CI\'s id', async () => {
+    const { w, argo } = await start();
+    const before: Change = { dev: 'a3', staging: 'b3', chart: '4.1.0', values: 'f3' };
+    const next: Change = { dev: 'a4', staging: 'b4', chart: '4.2.0', values: 'f4' };
+    await settle(argo, before);
+    await rollOut(argo, next, before.chart);
+    const thread = await completeThreadOf(w, next);
+    const announced = { releaseId: 'rel-ci-78', pipeline: PIPELINE, images: ['registry.example.com/shop/checkout:4.2.0'], commit: sha('f4'), author: 'alice' };
+    expect((await postJson(`${w.app.url}/v1/releases`, announced, CI_TOKEN)).status).toBe(202);
+    const named = await waitFor(async () => parents(w).find((m) => m.ts === thread.ts && m.text.startsWith('Release rel-ci-78 ')), 'the thread renamed by CI\'s id');
+    expect(statusOf(named)).toBe('Complete');
+    // CI's id joined the rollout: no thread of its own.
+    expect(parents(w).filter((m) => m.text.includes('rel-ci-78'))).toEqual([named]);
+  }, 180_000);
 });
