@@ -38,6 +38,7 @@ import type { ThreadEffect, ThreadEffectSink } from './releases/ports.js';
 import type { ReleaseRecord } from './releases/record.js';
 import { registerReadRoutes } from './releases/read-api.js';
 import { FactReducer } from './releases/reducer-worker.js';
+import { AppSetRollouts } from './releases/appset-rollouts.js';
 import { AppSetMemberships } from './releases/appset-memberships.js';
 import { ReleaseStore } from './releases/store.js';
 import { TargetIndex } from './releases/target-index.js';
@@ -221,6 +222,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       promoteFreight: new PromoteFreightResolver(config, clusters, logger),
       announcedImages: new AnnouncedImages(work, keys, longestReleaseTtlMs(config)),
       appSetMemberships: new AppSetMemberships(work, keys, longestReleaseTtlMs(config)),
+      appSetRollouts: new AppSetRollouts(work, keys, config, longestReleaseTtlMs(config)),
     });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({

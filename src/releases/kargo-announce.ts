@@ -10,7 +10,9 @@
  * (ingest does not take them back on a repeated announcement).
  *
  * An Application or ApplicationSet release (`revision-<sha>`, its children's revision) is joined the
- * same way by a later announcement whose commit is that revision: the thread is then named by CI's id.
+ * same way by a later announcement whose commit is that revision, or, for an ApplicationSet rollout
+ * (appset-rollouts.ts), the revision of any child routed to it: the thread is then named by CI's id.
+ * Announced first: the commit is indexed (`announcedCommit`), and the rollout it opens is CI's release.
  *
  * What CI announced stays fixed as before: the claim on CI's release id (409 on other details) is
  * unchanged. A Freight's release joins one announcement: a second release id announcing the same
@@ -18,6 +20,7 @@
  */
 import type { ReleaseAnnouncedFact } from '../facts/fact.js';
 import type { AnnouncedImages } from './kargo-index.js';
+import type { AppSetRollouts } from './appset-rollouts.js';
 import { FREIGHT_RELEASE_PREFIX } from './route-kargo.js';
 import { REVISION_RELEASE_PREFIX, revisionReleaseId } from './route.js';
 import type { ReleaseRecord } from './record.js';
@@ -34,19 +37,26 @@ export function joinedRelease(fact: ReleaseAnnouncedFact, freightRelease: Releas
 }
 
 /** The announcement's route, to the Freight's release of the same images when one joins it (recording the alias and the images' new release). */
-export async function announcementRoutes(fact: ReleaseAnnouncedFact, routes: readonly ResolvedRoute[], images: AnnouncedImages, store: Pick<ReleaseStore, 'get' | 'alias'>): Promise<ResolvedRoute[]> {
+export async function announcementRoutes(
+  fact: ReleaseAnnouncedFact,
+  routes: readonly ResolvedRoute[],
+  images: AnnouncedImages,
+  store: Pick<ReleaseStore, 'get' | 'alias'>,
+  rollouts?: Pick<AppSetRollouts, 'releaseOfCommit' | 'noteAnnounced'>,
+): Promise<ResolvedRoute[]> {
   const out: ResolvedRoute[] = [];
   for (const route of routes) {
     const pipeline = route.pipeline.name;
     const byImages = await images.freightRelease(pipeline, fact.images);
     // A revision release is keyed by 12 characters of the commit: a shorter commit cannot name one.
-    const byCommit = fact.commit && fact.commit.length >= 12 ? revisionReleaseId(fact.commit.toLowerCase()) : undefined;
+    const commit = fact.commit && fact.commit.length >= 12 ? fact.commit.toLowerCase() : undefined;
+    const byCommit = commit ? ((await rollouts?.releaseOfCommit(pipeline, commit)) ?? revisionReleaseId(commit)) : undefined;
     const candidate = byImages ?? byCommit;
     const into = candidate ? joinedRelease(fact, await store.get(pipeline, candidate), await store.get(pipeline, fact.releaseId)) : undefined;
     if (into) {
       await store.alias(pipeline, fact.releaseId, into);
       if (into === byImages) await images.point(pipeline, fact.images, into);
-    }
+    } else if (commit) await rollouts?.noteAnnounced(pipeline, commit, fact.releaseId);
     out.push(into ? { ...route, releaseId: into } : route);
   }
   return out;

@@ -24,6 +24,7 @@ import { isKargoRemoval, placedRoutes, resolveKargoRoutes, type KargoRouteHints 
 import { kargoRouteHints, noteUnplacedStage, type AnnouncedImages } from './kargo-index.js';
 import { screenKargoBatch, type KargoSeen } from './kargo-tombstones.js';
 import { announcementRoutes } from './kargo-announce.js';
+import type { AppSetRollouts } from './appset-rollouts.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from '../kube/promote-freight.js';
@@ -51,6 +52,8 @@ export interface FactReducerDeps {
   announcedImages?: AnnouncedImages;
   /** The latest step membership of each ApplicationSet, kept beside the records (optional: without it a release learns it from ApplicationSet facts alone). */
   appSetMemberships?: AppSetMemberships;
+  /** The rollouts of each ApplicationSet whose children carry no release id: one thread per rollout (optional: without it, a thread per revision). */
+  appSetRollouts?: AppSetRollouts;
   /** Puts the Freight a Promote button is shown for on stage-healthy replies (optional). */
   promoteFreight?: Pick<PromoteFreightResolver, 'enrich'>;
 }
@@ -247,10 +250,11 @@ export class FactReducer {
 
   private async routes(fact: Fact): Promise<ResolvedRoute[]> {
     if (fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') return this.kargoRoutes(fact);
-    if (fact.kind === 'release' && this.deps.announcedImages) return announcementRoutes(fact, resolveRoutes(this.deps.config, fact), this.deps.announcedImages, this.deps.store);
+    if (fact.kind === 'release' && this.deps.announcedImages) return announcementRoutes(fact, resolveRoutes(this.deps.config, fact), this.deps.announcedImages, this.deps.store, this.deps.appSetRollouts);
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
     const { children, known } = await appSetRouteInputs(this.deps.config, fact, this.deps.targets, this.deps.appSetMemberships);
-    return resolveRoutes(this.deps.config, fact, managed, children, {}, known);
+    const routes = resolveRoutes(this.deps.config, fact, managed, children, {}, known);
+    return fact.kind === 'application' && this.deps.appSetRollouts ? this.deps.appSetRollouts.place(fact, routes) : routes;
   }
 
   /** Kargo routes, with the announced release of the Freight's images and the release in flight; a Stage no release can take yet is still known to its stage. */

@@ -77,6 +77,16 @@ export interface Keys {
    * progress heard), so a release opened after the ApplicationSet was heard starts from it.
    */
   appSetMembership(pipeline: string, appSet: string): string;
+  /**
+   * Hash (with TTL, the longest a release lives) per pipeline and ApplicationSet: the routing index
+   * of its rollouts (appset-rollouts.ts): `ids` (the last few rollouts, newest last), `at:<id>` (when
+   * each opened, ms), `m:<id>\n<child>` (the desired revisions the child joined that rollout with).
+   */
+  appSetRollouts(pipeline: string, appSet: string): string;
+  /** String (with TTL, the longest a release lives): the ApplicationSet rollout a child's commit (12 hex) was routed to, so a later CI announcement of it joins that rollout. */
+  rolloutOfCommit(pipeline: string, commit: string): string;
+  /** String (with TTL, the longest a release lives): the release id CI announced for a commit (12 hex), so the ApplicationSet rollout the commit opens later is that release. */
+  announcedCommit(pipeline: string, commit: string): string;
   /** Hash per Argo CD Application (`cluster/namespace/name`): `pipeline/stage` → release id of the Rollouts it manages. */
   applicationTargets(application: string): string;
   /** Stream: the append-only audit log of every action attempted through Glidepath. */
@@ -188,6 +198,9 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     openReleaseIndex: (pipeline) => `${prefix}:open-releases:${pl(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${pl(pipeline)}`,
     appSetMembership: (pipeline, appSet) => `${prefix}:appset-membership:${pl(pipeline)}:${part(appSet)}`,
+    appSetRollouts: (pipeline, appSet) => `${prefix}:appset-rollouts:${pl(pipeline)}:${part(appSet)}`,
+    rolloutOfCommit: (pipeline, commit) => `${prefix}:rollout-of-commit:${pl(pipeline)}:${part(commit)}`,
+    announcedCommit: (pipeline, commit) => `${prefix}:announced-commit:${pl(pipeline)}:${part(commit)}`,
     applicationTargets: (application) => `${prefix}:application-targets:${part(application)}`,
     // The audit stream and its per-person counters are written by one script: one slot.
     audit: () => (sharded ? `${prefix}:{audit}` : `${prefix}:audit`),
