@@ -21,7 +21,7 @@
  */
 import type { PipelineConfig } from '../config/file.js';
 import type { AppSetMemberState, OutOfOrderMember } from './appset-record.js';
-import { atOwnRevisions, entryAbout, memberIndex, ownRevisions, sameRevisions } from './derive-appset.js';
+import { atOwnRevisions, entryAbout, memberIndex, ownRevisions, sameRevisions, type Member } from './derive-appset.js';
 import { noticeReply } from './notices.js';
 import type { Effect, ReleaseRecord, StageState, TargetState } from './record.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
@@ -30,18 +30,36 @@ import { shortRevision } from './revisions.js';
 /** Members named in a reply, per side; the rest are counted. */
 const MAX_NAMED = 10;
 
+/**
+ * Parsed times by text: the rule reads the entries' and the Applications' times (thousands, a few
+ * distinct) on every fact. Parsing is pure, so the cache cannot change a result; it is dropped
+ * whole past a bound.
+ */
+const parsedTimes = new Map<string, number | undefined>();
+const MAX_PARSED_TIMES = 10_000;
+
 function timeOf(text: string | undefined): number | undefined {
-  const at = Date.parse(text ?? '');
-  return Number.isNaN(at) ? undefined : at;
+  if (text === undefined) return undefined;
+  if (parsedTimes.has(text)) return parsedTimes.get(text);
+  const parsed = Date.parse(text);
+  const at = Number.isNaN(parsed) ? undefined : parsed;
+  if (parsedTimes.size >= MAX_PARSED_TIMES) parsedTimes.clear();
+  parsedTimes.set(text, at);
+  return at;
 }
 
-/** The Application target of a child, wherever this record holds it. */
+/** The Application target of a child, wherever this record holds it (the first stage that does). */
 function childTarget(record: ReleaseRecord, key: string): TargetState | undefined {
   for (const stage of record.stages) {
     const t = stage.targets[key];
     if (t) return t;
   }
   return undefined;
+}
+
+/** Each member's target (childTarget), looked up once: the rule reads them twice, for thousands of members. */
+function targetsOfMembers(record: ReleaseRecord, members: readonly Member[]): (TargetState | undefined)[] {
+  return members.map((m) => childTarget(record, m.key));
 }
 
 /** How a later step's member shows it started at its own revisions, and when (object time), if it did. */
@@ -104,8 +122,6 @@ interface Behind {
   member: AppSetMemberState;
   target: TargetState | undefined;
   by: 'appset' | 'application';
-  /** When the status that says so was written, at the latest known (object time). */
-  evidenceAt?: number;
 }
 
 interface Started {
@@ -118,10 +134,17 @@ interface Started {
   revisions: string[][];
 }
 
-/** Evidence strictly after the start (second-precision clocks: the same second may be before it). */
-function confirms(b: Behind, s: Started): boolean {
+/**
+ * Evidence strictly after the start (second-precision clocks: the same second may be before it).
+ * `appSetWrittenAt`: the latest lastTransitionTime of the ApplicationSet's entries. The evidence is
+ * looked up only here: most members behind are never asked (no later step started, or the grace ended).
+ */
+function confirms(b: Behind, s: Started, appSetWrittenAt: number | undefined): boolean {
   if (b.by === 'appset' && s.inAppSet) return true;
-  return s.at !== undefined && b.evidenceAt !== undefined && b.evidenceAt > s.at;
+  if (s.at === undefined) return false;
+  // When the status that says so was written, at the latest known (object time).
+  const evidenceAt = b.by === 'application' ? applicationEvidence(b.target) : appSetWrittenAt;
+  return evidenceAt !== undefined && evidenceAt > s.at;
 }
 
 /** The Application's latest word in object time: a full comparison, or a health change. */
@@ -156,10 +179,9 @@ function sharedRevision(lists: readonly (readonly string[])[]): string | undefin
 }
 
 /** The revisions this release's children report (not moved on), and the release's own label. */
-function revisionsOfRelease(record: ReleaseRecord, keys: Iterable<string>): Set<string> {
+function revisionsOfRelease(record: ReleaseRecord, targets: readonly (TargetState | undefined)[]): Set<string> {
   const out = new Set<string>(record.revision !== undefined && record.idSource !== 'annotation' ? [record.revision] : []);
-  for (const key of keys) {
-    const t = childTarget(record, key);
+  for (const t of targets) {
     if (t && t.supersededBy === undefined) for (const r of ownRevisions(t)) out.add(r);
   }
   return out;
@@ -183,17 +205,18 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
       if (step !== undefined && stage) stageOfStep.set(step, stage);
     }
     const index = memberIndex(appSet);
-    const releaseRevisions = revisionsOfRelease(record, index.all.map((m) => m.key));
+    const targets = targetsOfMembers(record, index.all);
+    const releaseRevisions = revisionsOfRelease(record, targets);
     if (releaseRevisions.size === 0) continue;
     const aboutAny = [...releaseRevisions].some((r) => index.targeted.has(r));
     // A release named by a release id (CI's, in the template) may hold a revision per child; one keyed by revision holds one.
     const perChild = record.idSource === 'annotation' || record.idSource === 'announcement';
     const started = new Map<number, Started>();
     const behind: Behind[] = [];
-    for (const { name, member, key: childKey } of index.all) {
+    for (const [i, { name, member }] of index.all.entries()) {
       const step = Number(member.step);
       if (!Number.isInteger(step) || step < 1) continue;
-      const target = childTarget(record, childKey);
+      const target = targets[i];
       const start = startOf(member, target, releaseRevisions);
       if (start) {
         let s = started.get(step);
@@ -206,10 +229,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
       }
       // A step whose stage was done in this release stays done: a later change there is no fault of the order.
       const by = stageOfStep.get(step)?.healthyAt === undefined ? behindBy(member, target, releaseRevisions, aboutAny, perChild) : undefined;
-      if (by) {
-        const evidenceAt = by === 'application' ? applicationEvidence(target) : index.latestTransition;
-        behind.push({ step, name, member, target, by, ...(evidenceAt !== undefined ? { evidenceAt } : {}) });
-      }
+      if (by) behind.push({ step, name, member, target, by });
     }
     const seenBefore = holder?.stepProgress?.orderSeenAt ?? {};
     const seen: Record<string, number> = {};
@@ -219,7 +239,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
       // One condition per started step of this release, whatever revisions its children are at.
       const condition = String(step);
       const since = (seen[condition] = seenBefore[condition] ?? now);
-      const confirmed = now - since >= graceMs ? earlier : earlier.filter((b) => confirms(b, startedMembers));
+      const confirmed = now - since >= graceMs ? earlier : earlier.filter((b) => confirms(b, startedMembers, index.latestTransition));
       const earlierSteps = [...new Set(earlier.map((b) => b.step))].sort((a, b) => a - b);
       const flagged = stageOfStep.get(step) ?? stageOfStep.get(earlierSteps[0] as number);
       // The children heard say which revisions they are at; with none heard, the release's one revision, if it has one.

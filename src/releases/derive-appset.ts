@@ -41,6 +41,8 @@ export function ownRevisions(target: TargetState): string[] {
 /** The same revisions, in any order (one per source). */
 export function sameRevisions(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
+  // One source (the usual child): no copies to sort, for each of thousands of members on every fact.
+  if (a.length === 1) return a[0] === b[0];
   const sorted = [...b].sort();
   return [...a].sort().every((r, i) => r === sorted[i]);
 }
@@ -58,9 +60,12 @@ export function entryAbout(member: AppSetMemberState, target: TargetState): bool
   return sameRevisions(member.targetRevisions, ownRevisions(target));
 }
 
-/** Done: Healthy in the ApplicationSet's status at the child's own revisions, and its Application Healthy and Synced there. */
-export function memberDone(member: AppSetMemberState, target: TargetState | undefined): boolean {
-  return target !== undefined && member.status === 'Healthy' && entryAbout(member, target) && atOwnRevisions(target);
+/**
+ * Done: Healthy in the ApplicationSet's status at the child's own revisions, and its Application
+ * Healthy and Synced there. `about`: entryAbout(member, target), when the caller has it.
+ */
+export function memberDone(member: AppSetMemberState, target: TargetState | undefined, about = target !== undefined && entryAbout(member, target)): boolean {
+  return target !== undefined && member.status === 'Healthy' && about && atOwnRevisions(target);
 }
 
 /**
@@ -71,9 +76,9 @@ export function doneWhenMovedOn(target: TargetState): boolean {
   return target.healthyAt !== undefined || atOwnRevisions(target);
 }
 
-/** The ApplicationSet targets the child at other revisions than its own here (a newer release, or one not compared yet). */
-function leaving(member: AppSetMemberState, target: TargetState): boolean {
-  return member.targetRevisions.length > 0 && !entryAbout(member, target);
+/** The ApplicationSet targets the child at other revisions than its own here (a newer release, or one not compared yet); `about`: entryAbout. */
+function leaving(member: AppSetMemberState, about: boolean): boolean {
+  return member.targetRevisions.length > 0 && !about;
 }
 
 /**
@@ -134,10 +139,14 @@ export function memberIndex(appSet: AppSetState): MemberIndex {
     const byStep = new Map<string, Member[]>();
     let latest = Number.NEGATIVE_INFINITY;
     const targeted = new Set<string>();
+    // Entries moved together share a transition time: each distinct one is parsed once.
+    const parsed = new Map<string, number>();
     for (const m of all) {
       (byStep.get(m.member.step) ?? byStep.set(m.member.step, []).get(m.member.step)!).push(m);
       for (const r of m.member.targetRevisions) targeted.add(r);
-      const at = Date.parse(m.member.since ?? '');
+      const since = m.member.since ?? '';
+      let at = parsed.get(since);
+      if (at === undefined) parsed.set(since, (at = Date.parse(since)));
       if (at > latest) latest = at;
     }
     indexes.set(appSet, (index = { all, byStep, keys: new Map(), targeted, ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
@@ -158,7 +167,7 @@ function membersOfStep(appSet: AppSetState, step: number | undefined): { members
  * keys of the children this release has not reached yet (`reached`): their trouble is the
  * previous revision's, and says nothing of this release.
  */
-export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number): Set<string> {
+export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number, targetKeys: readonly string[] = Object.keys(stage.targets)): Set<string> {
   const config = pipeline.stages.find((s) => s.name === stage.name);
   const sel = config?.applicationSet;
   const key = config ? appSetKeyOfStage(config) : undefined;
@@ -171,35 +180,65 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   const seen = stage.stepProgress?.orderSeenAt;
   const kept = seen ? { orderSeenAt: seen } : {};
   if (!appSet) {
-    for (const [k, t] of Object.entries(stage.targets)) if (t.supersededBy === undefined && !reached(t)) notReached.add(k);
+    for (const k of targetKeys) {
+      const t = stage.targets[k];
+      if (t !== undefined && t.supersededBy === undefined && !reached(t)) notReached.add(k);
+    }
     // Every step stage holds every child heard so far: never Healthy on that guess; a child not reached is in no trouble of this release.
     if (stage.status === 'Healthy') stage.status = 'Progressing';
     else if (stage.status === 'Degraded' || stage.status === 'Paused' || stage.status === 'Aborted') stage.status = troubleStatus(activeTargets(stage).filter((t) => !notReached.has(targetKey(t.ref)))) ?? 'Progressing';
-    const guessed = Object.keys(stage.targets).map((k) => ({ name: stage.targets[k]!.ref.name, key: k }) as Member);
-    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: Object.keys(stage.targets).length, done: 0, ...revisionsShown(guessed, stage.targets, keyRevision), ...kept };
+    const guessed = targetKeys.map((k) => ({ name: stage.targets[k]!.ref.name, key: k }) as Member);
+    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: targetKeys.length, done: 0, ...revisionsShown(guessed, stage.targets, keyRevision), ...kept };
     return notReached;
   }
   const { members, keys } = membersOfStep(appSet, sel.step);
   // Children placed here before the ApplicationSet was heard, and children that changed step, leave.
-  for (const k of Object.keys(stage.targets)) if (!keys.has(k)) delete stage.targets[k];
+  let held = 0;
+  for (const k of targetKeys) {
+    if (stage.targets[k] === undefined) continue;
+    if (keys.has(k)) held += 1;
+    else delete stage.targets[k];
+  }
+  // What is left are members' targets: one pass over the members sees each of them once.
   let done = 0;
   let movedOn = 0;
+  let active = 0;
+  let activeReached = false;
+  let started = false;
+  let movedHere = false;
+  let waitingAbsent = false;
+  const trouble = { aborted: false, degraded: false, paused: false };
   const pending: string[] = [];
   const comparing: string[] = [];
   for (const { name, member, key } of members) {
+    const status = member.status;
+    if (status === 'Pending' || status === 'Progressing') started = true;
     const target = stage.targets[key];
-    if (!target) pending.push(key);
-    else if (target.supersededBy !== undefined) {
+    if (!target) {
+      pending.push(key);
+      if (status !== 'Waiting') waitingAbsent = true;
+    } else if (target.supersededBy !== undefined) {
       // The ApplicationSet now speaks of the newer release: the child counts as it last was here.
       movedOn += 1;
       if (doneWhenMovedOn(target)) done += 1;
+      if (status !== 'Waiting' && entryAbout(member, target)) movedHere = true;
     } else {
+      active += 1;
+      const about = entryAbout(member, target);
+      if (status !== 'Waiting' && about) movedHere = true;
       if (!reached(target)) notReached.add(key);
+      else {
+        // A child not reached is in no trouble of this release.
+        activeReached = true;
+        if (target.aborted) trouble.aborted = true;
+        if (target.phase === 'Degraded') trouble.degraded = true;
+        if (target.phase === 'Paused') trouble.paused = true;
+      }
       if (target.staleComparison !== undefined) comparing.push(name);
-      if (leaving(member, target)) {
+      if (leaving(member, about)) {
         // The ApplicationSet targets other revisions than the child's own here (its word or the child's is older): done here if it was.
         if (target.healthyAt !== undefined) done += 1;
-      } else if (memberDone(member, target)) {
+      } else if (memberDone(member, target, about)) {
         done += 1;
         if (target.healthyAt === undefined) stage.targets[key] = { ...target, healthyAt: now };
       }
@@ -207,14 +246,12 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   }
   pending.sort();
   if (!sameKeys(stage.pending, pending)) stage.pending = pending;
-  const active = activeTargets(stage);
-  const troubled = troubleStatus(active.filter((t) => !notReached.has(targetKey(t.ref))));
-  const started = members.some((m) => m.member.status === 'Pending' || m.member.status === 'Progressing');
+  const troubled = trouble.aborted ? 'Aborted' : trouble.degraded ? 'Degraded' : trouble.paused ? 'Paused' : undefined;
   const complete = members.length > 0 && done === members.length;
-  if (active.length > 0 || Object.keys(stage.targets).length === 0) {
+  if (active > 0 || held === 0) {
     // Waiting while no child was reached and the ApplicationSet moved none on at its own revisions (the stale cache's Healthy is a move).
-    const moved = members.some(({ member, key }) => member.status !== 'Waiting' && (stage.targets[key] === undefined ? started : entryAbout(member, stage.targets[key]!)));
-    const nothingYet = !started && !moved && done === 0 && active.every((t) => notReached.has(targetKey(t.ref)));
+    const moved = movedHere || (waitingAbsent && started);
+    const nothingYet = !started && !moved && done === 0 && !activeReached;
     stage.status = troubled ?? (complete ? 'Healthy' : nothingYet ? 'Waiting' : 'Progressing');
   } else if (complete) {
     // Every child moved on, each done here when it left.

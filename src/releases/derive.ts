@@ -237,7 +237,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     keysOf.set(stage, keys);
     stage.status = stageStatus(stage, keys);
     // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).
-    const notReached = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet) ? judgeStepStage(record, stage, ctx.pipeline, now) : undefined;
+    const notReached = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet) ? judgeStepStage(record, stage, ctx.pipeline, now, keys) : undefined;
     if (!notReached) latchTargets(stage, keys, now);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;

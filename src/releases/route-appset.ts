@@ -20,13 +20,43 @@ export function pipelinesOfAppSet(config: ConfigFile, ref: TargetRef): PipelineC
   return config.pipelines.filter((p) => stagesOfAppSet(p, ref).length > 0);
 }
 
+/**
+ * Child target keys, by cluster, namespace and child name: routing, the side index and the
+ * reducer name every child of an ApplicationSet (thousands) on each of its facts. One string per
+ * child, made once, is also a cheap key: a string used before as a property name or Map key is
+ * found again without being hashed and interned anew. A key depends only on the names, so the
+ * cache cannot change a result; it is dropped whole past a bound.
+ */
+const childKeys = new Map<string, Map<string, Map<string, string>>>();
+let cachedChildKeys = 0;
+const MAX_CACHED_CHILD_KEYS = 100_000;
+
 /** The target key of a child Application (children live in their ApplicationSet's namespace). */
 export function childTargetKey(appSet: TargetRef, application: string): string {
-  return targetKey({ kind: 'Application', cluster: appSet.cluster, namespace: appSet.namespace, name: application });
+  let inCluster = childKeys.get(appSet.cluster);
+  let byName = inCluster?.get(appSet.namespace);
+  let key = byName?.get(application);
+  if (key !== undefined) return key;
+  if (cachedChildKeys >= MAX_CACHED_CHILD_KEYS) {
+    childKeys.clear();
+    inCluster = byName = undefined;
+    cachedChildKeys = 0;
+  }
+  if (!inCluster) childKeys.set(appSet.cluster, (inCluster = new Map()));
+  if (!byName) inCluster.set(appSet.namespace, (byName = new Map()));
+  key = targetKey({ kind: 'Application', cluster: appSet.cluster, namespace: appSet.namespace, name: application });
+  byName.set(application, key);
+  cachedChildKeys += 1;
+  return key;
 }
 
+/** Each fact's child keys, in member order, made once for routing and the side index. */
+const keysOfFacts = new WeakMap<ApplicationSetFact, string[]>();
+
 export function childTargetKeys(fact: ApplicationSetFact): string[] {
-  return fact.appSet.members.map((m) => childTargetKey(fact.target, m.application));
+  let keys = keysOfFacts.get(fact);
+  if (!keys) keysOfFacts.set(fact, (keys = fact.appSet.members.map((m) => childTargetKey(fact.target, m.application))));
+  return keys;
 }
 
 export interface AppSetRoute {
@@ -48,8 +78,9 @@ export function routeApplicationSet(config: ConfigFile, fact: ApplicationSetFact
     const ids = new Set<string>();
     // Thousands of children target a few revisions: each revision's release id is made once.
     const revisions = new Set<string>();
-    for (const member of fact.appSet.members) {
-      const running = known?.get(childTargetKey(fact.target, member.application));
+    const keys = childTargetKeys(fact);
+    for (const [i, member] of fact.appSet.members.entries()) {
+      const running = known?.get(keys[i] as string);
       if (running !== undefined) ids.add(running);
       const revision = member.targetRevisions[0];
       if (revision) revisions.add(revision);
