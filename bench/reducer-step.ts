@@ -11,7 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ReduceOutcome } from '../src/releases/reduce.js';
-import { ownedTarget, reduceReleaseBatch, resolveRoutes, targetIndexUpdates, type RoutedFact } from '../src/releases/reducer-worker.js';
+import { reduceReleaseBatch, targetIndexUpdates } from '../src/releases/reducer-worker.js';
+import { ownedTarget, resolveRoutes, type RoutedFact } from '../src/releases/resolve-routes.js';
 import { ReleaseStore } from '../src/releases/store.js';
 import { TargetIndex } from '../src/releases/target-index.js';
 import { createKeys } from '../src/store/keys.js';
