@@ -7,8 +7,8 @@
 import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { authorize } from '../src/policy/permissions.js';
 import { abortActionKey } from '../src/releases/own-actions.js';
-import { act, type Outcome } from './act.js';
-import { outcomeMessage, type RolloutRef } from './approve.js';
+import { act, outcomeMessage, type Outcome } from './act.js';
+import type { RolloutRef } from './approve.js';
 import { ABORT_DIALOG_CALLBACK_ID, encodeAbortDialog, type AbortDialogMetadata } from '../src/slack/buttons.js';
 import { section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';

@@ -82,6 +82,21 @@ async function record<D>(ctx: CommandContext, attempt: Attempt<D>, result: Audit
   ctx.logger.info({ audit: { ...entry, before: undefined, after: undefined } }, `action ${attempt.action} ${result}`);
 }
 
+/** An outcome in words, for the person who asked. */
+export function outcomeMessage(outcome: Outcome<unknown>): SlackText {
+  switch (outcome.kind) {
+    case 'done':
+      return { text: `:white_check_mark: ${outcome.summary}` };
+    case 'first-approval':
+      return { text: `:hourglass_flowing_sand: ${outcome.summary}` };
+    case 'denied':
+      return { text: `:no_entry: Not allowed: ${outcome.reason}` };
+    case 'refused':
+    case 'failed':
+      return { text: `:x: ${outcome.reason}` };
+  }
+}
+
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
 
 export async function act<D>(ctx: CommandContext, attempt: Attempt<D>): Promise<Outcome<D>> {

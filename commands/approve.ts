@@ -4,13 +4,12 @@
  */
 import { deriveRolloutState } from '../src/model/rollout-state.js';
 import { progressText, short, type ChildFreshness } from '../src/kube/freshness.js';
-import { freshnessRefreshRounds } from '../src/config/file.js';
-import { refreshOutcome } from './freshness.js';
+import { refreshApplications, refreshOutcome } from './refresh.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
-import { act, type ClickAnswer, type Outcome } from './act.js';
+import { act, outcomeMessage, type ClickAnswer, type Outcome } from './act.js';
 import { authorize } from '../src/policy/permissions.js';
 import { resumeActionKey } from '../src/releases/own-actions.js';
 import { encodeRefreshApprove, NOT_AN_APPSET_BUTTON, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
@@ -125,20 +124,6 @@ export async function approveAppSetStep(ctx: CommandContext, where: StageRef, re
   return { outcome, message: outcomeMessage(outcome) };
 }
 
-export function outcomeMessage(outcome: Outcome<unknown>): SlackText {
-  switch (outcome.kind) {
-    case 'done':
-      return { text: `:white_check_mark: ${outcome.summary}` };
-    case 'first-approval':
-      return { text: `:hourglass_flowing_sand: ${outcome.summary}` };
-    case 'denied':
-      return { text: `:no_entry: Not allowed: ${outcome.reason}` };
-    case 'refused':
-    case 'failed':
-      return { text: `:x: ${outcome.reason}` };
-  }
-}
-
 async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout): Promise<SlackText> {
   const key = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const known = await releaseWithTarget(ctx, where.pipeline.name, key);
@@ -190,12 +175,18 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   if (snapshot.report.stale.length > 0) {
-    await ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` });
-    const waited = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, {
+    // The refresh is a write of its own (the refresh permission, its own audit entry), through act() like the approval.
+    const refreshed = await refreshApplications(ctx, {
+      where,
+      appSet: ref,
+      snapshot,
+      ...(release ? { releaseId: release.releaseId } : {}),
       timeoutMs: ctx.followTimeoutMs ?? 5 * 60_000,
-      rounds: freshnessRefreshRounds(ctx.config),
       ...(ctx.now ? { now: ctx.now } : {}),
+      onAllowed: () => ctx.slack.reply({ text: `:arrows_counterclockwise: Refreshing ${snapshot.report.stale.length} stale Applications of ${ref.name} (${progressText(snapshot.report)}), then approving step ${value.step}…` }),
     });
+    const waited = refreshed.waited;
+    if (!waited) return { message: { text: `${outcomeMessage(refreshed.outcome).text}; nothing was approved.` } };
     const outcome = refreshOutcome(`${ref.cluster}/${ref.namespace}/${ref.name}`, waited);
     if (!outcome.fresh) {
       const stale = waited.report.stale.slice(0, 20).map((s) => `${s.name} (${s.reason ?? 'stale'})`).join(', ');

@@ -6,13 +6,13 @@
  */
 import type { FreshnessReport } from '../src/kube/freshness.js';
 import { progressText } from '../src/kube/freshness.js';
-import type { WaitFreshResult } from '../src/kube/freshness-reader.js';
-import { roundsText } from '../src/kube/refresh-rounds.js';
-import { freshnessRefreshRounds } from '../src/config/file.js';
+import { outcomeMessage } from './act.js';
 import { parseDuration, parseTarget, splitWords, UsageError } from './parse.js';
+import { refreshApplications, refreshOutcome } from './refresh.js';
+import { releaseAtStage } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
 import { section } from './blocks.js';
-import { stageByName } from './where.js';
+import { stageByName, stagesOfObject, type StageRef } from './where.js';
 
 const NAME = 'freshness';
 const LISTED = 30;
@@ -28,23 +28,20 @@ export function freshnessMessage(where: string, report: FreshnessReport, heading
   return { text: `${head}\n${body}`, blocks: [section(head), section(body)] };
 }
 
-/** How a refresh ended, for a person: fresh after N rounds, or still stale, why it stopped, and what to do. */
-export function refreshOutcome(where: string, result: Pick<WaitFreshResult, 'report' | 'timedOut' | 'gaveUp' | 'rounds'>): { fresh: boolean; headline: string; advice?: string } {
-  const rounds = roundsText(result.rounds);
-  if (result.report.stale.length === 0) return { fresh: true, headline: `${progressText(result.report)} after ${rounds}` };
-  const stopped = result.timedOut ? `at the timeout, after ${rounds}` : `after ${rounds}`;
-  const advice = result.gaveUp
-    ? `Argo CD took every refresh but has not reconciled them since the latest step transition (argo-cd#29347); its periodic resync (every 2-3 min) will. Run \`/glidepath freshness ${where} --refresh\` again then, or check the Argo CD application controller if they stay stale.`
-    : `Argo CD has not got to every refresh yet; run \`/glidepath freshness ${where} --refresh\` again in a few minutes, or with a longer \`--timeout\`.`;
-  return { fresh: false, headline: `${progressText(result.report)} ${stopped}; still stale: ${result.report.stale.length}`, advice };
-}
-
-export async function resolveAppSet(ctx: CommandContext, raw: string, subcommand: string): Promise<{ cluster: string; namespace: string; name: string }> {
+/**
+ * The ApplicationSet named, and the configured stage that selects it (whose `refresh` permission
+ * applies); none when it is named as cluster/namespace/appset and no stage selects it.
+ */
+export async function resolveAppSet(ctx: CommandContext, raw: string, subcommand: string): Promise<{ cluster: string; namespace: string; name: string; where?: StageRef }> {
   const target = parseTarget(raw, subcommand);
-  if (target.kind === 'object') return target;
-  const { stage } = stageByName(ctx.config, target.pipeline, target.stage, subcommand);
+  if (target.kind === 'object') {
+    const where = stagesOfObject(ctx.config, target, 'ApplicationSet')[0];
+    return { cluster: target.cluster, namespace: target.namespace, name: target.name, ...(where ? { where } : {}) };
+  }
+  const where = stageByName(ctx.config, target.pipeline, target.stage, subcommand);
+  const { stage } = where;
   if (!stage.applicationSet) throw new UsageError(`${target.pipeline}@${target.stage} does not select an ApplicationSet; name one as cluster/namespace/appset`, subcommand);
-  return { cluster: stage.cluster, namespace: stage.applicationSet.namespace, name: stage.applicationSet.name };
+  return { cluster: stage.cluster, namespace: stage.applicationSet.namespace, name: stage.applicationSet.name, where };
 }
 
 export const freshness: Subcommand = {
@@ -65,25 +62,42 @@ export const freshness: Subcommand = {
       await ctx.slack.reply({ ...freshnessMessage(where, snapshot.report), inChannel: true });
       return;
     }
+    // Permissions are per configured stage: an ApplicationSet no stage selects has nobody who may refresh it.
+    if (!ref.where) throw new UsageError(`no configured stage selects ${where}, so nobody may refresh it through Glidepath; add it to a stage's applicationSet in the config, or refresh it in Argo CD`, NAME);
     const progress = (t: string): SlackText => ({ text: `:arrows_counterclockwise: *${where}*: refreshing ${snapshot.report.stale.length} stale Applications… ${t}` });
-    const message = await ctx.slack.post(progress(progressText(snapshot.report)));
+    let message: { channel: string; ts: string } | undefined;
     let lastUpdate = 0;
     let pending: Promise<void> = Promise.resolve();
-    const result = await ctx.kube.refreshAndWait(ref.cluster, ref.namespace, snapshot, {
+    const release = await releaseAtStage(ctx, ref.where.pipeline.name, ref.where.stage.name);
+    const { outcome, waited } = await refreshApplications(ctx, {
+      where: ref.where,
+      appSet: ref,
+      snapshot,
+      ...(release ? { releaseId: release.releaseId } : {}),
       timeoutMs,
-      rounds: freshnessRefreshRounds(ctx.config),
+      // The progress message only once the person may refresh: a refusal is theirs alone.
+      onAllowed: async () => {
+        message = await ctx.slack.post(progress(progressText(snapshot.report)));
+      },
       onProgress: (p) => {
         const now = Date.now();
-        if (now - lastUpdate < UPDATE_EVERY_MS) return;
+        if (now - lastUpdate < UPDATE_EVERY_MS || !message) return;
         lastUpdate = now;
-        pending = pending.then(() => ctx.slack.update(message, progress(p.text))).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'freshness progress update failed'));
+        const at = message;
+        pending = pending.then(() => ctx.slack.update(at, progress(p.text))).catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message }, 'freshness progress update failed'));
       },
     });
     await pending;
-    const outcome = refreshOutcome(where, result);
-    await ctx.audit.append({ actor: { slackUserId: ctx.user.id }, action: 'refresh', target: where, result: 'done', reason: `refreshed ${result.refreshed.requested.length} Applications; ${outcome.headline}` });
-    const heading = outcome.fresh ? `:white_check_mark: *${where}*: ${outcome.headline}` : `:warning: *${where}*: ${outcome.headline}`;
-    const final = freshnessMessage(where, result.report, heading);
-    await ctx.slack.update(message, outcome.advice ? { text: `${final.text}\n${outcome.advice}`, blocks: [...(final.blocks ?? []), section(outcome.advice)] } : final);
+    if (!waited) {
+      // Denied (nothing was patched) or failed mid-way: the person is told; the progress message, if any, says it stopped.
+      const said = outcomeMessage(outcome);
+      if (message) await ctx.slack.update(message, { text: `*${where}*: ${said.text}` });
+      else await ctx.slack.reply(said);
+      return;
+    }
+    const result = refreshOutcome(where, waited);
+    const heading = result.fresh ? `:white_check_mark: *${where}*: ${result.headline}` : `:warning: *${where}*: ${result.headline}`;
+    const final = freshnessMessage(where, waited.report, heading);
+    await ctx.slack.update(message!, result.advice ? { text: `${final.text}\n${result.advice}`, blocks: [...(final.blocks ?? []), section(result.advice)] } : final);
   },
 };

@@ -14,8 +14,7 @@ import { upstreamKargoStage } from '../src/kube/promote-freight.js';
 import { heldFreightName } from '../src/model/kargo-stage-reading.js';
 import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
-import { act } from './act.js';
-import { outcomeMessage } from './approve.js';
+import { act, outcomeMessage } from './act.js';
 import { actions, button, section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { releaseAtStage } from './releases.js';
@@ -55,30 +54,44 @@ function resolve(ctx: CommandContext, raw: string): KargoScope {
 }
 
 /**
+ * The Freight a promote sends: the one named, else the newest available to the Stage now (a read,
+ * open to anyone, as status is). What the lookup could not do is left for the attempt to report,
+ * inside act(), so that it is audited too.
+ */
+async function freightToPromote(ctx: CommandContext, scope: PromoteScope, stage: string, wanted: string | undefined): Promise<{ kind: 'chosen'; name: string; label: string } | { kind: 'problem'; error: unknown }> {
+  if (wanted) return { kind: 'chosen', name: wanted, label: `Freight ${wanted}` };
+  try {
+    const available = await availableFreight(ctx.clusters.api(scope.cluster), scope.project, stage, ctx.now ? { now: ctx.now } : {});
+    if (!available.newest) return { kind: 'problem', error: new KubeActionError('not-found', `no Freight is available to ${stage} yet (none is verified in all its upstream Stages); nothing was changed`) };
+    return { kind: 'chosen', name: available.newest.metadata.name, label: `the newest available Freight, ${freightLabel(available.newest)},` };
+  } catch (err) {
+    return { kind: 'problem', error: err };
+  }
+}
+
+/**
  * Promotes one Kargo Stage and says where it is followed (or follows it); returns the line for the summary.
- * Everything that can refuse it (permission, no Freight available, the cluster) is inside act(),
- * so every attempt is audited; and the Freight is only looked up for someone allowed to promote.
+ * The Freight is chosen first (the newest available unless named), so the attempt names it and its
+ * release; everything that can refuse the promote (permission, no Freight available, the cluster)
+ * is inside act(), so every attempt is audited.
  */
 async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
   const target = `${scope.cluster}/${scope.project}/${stage}`;
   let followed: Followed | undefined;
+  const chosen = await freightToPromote(ctx, scope, stage, freightWanted);
   // Watched: the promotion shows in its Freight's release thread (kargo-follow.ts), and the line goes there, never to another Freight's.
   const watched = watchedCluster(ctx, scope.cluster);
   const pipeline = scope.where.pipeline.name;
-  const release = watched ? (freightWanted ? await releaseOfFreight(ctx, pipeline, freightWanted) : undefined) : await releaseAtStage(ctx, pipeline, scope.where.stage.name);
+  const release = watched ? (chosen.kind === 'chosen' ? await releaseOfFreight(ctx, pipeline, chosen.name) : undefined) : await releaseAtStage(ctx, pipeline, scope.where.stage.name);
   const outcome = await act(ctx, {
     action: 'promote',
     target,
     where: scope.where,
     ...(release ? { releaseId: release.releaseId } : {}),
-    describe: `promote ${freightWanted ? `Freight ${freightWanted}` : 'the newest available Freight'} to ${target}`,
+    describe: `promote ${chosen.kind === 'chosen' ? chosen.label : 'the newest available Freight'} to ${target}`,
     run: async () => {
-      let freight = freightWanted;
-      if (!freight) {
-        const available = await availableFreight(ctx.clusters.api(scope.cluster), scope.project, stage, ctx.now ? { now: ctx.now } : {});
-        if (!available.newest) throw new KubeActionError('not-found', `no Freight is available to ${stage} yet (none is verified in all its upstream Stages); nothing was changed`);
-        freight = available.newest.metadata.name;
-      }
+      if (chosen.kind === 'problem') throw chosen.error;
+      const freight = chosen.name;
       const client = ctx.clusters.get(scope.cluster);
       const result = await createPromotion(client.api, scope.project, stage, freight, { ...(ctx.now ? { now: ctx.now } : {}), ...(client.kargoApi ? { kargoApi: client.kargoApi } : {}) });
       if (result.kind === 'refused') return result;

@@ -39,6 +39,11 @@ const permissions = z
     approve: z.array(slackPrincipal).default([]),
     abort: z.array(slackPrincipal).default([]),
     promote: z.array(slackPrincipal).default([]),
+    /**
+     * Who may ask Argo CD to refresh the stage's Applications (`freshness --refresh`, Refresh and
+     * approve). Unset: whoever may approve, since a refresh is what an approval on fresh state needs.
+     */
+    refresh: z.array(slackPrincipal).optional(),
     /** Approvals of this stage need two different people. */
     requireTwoApprovers: z.boolean().default(false),
   })

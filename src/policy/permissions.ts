@@ -1,11 +1,12 @@
 /**
  * Who may change a cluster from Slack. Per pipeline stage, in config: Slack users (U…/W…) and
  * user groups (S…) per action. Nothing configured means nobody: the answer then says which
- * setting to add. Reading (status, freshness) is open to the channel and never comes here.
+ * setting to add. Reading (status, freshness without --refresh) is open to the channel and never
+ * comes here.
  */
 import type { ConfigFile } from '../config/file.js';
 
-export type ClusterAction = 'approve' | 'abort' | 'promote';
+export type ClusterAction = 'approve' | 'abort' | 'promote' | 'refresh';
 
 /** Slack user groups, looked up through the Slack edge (usergroups.users.list), cached there. */
 export interface GroupDirectory {
@@ -28,11 +29,16 @@ export async function authorize(
   const s = pipeline ? pipeline.stages.findIndex((x) => x.name === where.stage) : -1;
   const stage = pipeline?.stages[s];
   if (!pipeline || !stage) return { allowed: false, reason: `no stage ${where.pipeline}@${where.stage} in the config` };
-  const path = `pipelines[${p}].stages[${s}].permissions.${action}`;
-  const principals = stage.permissions?.[action] ?? [];
+  const base = `pipelines[${p}].stages[${s}].permissions`;
+  // A refresh without a list of its own is granted to whoever may approve (the refusal says so).
+  const fallsBack = action === 'refresh' && stage.permissions?.refresh === undefined;
+  const granting: ClusterAction = fallsBack ? 'approve' : action;
+  const path = `${base}.${granting}`;
+  const principals = stage.permissions?.[granting] ?? [];
+  const why = fallsBack ? ` (${base}.refresh is not set, so whoever may approve may refresh)` : '';
   const requireTwoApprovers = action === 'approve' && (stage.permissions?.requireTwoApprovers ?? false);
   if (principals.length === 0) {
-    return { allowed: false, reason: `nobody may ${action} in ${pipeline.name}@${stage.name} yet: add Slack user or group ids to ${path} in the Glidepath config` };
+    return { allowed: false, reason: `nobody may ${action} in ${pipeline.name}@${stage.name} yet: add Slack user or group ids to ${fallsBack ? `${base}.refresh or ${path}` : path} in the Glidepath config` };
   }
   if (principals.includes(userId)) return { allowed: true, via: userId, requireTwoApprovers };
   for (const group of principals.filter((x) => x.startsWith('S'))) {
@@ -40,6 +46,6 @@ export async function authorize(
   }
   return {
     allowed: false,
-    reason: `you may not ${action} in ${pipeline.name}@${stage.name}: ${path} allows ${principals.join(', ')}; ask one of them, or an admin to add you`,
+    reason: `you may not ${action} in ${pipeline.name}@${stage.name}: ${path} allows ${principals.join(', ')}${why}; ask one of them, or an admin to add you`,
   };
 }

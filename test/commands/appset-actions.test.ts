@@ -3,10 +3,10 @@
  * button, against the Argo CD / ApplicationSet / Rollouts simulators (with the stale-cache fault).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
+import { encodeRefreshApprove, REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
 import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
 import { eventually } from '../helpers/slack-harness.js';
-import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
+import { ALICE, CHANNEL, commandsConfig, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 let w: ArgoWorld;
 let rig: CommandsRig;
@@ -15,9 +15,9 @@ afterEach(async () => {
   await w.stop();
 });
 
-async function start(staleCache: boolean): Promise<void> {
+async function start(staleCache: boolean, config = commandsConfig()): Promise<void> {
   w = await startArgoWorld({ staleCache, maxUpdate: [undefined, undefined, 0] });
-  rig = await startCommandsRig({ clusters: w.clusters, now: () => w.clock.now(), followTimeoutMs: 60_000 });
+  rig = await startCommandsRig({ clusters: w.clusters, now: () => w.clock.now(), followTimeoutMs: 60_000, config });
   await w.clock.advance(150_000);
 }
 
@@ -61,7 +61,50 @@ describe('freshness', () => {
     expect(message.edits[0]!.text).toContain('refreshing 2 stale Applications… 1/3 fresh');
     expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(1);
     expect(w.app('checkout-prod').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
-    expect((await rig.auditEntries())[0]).toMatchObject({ action: 'refresh', actor: { slackUserId: ALICE }, result: 'done' });
+    expect((await rig.auditEntries()).map((e) => [e.action, e.actor.slackUserId, e.result, e.pipeline, e.stage])).toEqual([
+      ['refresh', ALICE, 'done', 'checkout', 'rolling'],
+      ['refresh', ALICE, 'allowed', 'checkout', 'rolling'],
+    ]);
+  });
+
+  it('--refresh by someone who may not refresh is refused with the setting to change, before any Application is patched, and audited', async () => {
+    await start(false);
+    await newCommit();
+    const denied = await (await rig.command('freshness prod/argocd/checkout --refresh --timeout 1m', MALLORY)).first();
+    expect(said(denied)).toBe(
+      ':no_entry: Not allowed: you may not refresh in checkout@rolling: pipelines[0].stages[4].permissions.approve allows U0ALICE, S0OPS (pipelines[0].stages[4].permissions.refresh is not set, so whoever may approve may refresh); ask one of them, or an admin to add you',
+    );
+    // The refusal is the person's alone: no progress message in the channel.
+    expect(denied.body.response_type).not.toBe('in_channel');
+    expect(rig.slack.transcript.messages(CHANNEL)).toHaveLength(0);
+    expect(w.server.requestCounts.get('patch applications')).toBeUndefined();
+    expect(w.app('checkout-prod').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
+    expect(await rig.auditEntries()).toMatchObject([{ action: 'refresh', actor: { slackUserId: MALLORY }, target: 'prod/argocd/checkout', result: 'denied', pipeline: 'checkout', stage: 'rolling' }]);
+  });
+
+  it('permissions.refresh grants the refresh on its own: the one listed refreshes (patched, audited), an approver not listed is refused', async () => {
+    const config = commandsConfig();
+    const rolling = config.pipelines[0]!.stages.find((st) => st.name === 'rolling')!;
+    rolling.permissions = { ...rolling.permissions!, refresh: [MALLORY] };
+    await start(false, config);
+    const sha = await newCommit();
+    const refusal = ':no_entry: Not allowed: you may not refresh in checkout@rolling: pipelines[0].stages[4].permissions.refresh allows U0MALLORY; ask one of them, or an admin to add you';
+    const approver = await (await rig.command('freshness checkout@rolling --refresh --timeout 1m', ALICE)).first();
+    expect(said(approver)).toBe(refusal);
+    // The Refresh and approve button's refresh is held by the same permission: nothing refreshed, nothing approved.
+    const clicked = await rig.click({ actionId: REFRESH_APPROVE_ACTION_ID, value: encodeRefreshApprove({ v: 1, c: 'prod', ns: 'argocd', n: 'checkout', step: 3, rev: sha })!, user: ALICE });
+    expect(said(await clicked.first())).toBe(`${refusal}; nothing was approved.`);
+    expect(w.server.requestCounts.get('patch applications')).toBeUndefined();
+
+    await rig.command('freshness checkout@rolling --refresh --timeout 1m', MALLORY);
+    await advanceFor(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes('*prod/argocd/checkout*: 3/3 fresh')), 'all fresh');
+    expect(w.server.requestCounts.get('patch applications')).toBeGreaterThanOrEqual(2);
+    expect((await rig.auditEntries()).map((e) => [e.action, e.actor.slackUserId, e.result])).toEqual([
+      ['refresh', MALLORY, 'done'],
+      ['refresh', MALLORY, 'allowed'],
+      ['refresh', ALICE, 'denied'],
+      ['refresh', ALICE, 'denied'],
+    ]);
   });
 
 
@@ -109,6 +152,8 @@ describe('approve the next RollingSync step', () => {
     const clicked = await rig.click({ actionId: REFRESH_APPROVE_ACTION_ID, value: button.value });
     const after = await advanceFor(() => clicked.responses().find((r) => said(r).includes('Not approving') || said(r).includes('approved')), 'the outcome of the refresh');
     expect(said(clicked.responses()[0]!)).toMatch(/^:arrows_counterclockwise: Refreshing \d stale Applications of checkout/);
+    // The refresh went through the action path: its own audit entries, before the approval's.
+    expect((await rig.auditEntries()).filter((e) => e.actor.slackUserId === ALICE && e.action === 'refresh').map((e) => e.result)).toEqual(['done', 'allowed']);
     // Fresh now, but the controller's stale cache called staging Healthy although it never synced.
     expect(said(after)).toContain(`earlier steps are not Healthy at ${sha.slice(0, 7)}`);
     expect(said(after)).toContain(`step 2: checkout-staging is OutOfSync/Healthy at ${sha.slice(0, 7)}`);

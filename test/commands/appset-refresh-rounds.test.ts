@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
 import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
 import { CHANNEL, commandsConfig, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
+import { eventually } from '../helpers/slack-harness.js';
 
 let w: ArgoWorld;
 let rig: CommandsRig;
@@ -36,6 +37,13 @@ async function start(rounds: number, drops = 1): Promise<void> {
 
 const patches = (): number => w.server.requestCounts.get('patch applications') ?? 0;
 
+/**
+ * The command answers Slack at once and acts after (permission, audit, then the refresh): the fake
+ * clock waits for the refresh to start, so the rounds are counted from the same moment under load.
+ */
+const refreshStarted = (seen: () => unknown): Promise<unknown> => eventually(() => seen() || undefined, 'the refresh to start');
+const progressPosted = () => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes('refreshing'));
+
 /** Advances the fake clock until `probe` yields (the bot waits on watches over real HTTP meanwhile). */
 async function advanceFor<T>(probe: () => T | undefined, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
@@ -52,6 +60,7 @@ describe('freshness --refresh when Argo CD drops a refresh', () => {
     await start(4);
     const before = patches();
     await rig.command('freshness prod/argocd/checkout --refresh');
+    await refreshStarted(progressPosted);
     const message = await advanceFor(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(':white_check_mark:')), 'all fresh');
     // Round 1 is dropped; round 2 is honoured, and staging and prod, now comparing the new commit,
     // move the latest transition on past dev; round 3 asks dev.
@@ -63,6 +72,7 @@ describe('freshness --refresh when Argo CD drops a refresh', () => {
     await start(2, 10);
     const before = patches();
     await rig.command('freshness prod/argocd/checkout --refresh --timeout 10m');
+    await refreshStarted(progressPosted);
     const message = await advanceFor(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.startsWith(':warning:')), 'giving up');
     const lines = message.text.split('\n');
     expect(lines[0]).toBe(':warning: *prod/argocd/checkout*: 1/3 fresh after 2 refresh rounds; still stale: 2');
@@ -84,6 +94,7 @@ describe('Refresh and approve when Argo CD drops a refresh', () => {
     expect(button.action_id).toBe(REFRESH_APPROVE_ACTION_ID);
 
     const clicked = await rig.click({ actionId: REFRESH_APPROVE_ACTION_ID, value: button.value });
+    await refreshStarted(() => clicked.responses().find((r) => said(r).startsWith(':arrows_counterclockwise: Refreshing')));
     const after = await advanceFor(() => clicked.responses().find((r) => said(r).startsWith('Fresh:') || said(r).includes('Not fresh')), 'the outcome of the refresh');
     expect(said(after).split('\n')[0]).toBe('Fresh: 3/3 fresh after 3 refresh rounds.');
     // On fresh state the step is judged: dev and staging have not synced the new commit (their steps are gated too).

@@ -15,7 +15,7 @@ import { kargoObjects, type KargoObjects } from '../helpers/kargo-objects.js';
 import { advanceClockUntil } from '../helpers/wait.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { eventually } from '../helpers/slack-harness.js';
-import { ALICE, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
+import { ALICE, CHANNEL, commandsConfig, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 const NS = 'kargo-demo';
 const OLD = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';
@@ -145,6 +145,46 @@ describe('promote', () => {
     } finally {
       kargo.stop();
     }
+  });
+});
+
+describe('promote on a watched cluster', () => {
+  /** A release with a thread in the shop pipeline, as the worker would have opened it. */
+  async function releaseWithThread(releaseId: string): Promise<string> {
+    const release = record({ pipeline: 'shop', releaseId, stages: [recordStage('staging', 'Waiting'), recordStage('prod', 'Waiting')] });
+    await rig.store.update('shop', releaseId, () => ({ next: release, result: null }));
+    const parent = await createSlackClient('xoxb-commands', rig.slack.apiUrl).chat.postMessage({ channel: CHANNEL, text: `Release ${releaseId} (shop)` });
+    await new ThreadStore(rig.redis, rig.keys, 3_600_000).saveParent('shop', releaseId, { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
+    return parent.ts!;
+  }
+
+  it('with the default (newest) Freight tells that Freight\'s release thread, refused or done, and the audit names the release', async () => {
+    await rig.close();
+    const config = commandsConfig();
+    config.clusters.find((c) => c.name === 'prod')!.facts = 'watch';
+    rig = await startCommandsRig({ clusters: world.clusters, now: () => clock.now(), config });
+    // jolly-jaguar (NEW) is the newest Freight available to staging; another release is in flight there too.
+    const freightThread = await releaseWithThread(`freight-${NEW}`);
+    const otherThread = await releaseWithThread('rel-other');
+    const replies = (ts: string) => rig.slack.transcript.find(CHANNEL, ts)!.replies.map((r) => r.text);
+
+    const denied = await (await rig.command('promote shop@staging', MALLORY)).first();
+    expect(said(denied)).toMatch(/^`staging`: :no_entry: Not allowed: you may not promote in shop@staging/);
+    await eventually(() => replies(freightThread)[0], 'the refusal in the Freight\'s release thread');
+    expect(replies(freightThread)[0]).toMatch(new RegExp(`^:no_entry: <@${MALLORY}> tried to promote the newest available Freight, jolly-jaguar \\(Freight ${NEW.slice(0, 7)}\\), to prod/kargo-demo/staging \\(shop@staging\\): refused, you may not promote`));
+
+    const answer = await (await rig.command('promote shop@staging')).first();
+    const name = promotions()[0]!.metadata.name!;
+    expect(promotions()[0]!.spec).toMatchObject({ stage: 'staging', freight: NEW });
+    expect(said(answer)).toContain(`created Promotion ${name} of jolly-jaguar (Freight ${NEW.slice(0, 7)}) to prod/kargo-demo/staging; followed in the release thread of jolly-jaguar (Freight ${NEW.slice(0, 7)}) (release`);
+    await eventually(() => replies(freightThread)[1], 'the action line in the Freight\'s release thread');
+    expect(replies(freightThread)[1]).toBe(`:white_check_mark: <@${ALICE}>: created Promotion ${name} of jolly-jaguar (Freight ${NEW.slice(0, 7)}) to prod/kargo-demo/staging`);
+    expect(replies(otherThread)).toEqual([]);
+    expect((await rig.auditEntries()).map((e) => [e.actor.slackUserId, e.result, e.releaseId])).toEqual([
+      [ALICE, 'done', `freight-${NEW}`],
+      [ALICE, 'allowed', `freight-${NEW}`],
+      [MALLORY, 'denied', `freight-${NEW}`],
+    ]);
   });
 });
 
