@@ -13,7 +13,7 @@
 import { targetKey, type Fact } from '../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { sameKeys } from './pending.js';
-import type { MixedGroup, OtherReleases, ReleaseRecord, StageState, TargetState } from './record.js';
+import type { MixedGroup, ReleaseRecord, StageState, TargetState } from './record.js';
 
 /** Labels that usually name an app, in the order a split is looked for. */
 export const APP_LABELS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
