@@ -58,8 +58,9 @@ describe('one stage over two apps released on their own', () => {
   it('each release completes on its own app, and its thread says once which targets run which release and how to split the stage', async () => {
     for (const [releaseId, app, other] of [['checkout-2', 'checkout', 'payments'], ['payments-2', 'payments', 'checkout']] as const) {
       expect(await statusOf(releaseId)).toBe('Complete');
-      // Routine replies go out after the ones that need a person; "complete" is the last the thread gets.
+      // Routine replies go out after the ones that need a person, in jobs of their own: wait for both.
       await waitFor(async () => (threadOf(releaseId)?.replies ?? []).find((r) => r.text.includes('is complete')), `${releaseId}: the release-complete reply`);
+      await waitFor(async () => mixedReplies(releaseId)[0], `${releaseId}: the mixed-stage reply`);
       const [reply, ...again] = mixedReplies(releaseId);
       expect(again).toHaveLength(0);
       expect(said(reply)).toContain(`this release (\`${releaseId}\`) runs on \`prod/shop/${app}\``);
