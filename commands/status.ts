@@ -6,16 +6,24 @@
 import { releaseDisplayName } from '../src/releases/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
 import { code } from '../src/slack/render/mrkdwn.js';
+import { mixedStageStatusLine } from '../src/slack/render/mixed-stage.js';
+import type { ConfigFile } from '../src/config/file.js';
 import { section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { kargoStatusLines } from './status-kargo.js';
-import type { Subcommand } from './types.js';
+import type { CommandContext, Subcommand } from './types.js';
 import { stageByName } from './where.js';
 
 const NAME = 'status';
 const STATUS_ICON: Record<string, string> = { Healthy: ':white_check_mark:', Progressing: ':arrows_counterclockwise:', Paused: ':double_vertical_bar:', Degraded: ':x:', Aborted: ':no_entry:', Stalled: ':warning:', Waiting: ':white_circle:' };
 
-function releaseLines(record: ReleaseRecord, only?: string): string {
+/** The config's selector of a stage, which a split of a stage that mixes apps adds the app label to. */
+function selectorText(config: ConfigFile, pipeline: string, stage: string): string | undefined {
+  const s = config.pipelines.find((p) => p.name === pipeline)?.stages.find((x) => x.name === stage);
+  return s?.rollouts?.selector.text ?? s?.applications?.selector.text;
+}
+
+function releaseLines(config: ConfigFile, record: ReleaseRecord, only?: string): string {
   const stages = record.stages.filter((s) => !only || s.name === only);
   const rows = stages.map((s) => {
     const targets = Object.values(s.targets);
@@ -23,9 +31,24 @@ function releaseLines(record: ReleaseRecord, only?: string): string {
     const count = targets.length + s.pending.length;
     const paused = targets.filter((t) => t.phase === 'Paused').map((t) => `${t.ref.cluster}/${t.ref.namespace}/${t.ref.name}${t.step ? ` at step ${t.step.index + 1}${t.step.count ? `/${t.step.count}` : ''}` : ''}`);
     const extra = paused.length > 0 ? ` — waiting for approval: ${paused.join(', ')}` : '';
-    return `   ${STATUS_ICON[s.status] ?? ''} ${s.name}: ${s.status}${count > 0 ? ` (${healthy}/${count} Healthy)` : ''}${s.healthyAt ? ', healthy at least once' : ''}${extra}`;
+    const row = `   ${STATUS_ICON[s.status] ?? ''} ${s.name}: ${s.status}${count > 0 ? ` (${healthy}/${count} Healthy)` : ''}${s.healthyAt ? ', healthy at least once' : ''}${extra}`;
+    return s.otherReleases ? `${row}\n${mixedStageStatusLine(s.name, s.otherReleases, selectorText(config, record.pipeline, s.name))}` : row;
   });
   return `*${record.pipeline}* release ${code(releaseDisplayName(record), 120)} — ${record.status}\n${rows.join('\n')}`;
+}
+
+/**
+ * A stage that mixes apps is a fact about the config, not about one release: it is told after the
+ * releases that showed it finished too, from the pipeline's newest release (finished or not), unless
+ * a release listed already said it.
+ */
+async function mixedStageLines(ctx: CommandContext, pipeline: string, shown: readonly ReleaseRecord[], only?: string): Promise<string[]> {
+  const mixes = (r: ReleaseRecord) => r.stages.some((s) => s.otherReleases && (!only || s.name === only));
+  if (shown.some((r) => r.pipeline === pipeline && mixes(r))) return [];
+  const [newest] = await ctx.releases.list(pipeline, { includeFinished: true, limit: 1 });
+  if (!newest || !mixes(newest)) return [];
+  const lines = newest.stages.flatMap((s) => (s.otherReleases && (!only || s.name === only) ? [mixedStageStatusLine(s.name, s.otherReleases, selectorText(ctx.config, pipeline, s.name))] : []));
+  return [`*${pipeline}*: a stage mixes apps (seen by release ${code(releaseDisplayName(newest), 120)}, ${newest.status})\n${lines.join('\n')}`];
 }
 
 export const status: Subcommand = {
@@ -41,22 +64,31 @@ export const status: Subcommand = {
     if (arg?.includes('@')) {
       const [p, s] = arg.split('@') as [string, string];
       const ref = stageByName(ctx.config, p, s, NAME);
-      for (const r of await ctx.releases.list(p, { limit: 5 })) sections.push(releaseLines(r, s));
+      const records = await ctx.releases.list(p, { limit: 5 });
+      sections.push(...records.map((r) => releaseLines(ctx.config, r, s)));
       if (ref.stage.kargo) sections.push((await kargoStatusLines(ctx, ref)).join('\n'));
       if (sections.length === 0) sections.push(`No release of ${p} in flight has reached ${s}.`);
+      sections.push(...(await mixedStageLines(ctx, p, records, s)));
     } else if (arg && ctx.config.pipelines.some((p) => p.name === arg)) {
       const records = await ctx.releases.list(arg, { limit: 10 });
-      sections.push(...records.map((r) => releaseLines(r)));
+      sections.push(...records.map((r) => releaseLines(ctx.config, r)));
       if (records.length === 0) sections.push(`No release of ${arg} is in flight.`);
+      sections.push(...(await mixedStageLines(ctx, arg, records)));
     } else if (arg) {
       for (const p of ctx.config.pipelines) {
         const r = await ctx.releases.get(p.name, arg);
-        if (r) sections.push(releaseLines(r));
+        if (r) sections.push(releaseLines(ctx.config, r));
       }
       if (sections.length === 0) throw new UsageError(`"${arg}" is neither a pipeline (${ctx.config.pipelines.map((p) => p.name).join(', ')}) nor a known release id`, NAME);
     } else {
-      for (const p of ctx.config.pipelines) sections.push(...(await ctx.releases.list(p.name, { limit: 5 })).map((r) => releaseLines(r)));
+      const mixed: string[] = [];
+      for (const p of ctx.config.pipelines) {
+        const records = await ctx.releases.list(p.name, { limit: 5 });
+        sections.push(...records.map((r) => releaseLines(ctx.config, r)));
+        mixed.push(...(await mixedStageLines(ctx, p.name, records)));
+      }
       if (sections.length === 0) sections.push('No release is in flight.');
+      sections.push(...mixed);
     }
     const body = sections.join('\n\n');
     await ctx.slack.reply({ text: body, blocks: sections.slice(0, 40).map((s) => section(s)) });

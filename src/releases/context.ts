@@ -1,5 +1,6 @@
 import type { PipelineConfig } from '../config/file.js';
 import type { KnownAppSets } from './appset-known.js';
+import type { KnownTarget } from './mixed-stage.js';
 import type { OwnAction } from './own-actions.js';
 import type { ReleaseRecord } from './record.js';
 
@@ -16,6 +17,8 @@ export interface ReduceContext {
   previousReleaseOfTarget?: string;
   /** Targets known to belong to each stage (recently heard), from the target index. */
   knownTargets?: Record<string, string[]>;
+  /** What the target index knows each target runs (release id, app labels): tells a target still to start from another app's (mixed-stage.ts). */
+  targetReleases?: ReadonlyMap<string, KnownTarget>;
   /**
    * The latest state heard of each ApplicationSet the pipeline names (the worker's side index,
    * written whenever an ApplicationSet fact is processed): a record adopts it when it is newer than

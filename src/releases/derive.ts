@@ -14,6 +14,7 @@ import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
 import { activeTargets } from './stage-targets.js';
+import { mixedStageKey, splitOtherApps } from './mixed-stage.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 /**
@@ -232,7 +233,9 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   adoptKnownAppSets(record, ctx.pipeline, ctx);
   const keysOf = new Map<StageState, TargetKeys>();
   for (const stage of record.stages) {
-    stage.pending = pendingTargets(stage, ctx.knownTargets?.[stage.name]);
+    // A known target running another app's release is not pending for this one (mixed-stage.ts).
+    stage.pending = splitOtherApps(record, stage, pendingTargets(stage, ctx.knownTargets?.[stage.name]), ctx);
+    if (stage.otherReleases) notices.reply(mixedStageKey(stage.name), 'mixed-stage', { mixed: { ...stage.otherReleases, ...selectorOf(ctx, stage.name) } }, stage.name);
     const keys = Object.keys(stage.targets);
     keysOf.set(stage, keys);
     stage.status = stageStatus(stage, keys);
@@ -261,6 +264,13 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   }
   if (record.stall) markStalled(record);
   return notices.effects;
+}
+
+/** The stage's selector as the config wrote it, which a split adds the app label to. */
+function selectorOf(ctx: ReduceContext, stage: string): { selector?: string } {
+  const config = ctx.pipeline.stages.find((s) => s.name === stage);
+  const selector = config?.rollouts?.selector.text ?? config?.applications?.selector.text;
+  return selector !== undefined ? { selector } : {};
 }
 
 /** The stages that were expected to move show Stalled; the first stage does when nothing started yet. */

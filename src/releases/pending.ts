@@ -19,7 +19,7 @@ function sortedOnce(known: readonly string[]): readonly string[] {
   return sorted;
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

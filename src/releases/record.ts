@@ -60,6 +60,8 @@ export interface TargetState {
   reconciledAt?: string;
   /** The target's own latch: first time it was Healthy (as its stage judges it) at this release. */
   healthyAt?: number;
+  /** The target's app labels (mixed-stage.ts APP_LABELS): the label that would split a stage mixing apps. */
+  appLabels?: Record<string, string>;
   /** When the target was first seen in a non-Healthy phase, to judge the Degraded grace period. */
   phaseSince: number;
   lastHeardAt: number;
@@ -87,6 +89,29 @@ export interface StageState {
   lastHeardAt?: number;
   /** ApplicationSet step stages: step, members and progress at the release's revision. */
   stepProgress?: StepProgress;
+  /**
+   * Targets the stage selects that run other apps' releases (mixed-stage.ts): not pending for this
+   * release, shown and replied about instead. Absent when the stage holds one app.
+   */
+  otherReleases?: OtherReleases;
+}
+
+/** A stage that mixes apps: what this release runs on, what the others run, and the label that would split them. */
+export interface OtherReleases {
+  /** This release's targets in the stage (at most MIXED_TARGETS_NAMED), their count, and the app label they share. */
+  own: MixedGroup;
+  /** Other releases, by release id (at most MIXED_RELEASES_NAMED, sorted), and how many there are in all. */
+  others: (MixedGroup & { releaseId: string })[];
+  releaseCount: number;
+  /** A label whose values tell the groups apart (one value per release), with this release's value. */
+  split?: { label: string; value: string };
+}
+
+export interface MixedGroup {
+  targets: string[];
+  count: number;
+  /** The group's value of `OtherReleases.split.label`, when the split is known. */
+  app?: string;
 }
 
 export type ReleaseEventKind =
@@ -122,6 +147,7 @@ export type ReplyKind =
   | 'appset-out-of-order'
   | 'stage-healthy'
   | 'release-complete'
+  | 'mixed-stage'
   | 'promotion-failed'
   | 'verification-failed';
 
@@ -190,6 +216,8 @@ export interface ReplyDetail {
   heardAtStep?: number;
   /** stall: how the quiet stage is heard, and what the release waits for a person to do besides (src/releases/stall.ts). */
   stall?: StallDetail;
+  /** mixed-stage: which targets run which release, and the label that would split the stage. */
+  mixed?: OtherReleases & { selector?: string };
   /** appset-out-of-order: the step that started, the earlier steps behind, and the children involved. */
   outOfOrder?: OutOfOrderDetail;
 }
@@ -255,6 +283,11 @@ export interface ReleaseRecord {
   /** In pipeline order. */
   stages: StageState[];
   stall?: { alertedAt: number; silentSince: number };
+  /**
+   * Releases this release's targets ran before it (newest last, bounded): a target still at one of
+   * them is still to start; a target at another release belongs to another app (mixed-stage.ts).
+   */
+  movedFrom?: string[];
   /** Keys of replies already emitted, so a repeated or reordered fact never repeats a reply. */
   notices: string[];
   /** Newest last; bounded. */

@@ -22,6 +22,7 @@ import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
 import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
+import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
 import { editTarget } from './target-edit.js';
 import { stallReply } from './stall.js';
@@ -127,6 +128,7 @@ function supersedePrevious(
 ): void {
   const previous = ctx.previousReleaseOfTarget;
   if (previous === undefined || previous === record.releaseId) return;
+  noteMovedFrom(record, previous);
   effects.push({ id: `supersede:${targetKey(target)}:${previous}`, type: 'release.supersede', releaseId: previous, target, at: { generation: at.generation, resourceVersion: at.resourceVersion } });
 }
 
@@ -199,6 +201,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
     restartedAt: obs.restartedAt,
     analysis: obs.analysis,
     application: obs.managedBy ?? prev?.application,
+    ...appLabelsField(obs.labels),
     sync: prev?.sync,
     phaseSince: prev && prev.phase === obs.phase && sameObject ? prev.phaseSince : now,
     ...(prev?.healthyAt !== undefined && sameObject ? { healthyAt: prev.healthyAt } : {}),
@@ -322,6 +325,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     message,
     aborted: false,
     application: fact.target.name,
+    ...appLabelsField(app.labels),
     sync,
     ...fields,
     phaseSince: prev && prev.phase === phase ? prev.phaseSince : now,

@@ -12,6 +12,7 @@ import { partitionOfPipeline } from '../facts/partitions.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { ReduceContext } from './context.js';
+import { appLabelsOfFact, type KnownTarget } from './mixed-stage.js';
 import { FencedWriteError, oldestFence, type Fence } from './fence.js';
 import type { ThreadEffect, ThreadEffectSink } from './ports.js';
 import { reduceDraft, type ReduceOutcome } from './reduce.js';
@@ -89,7 +90,7 @@ export interface BatchStep {
 export function reduceReleaseBatch(
   current: ReleaseRecord | undefined,
   items: readonly RoutedFact[],
-  input: { config: ConfigFile; knownTargets: Record<string, string[]>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]>; kargoSeen?: ReadonlyMap<string, KargoSeen>; appSets?: KnownAppSets },
+  input: { config: ConfigFile; knownTargets: Record<string, string[]>; targetReleases?: ReadonlyMap<string, KnownTarget>; previousOfTarget: ReadonlyMap<string, string>; ownActions?: Record<string, readonly OwnAction[]>; kargoSeen?: ReadonlyMap<string, KargoSeen>; appSets?: KnownAppSets },
 ): BatchStep {
   const { config } = input;
   const { settings } = config;
@@ -126,6 +127,7 @@ export function reduceReleaseBatch(
       idSource: item.route.idSource,
       previousReleaseOfTarget: target ? previousOfTarget.get(target) : undefined,
       knownTargets,
+      ...(input.targetReleases ? { targetReleases: input.targetReleases } : {}),
       ...(input.ownActions ? { ownActions: input.ownActions } : {}),
       ...(input.appSets ? { appSets: input.appSets } : {}),
     };
@@ -166,7 +168,7 @@ export function targetIndexUpdates(
     // A removal that counts leaves a tombstone, whether or not this release held the Stage.
     if (route.stage && target && isKargoRemoval(fact) && outcome !== 'out-of-order' && seen?.removed) removed.push([target, { stage: route.stage.name, releaseId: '', heardAt: fact.receivedAt, kargo: seen }]);
     if (!route.stage || (outcome !== 'applied' && outcome !== 'heartbeat') || isKargoRemoval(fact)) return;
-    if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt, ...(seen && !seen.removed ? { kargo: seen } : {}) }]);
+    if (target) targets.push([target, { stage: route.stage.name, releaseId: route.releaseId, heardAt: fact.receivedAt, ...appLabelsOfFact(fact), ...(seen && !seen.removed ? { kargo: seen } : {}) }]);
     if (fact.kind === 'rollout' && fact.rollout.managedBy && outcome === 'applied') {
       applications.set(`${fact.target.cluster}/${fact.rollout.managedBy}`, { pipeline: route.pipeline.name, stage: route.stage.name, releaseId: route.releaseId });
     }
@@ -266,8 +268,8 @@ export class FactReducer {
     const now = Math.max(...items.map((i) => i.fact.receivedAt));
     const owned = [...new Set(items.map(ownedTarget).filter((t): t is string => t !== undefined))];
     const rolloutTargets = [...new Set(items.flatMap((i) => (i.fact.kind === 'rollout' ? [targetKey(i.fact.target)] : [])))];
-    const [knownTargets, { releases: previousOfTarget, kargo: kargoSeen }, ownActions, appSets] = await Promise.all([
-      this.deps.targets.knownTargets(pipeline.name, now),
+    const [[knownTargets, targetReleases], { releases: previousOfTarget, kargo: kargoSeen }, ownActions, appSets] = await Promise.all([
+      this.deps.targets.knownTargets(pipeline.name, now).then(async (known) => [known, await this.deps.targets.knownTargetReleases(pipeline.name, now)] as const),
       this.deps.targets.ownedOf(pipeline.name, owned),
       // What Glidepath itself did to these Rollouts: the thread tells it from changes made outside.
       this.deps.ownActions ? this.deps.ownActions.of(rolloutTargets) : Promise.resolve(undefined),
@@ -278,7 +280,7 @@ export class FactReducer {
     let seen: ReadonlyMap<string, KargoSeen> = kargoSeen;
     const { saved, result: outcomes } = await this.deps.store.update(pipeline.name, releaseId, (current) => {
       leftover = current;
-      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, previousOfTarget, kargoSeen, ...(ownActions ? { ownActions } : {}), ...(appSets ? { appSets } : {}) });
+      const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, targetReleases, previousOfTarget, kargoSeen, ...(ownActions ? { ownActions } : {}), ...(appSets ? { appSets } : {}) });
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
       seen = step.kargoSeen;
       return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };

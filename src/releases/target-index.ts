@@ -11,6 +11,8 @@ export interface TargetEntry {
   stage: string;
   releaseId: string;
   heardAt: number;
+  /** The target's app labels (mixed-stage.ts APP_LABELS): what would split a stage that mixes apps. */
+  appLabels?: Record<string, string>;
   /** A Kargo Stage: its newest observation; `removed`: a tombstone (it left the stage, and counts for nothing: kargo-tombstones.ts). */
   kargo?: KargoSeen;
 }
@@ -106,6 +108,14 @@ export class TargetIndex {
     const { byStage, validUntil } = knownByStage(entries, now, this.options.forgetAfterMs);
     this.known.set(pipeline, { entries, byStage, builtAt: now, validUntil });
     return byStage;
+  }
+
+  /**
+   * What each target of the pipeline runs (release id, app labels), from the same read as
+   * knownTargets: tells a target still to start from another app's (mixed-stage.ts). Shared: never change it.
+   */
+  async knownTargetReleases(pipeline: string, now: number): Promise<ReadonlyMap<string, TargetEntry>> {
+    return this.entries(pipeline, now);
   }
 
   /** Whether recording `entry` for `target` changes what knownTargets would return from `known`. */

@@ -120,7 +120,7 @@ export class Harness {
       const current = this.records.get(key);
       const appSets = known.get(pipeline);
       const handed = this.store ? this.store.load(key, current) : current ? structuredClone(current) : undefined;
-      const step = reduceReleaseBatch(handed, [item], { config: this.config, knownTargets, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}), ...(appSets ? { appSets } : {}) });
+      const step = reduceReleaseBatch(handed, [item], { config: this.config, knownTargets, targetReleases: index, previousOfTarget: previous, kargoSeen, ...(this.ownActions ? { ownActions: this.ownActions } : {}), ...(appSets ? { appSets } : {}) });
       out.push(...step.outcomes);
       this.outcomes.push(...step.outcomes);
       const updates = targetIndexUpdates([item], step.outcomes, step.kargoSeen);

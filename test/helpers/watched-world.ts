@@ -61,8 +61,8 @@ export interface WatchedWorld {
   readonly app: Glidepath;
   /** Starts Glidepath (with `glidepathLater`), resolving once it holds the cluster's watch lease. */
   startGlidepath(): Promise<Glidepath>;
-  /** Creates the Rollout, or rolls it to another version and release id. */
-  deploy(name: string, version: string, releaseId: string): void;
+  /** Creates the Rollout (with `labels` instead of the shop's, when given), or rolls it to another version and release id. */
+  deploy(name: string, version: string, releaseId: string, labels?: Record<string, string>): void;
   runFor(ms: number): Promise<void>;
   /** `kubectl argo rollouts promote|abort`: a merge patch of the status subresource, as an admin. */
   kubectlStatusPatch(name: string, status: Record<string, unknown>): Promise<void>;
@@ -126,10 +126,10 @@ pipelines:${pipelines}
       return app;
     },
     startGlidepath: startApp,
-    deploy(name, version, releaseId) {
+    deploy(name, version, releaseId, labels = LABELS) {
       const image = `registry.example.com/shop/${name}:${version}`;
       if (!store.tryGet(rt(), 'shop', name)) {
-        store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name, image, replicas: 2, steps: o.steps ?? [], labels: LABELS, annotations: { 'hangar.io/release-id': releaseId } }));
+        store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name, image, replicas: 2, steps: o.steps ?? [], labels, annotations: { 'hangar.io/release-id': releaseId } }));
         return;
       }
       store.mutate(rt(), 'shop', name, (r) => {

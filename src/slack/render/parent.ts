@@ -46,6 +46,13 @@ function releaseFields(record: ReleaseRecord): string {
   return lines.join('\n');
 }
 
+/** How many targets of a stage that mixes apps run other releases. */
+function mixedCount(mixed: NonNullable<StageState['otherReleases']>): string {
+  const n = mixed.others.reduce((sum, o) => sum + o.count, 0);
+  const more = mixed.releaseCount > mixed.others.length ? '+' : '';
+  return `${n}${more} ${n === 1 && !more ? 'target' : 'targets'}`;
+}
+
 function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
   const targets = sortedTargets(stage);
   const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
@@ -60,6 +67,8 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   if (stage.healthyAt !== undefined && stage.status !== 'Healthy') tail.push('was healthy for this release');
   const movedOn = [...new Set(targets.map((t) => t.supersededBy))];
   if (targets.length > 0 && !movedOn.includes(undefined)) tail.push(`moved on to ${movedOn.map((r) => code(untrusted(releaseIdName(r ?? ''), 80, { oneLine: true }))).join(', ')}`);
+  const mixed = stage.otherReleases;
+  if (mixed) tail.push(`mixes apps: ${mixedCount(mixed)} of other releases not waited for (see the thread)`);
   if (tail.length > 0) lines.push(tail.join(' · '));
 
   lines.push(...kargoTargetLines(targets));

@@ -17,6 +17,7 @@ import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
 import { code, quoted, slackDate, truncate, untrusted } from './mrkdwn.js';
 import { kargoReplyBody } from './kargo-reply.js';
+import { mixedStageText } from './mixed-stage.js';
 import { stallAwaiting, stallCause } from './stall-reply.js';
 
 function where(effect: ThreadReplyEffect, record: ReleaseRecord): string {
@@ -156,6 +157,8 @@ function body(effect: ThreadReplyEffect, record: ReleaseRecord): string {
       return `:white_check_mark: ${at} is Healthy for this release.`;
     case 'release-complete':
       return `:tada: Release ${code(releaseDisplayName(record))} is complete: every stage was healthy.`;
+    case 'mixed-stage':
+      return mixedStageText(at, d.mixed, releaseDisplayName(record));
     case 'promotion-failed':
     case 'verification-failed':
       return kargoReplyBody(effect.kind, d, at);

@@ -46,6 +46,7 @@ describe('renderReply', () => {
     'appset-out-of-order': ':x: *prod* — `prod/shop/checkout`: an ApplicationSet step started out of order. ProgressDeadlineExceeded',
     'stage-healthy': ':white_check_mark: *prod* — `prod/shop/checkout` is Healthy for this release.',
     'release-complete': ':tada: Release `rel-5` is complete',
+    'mixed-stage': ':warning: *prod* — `prod/shop/checkout` selects targets of other releases too.',
     'promotion-failed': ':x: *prod* — `prod/shop/checkout`: the Kargo Promotion failed.\n>ProgressDeadlineExceeded',
     'verification-failed': 'the verification of the Freight ended Failed; the Freight does not move on from here.\n>ProgressDeadlineExceeded',
   };
