@@ -5,7 +5,8 @@
  * ("1/2 Healthy · 1 not started"). So a target the stage knows that runs another release is told
  * apart from one still to start:
  * - still to start: it runs a release this release's targets ran before (`record.movedFrom`, kept
- *   by the reducer when a target moves on to this release), or no release the index knows;
+ *   by the reducer when a target moves on to this release), or no release the index knows, or it
+ *   carries the same app label value (APP_LABELS) as one of this release's own targets;
  * - another app's: it runs any other release. It is not pending for this release (the release
  *   completes when its own targets are done), and the stage says it mixes apps, once per thread.
  * Deterministic: it reads only the record and the target index's entries handed in the context.
@@ -99,9 +100,15 @@ export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending
   const stillToStart: string[] = [];
   const others = new Map<string, string[]>();
   const lineage = new Set(record.movedFrom ?? []);
+  // A target named as one of this release's apps (the same app label value) is the same app, not
+  // yet moved on: without it a first release heard (no lineage yet) would complete early.
+  const sameApp = (key: string): boolean => {
+    const labels = known.get(key)?.appLabels;
+    return labels !== undefined && APP_LABELS.some((label) => labels[label] !== undefined && own.some((t) => t.appLabels?.[label] === labels[label]));
+  };
   for (const key of pending) {
     const releaseId = known.get(key)?.releaseId;
-    if (releaseId === undefined || releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId)) stillToStart.push(key);
+    if (releaseId === undefined || releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId) || sameApp(key)) stillToStart.push(key);
     else others.set(releaseId, [...(others.get(releaseId) ?? []), key]);
   }
   if (others.size === 0) {

@@ -96,6 +96,20 @@ describe('a stage that mixes apps', () => {
     expect(h.replies('mixed-stage')).toHaveLength(0);
   });
 
+  it('first heard at start-up, mid-release: a Rollout of the same app (same app label) at the previous release is still to start, not another app', () => {
+    const h = new Harness(config);
+    // Glidepath starts while checkout-2 rolls: the web Rollout is still at checkout-1, and no
+    // target of checkout-2 was heard at checkout-1 (no lineage to go by).
+    h.apply(fact('checkout', 'checkout-1', 'Healthy', T0, 'checkout-web'));
+    h.apply(fact('checkout', 'checkout-2', 'Healthy', T0 + min, 'checkout-api'));
+    expect(prod(h, 'checkout-2').pending).toEqual(['prod/shop/checkout-web']);
+    expect(prod(h, 'checkout-2').otherReleases).toBeUndefined();
+    expect(h.record('checkout-2')!.status).toBe('InProgress');
+    h.apply(fact('checkout', 'checkout-2', 'Healthy', T0 + 2 * min, 'checkout-web'));
+    expect(h.record('checkout-2')!.status).toBe('Complete');
+    expect(h.replies('mixed-stage')).toHaveLength(0);
+  });
+
   it('without a label that tells the apps apart, the reply says which label to add instead of a selector', () => {
     const h = new Harness(config);
     h.apply(fact('checkout', 'checkout-1', 'Healthy', T0, 'checkout', null));
