@@ -165,7 +165,7 @@ export class Story {
         what: 'the refusal offers Refresh and approve',
         inPage: `click Refresh and approve under the refusal in #${this.d.channelName(channel)}`,
         byEnter: 'click it for you',
-        decided: () => this.answeredSince(index + 1, /approved RollingSync step|Refreshing \d+ stale|Still not fresh/),
+        decided: () => this.answeredSince(index + 1, /approved RollingSync step|Refreshing \d+ stale|Not fresh|may not/),
         act: async (by) => void (await this.d.actor.click(by, id, target, { actionId: REFRESH_APPROVE_ACTION_ID, value, label: 'Refresh and approve' })),
       });
     } else {

@@ -40,7 +40,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
   const pressEnter = () => child.stdin.write('\n');
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--speed', '30'], {
+    child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--speed', '20'], {
       env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'warn' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
