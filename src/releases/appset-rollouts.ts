@@ -31,7 +31,7 @@ import type { ApplicationFact } from '../facts/fact.js';
 import type { Keys } from '../store/keys.js';
 import { appSetOwnerKey } from './appset-known.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
-import type { ResolvedRoute } from './resolve-routes.js';
+import type { ResolvedRoute } from './route-types.js';
 import { revisionReleaseId } from './route.js';
 
 /** Rollouts kept per ApplicationSet for replays: a fact older than the last few rollouts opens none. */

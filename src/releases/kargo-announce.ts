@@ -24,7 +24,7 @@ import type { AppSetRollouts } from './appset-rollouts.js';
 import { FREIGHT_RELEASE_PREFIX } from './route-kargo.js';
 import { REVISION_RELEASE_PREFIX, revisionReleaseId } from './route.js';
 import type { ReleaseRecord } from './record.js';
-import type { ResolvedRoute } from './resolve-routes.js';
+import type { ResolvedRoute } from './route-types.js';
 import type { ReleaseStore } from './store.js';
 
 /** The Freight's (or revision's) release an announcement joins, if it joins one. `own`: what CI's release id finds (its own release, or the one it joined before). */

@@ -32,7 +32,8 @@ import type { ReleaseStore, StoredRelease } from './store.js';
 import { indexesByLane, ReleaseLanes } from './release-lanes.js';
 import type { TargetEntry, TargetIndex } from './target-index.js';
 import type { Watchdog } from './watchdog.js';
-import { ownedTarget, resolveRoutes, type ResolvedRoute, type RoutedFact } from './resolve-routes.js';
+import { ownedTarget, resolveRoutes } from './resolve-routes.js';
+import type { ResolvedRoute, RoutedFact } from './route-types.js';
 
 export interface FactReducerDeps {
   config: ConfigFile;

@@ -2,27 +2,14 @@
  * Where a fact goes, as routes (a pipeline, maybe a stage, a release id): pure, so the worker,
  * the tests' harness and the reducer bench resolve facts the same way.
  */
-import type { ConfigFile, PipelineConfig, StageConfig } from '../config/file.js';
+import type { ConfigFile } from '../config/file.js';
 import type { Fact } from '../facts/fact.js';
 import { targetKey } from '../facts/fact.js';
-import type { ReleaseRecord } from './record.js';
+import type { ResolvedRoute, RoutedFact } from './route-types.js';
 import { routeFact } from './route.js';
 import { routeApplicationSet } from './route-appset.js';
 import { placeChildRoutes, type KnownAppSets } from './appset-known.js';
 import { placedRoutes, resolveKargoRoutes, type KargoRouteHints } from './kargo-routing.js';
-
-/** A stage (or, for release-level facts, just the pipeline) a fact belongs to, under one release id. */
-export interface ResolvedRoute {
-  pipeline: PipelineConfig;
-  stage?: StageConfig;
-  releaseId: string;
-  idSource?: ReleaseRecord['idSource'];
-}
-
-export interface RoutedFact {
-  fact: Fact;
-  route: ResolvedRoute;
-}
 
 /**
  * Where a fact goes. Pure: `managed` are the stages whose Rollouts an Application fact's
