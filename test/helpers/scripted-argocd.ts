@@ -8,10 +8,31 @@
  */
 import { isoSeconds } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import type { WatchedWorld } from './watched-world.js';
+import { startWatchedWorld, type WatchedWorld } from './watched-world.js';
 
 export const NS = 'argocd';
 export const APPSET = 'checkout';
+
+/** The scripted ApplicationSet's three RollingSync steps, one child each, and the stages that show them. */
+export const STEPS = [['checkout-dev'], ['checkout-staging'], ['checkout-prod']];
+export const ROWS = ['dev', 'staging', 'prod'];
+export const REPO = 'https://git.example.com/shop/deploy.git';
+export const VALUES = 'https://git.example.com/shop/values.git';
+export const CHARTS = 'https://charts.example.com';
+/** A 40-hex commit made of one repeated pattern, so a test's revisions read apart at a glance. */
+export const sha = (c: string): string => c.repeat(40).slice(0, 40);
+
+/** A watched world whose pipeline shows the scripted ApplicationSet's steps as stages, and the hand that plays Argo CD in it. */
+export async function startScriptedAppSet(options: { channel: string; pipeline: string; env?: Record<string, string> }): Promise<{ w: WatchedWorld; argo: ScriptedArgoCd }> {
+  const w = await startWatchedWorld({
+    channel: options.channel,
+    steps: [],
+    pipeline: options.pipeline,
+    stages: ROWS.map((r, i) => `{ name: ${r}, cluster: prod, applicationSet: { namespace: ${NS}, name: ${APPSET}, step: ${i + 1} } }`),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  return { w, argo: new ScriptedArgoCd(w, STEPS) };
+}
 
 export interface Source {
   repoURL: string;

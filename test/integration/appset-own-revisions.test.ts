@@ -9,19 +9,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageVersion, TranscriptMessage } from '../../sandbox/slack/transcript.js';
-import { ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
+import { CHARTS, REPO, ROWS, STEPS, VALUES, sha, startScriptedAppSet, type ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
 import { waitFor } from '../helpers/wait.js';
-import { startWatchedWorld, type WatchedWorld } from '../helpers/watched-world.js';
+import type { WatchedWorld } from '../helpers/watched-world.js';
 import { releaseIdName } from '../../src/releases/display-name.js';
 
 const CHANNEL = 'C0OWNREV';
 const PIPELINE = 'checkout-appset';
-const STEPS = [['checkout-dev'], ['checkout-staging'], ['checkout-prod']];
-const ROWS = ['dev', 'staging', 'prod'];
-const REPO = 'https://git.example.com/shop/deploy.git';
-const VALUES = 'https://git.example.com/shop/values.git';
-const CHARTS = 'https://charts.example.com';
-const sha = (c: string) => c.repeat(40).slice(0, 40);
 
 let world: WatchedWorld | undefined;
 afterEach(async () => {
@@ -30,13 +24,9 @@ afterEach(async () => {
 });
 
 async function start(): Promise<{ w: WatchedWorld; argo: ScriptedArgoCd }> {
-  world = await startWatchedWorld({
-    channel: CHANNEL,
-    steps: [],
-    pipeline: PIPELINE,
-    stages: ROWS.map((r, i) => `{ name: ${r}, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: ${i + 1} } }`),
-  });
-  return { w: world, argo: new ScriptedArgoCd(world, STEPS) };
+  const started = await startScriptedAppSet({ channel: CHANNEL, pipeline: PIPELINE });
+  world = started.w;
+  return started;
 }
 
 const git = (path: string, targetRevision = 'main'): Source => ({ repoURL: REPO, path, targetRevision });

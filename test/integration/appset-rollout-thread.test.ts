@@ -10,18 +10,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { CI_TOKEN, postJson } from '../helpers/glidepath.js';
-import { ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
+import { CHARTS, REPO, STEPS, VALUES, sha, startScriptedAppSet, type ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
 import { waitFor } from '../helpers/wait.js';
-import { startWatchedWorld, type WatchedWorld } from '../helpers/watched-world.js';
+import type { WatchedWorld } from '../helpers/watched-world.js';
 
 const CHANNEL = 'C0ROLLOUT';
 const PIPELINE = 'checkout-appset';
-const STEPS = [['checkout-dev'], ['checkout-staging'], ['checkout-prod']];
-const ROWS = ['dev', 'staging', 'prod'];
-const REPO = 'https://git.example.com/shop/deploy.git';
-const VALUES = 'https://git.example.com/shop/values.git';
-const CHARTS = 'https://charts.example.com';
-const sha = (c: string) => c.repeat(40).slice(0, 40);
 const short = (c: string) => sha(c).slice(0, 7);
 
 let world: WatchedWorld | undefined;
@@ -31,14 +25,9 @@ afterEach(async () => {
 });
 
 async function start(): Promise<{ w: WatchedWorld; argo: ScriptedArgoCd }> {
-  world = await startWatchedWorld({
-    channel: CHANNEL,
-    steps: [],
-    pipeline: PIPELINE,
-    stages: ROWS.map((r, i) => `{ name: ${r}, cluster: prod, applicationSet: { namespace: argocd, name: checkout, step: ${i + 1} } }`),
-    env: { CI_TOKENS: `${PIPELINE}=${CI_TOKEN}` },
-  });
-  return { w: world, argo: new ScriptedArgoCd(world, STEPS) };
+  const started = await startScriptedAppSet({ channel: CHANNEL, pipeline: PIPELINE, env: { CI_TOKENS: `${PIPELINE}=${CI_TOKEN}` } });
+  world = started.w;
+  return started;
 }
 
 const git = (path: string, branch: string): Source => ({ repoURL: REPO, path, targetRevision: branch });
