@@ -21,7 +21,7 @@
  */
 import type { PipelineConfig } from '../config/file.js';
 import type { AppSetMemberState, OutOfOrderMember } from './appset-record.js';
-import { atOwnRevisions, entryAbout, memberIndex, ownRevisions, sameRevisions, type Member } from './derive-appset.js';
+import { atOwnRevisions, entryAbout, memberIndex, ownRevisions, parsedTime, sameRevisions, type Member } from './derive-appset.js';
 import { noticeReply } from './notices.js';
 import type { Effect, ReleaseRecord, StageState, TargetState } from './record.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
@@ -30,23 +30,6 @@ import { shortRevision } from './revisions.js';
 /** Members named in a reply, per side; the rest are counted. */
 const MAX_NAMED = 10;
 
-/**
- * Parsed times by text: the rule reads the entries' and the Applications' times (thousands, a few
- * distinct) on every fact. Parsing is pure, so the cache cannot change a result; it is dropped
- * whole past a bound.
- */
-const parsedTimes = new Map<string, number | undefined>();
-const MAX_PARSED_TIMES = 10_000;
-
-function timeOf(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (parsedTimes.has(text)) return parsedTimes.get(text);
-  const parsed = Date.parse(text);
-  const at = Number.isNaN(parsed) ? undefined : parsed;
-  if (parsedTimes.size >= MAX_PARSED_TIMES) parsedTimes.clear();
-  parsedTimes.set(text, at);
-  return at;
-}
 
 /** The Application target of a child, wherever this record holds it (the first stage that does). */
 function childTarget(record: ReleaseRecord, key: string): TargetState | undefined {
@@ -88,7 +71,7 @@ function startOf(member: AppSetMemberState, target: TargetState | undefined, rel
   const synced = target !== undefined && own.length > 0 && ((target.sync?.revision !== undefined && own.includes(target.sync.revision)) || target.sync?.phase === 'Running');
   const inAppSet = aboutRelease(member, target, releaseRevisions) && (member.status === 'Pending' || member.status === 'Progressing');
   if (!synced && !inAppSet) return undefined;
-  const times = [synced ? timeOf(target?.sync?.startedAt) : undefined, inAppSet ? timeOf(member.since) : undefined].filter((t): t is number => t !== undefined);
+  const times = [synced ? parsedTime(target?.sync?.startedAt) : undefined, inAppSet ? parsedTime(member.since) : undefined].filter((t): t is number => t !== undefined);
   return { inAppSet, ...(times.length > 0 ? { at: Math.min(...times) } : {}) };
 }
 
@@ -149,7 +132,7 @@ function confirms(b: Behind, s: Started, appSetWrittenAt: number | undefined): b
 
 /** The Application's latest word in object time: a full comparison, or a health change. */
 function applicationEvidence(target: TargetState | undefined): number | undefined {
-  const times = [timeOf(target?.reconciledAt), timeOf(target?.healthSince)].filter((t): t is number => t !== undefined);
+  const times = [parsedTime(target?.reconciledAt), parsedTime(target?.healthSince)].filter((t): t is number => t !== undefined);
   return times.length > 0 ? Math.max(...times) : undefined;
 }
 

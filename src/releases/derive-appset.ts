@@ -25,13 +25,28 @@ import { appSetKeyOfStage } from './reduce-appset.js';
 import { childTargetKey } from './route-appset.js';
 import { targetKey } from '../facts/fact.js';
 import { activeTargets, troubleStatus } from './stage-targets.js';
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((k, i) => k === b[i]);
-}
+import { sameKeys } from './pending.js';
 
 /** Members whose revisions a row names, and children named as waiting for a comparison. */
 const MAX_NAMED = 10;
+
+/**
+ * Parsed times by text: the step rules read the entries' and the Applications' times (thousands,
+ * a few distinct) on every fact. Parsing is pure, so the cache cannot change a result; it is dropped
+ * whole past a bound.
+ */
+const parsedTimes = new Map<string, number | undefined>();
+const MAX_PARSED_TIMES = 10_000;
+
+export function parsedTime(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (parsedTimes.has(text)) return parsedTimes.get(text);
+  const parsed = Date.parse(text);
+  const at = Number.isNaN(parsed) ? undefined : parsed;
+  if (parsedTimes.size >= MAX_PARSED_TIMES) parsedTimes.clear();
+  parsedTimes.set(text, at);
+  return at;
+}
 
 /** A child's own revisions in this release: what its Application was last compared against (every source's). */
 export function ownRevisions(target: TargetState): string[] {
@@ -139,15 +154,12 @@ export function memberIndex(appSet: AppSetState): MemberIndex {
     const byStep = new Map<string, Member[]>();
     let latest = Number.NEGATIVE_INFINITY;
     const targeted = new Set<string>();
-    // Entries moved together share a transition time: each distinct one is parsed once.
-    const parsed = new Map<string, number>();
     for (const m of all) {
       (byStep.get(m.member.step) ?? byStep.set(m.member.step, []).get(m.member.step)!).push(m);
       for (const r of m.member.targetRevisions) targeted.add(r);
-      const since = m.member.since ?? '';
-      let at = parsed.get(since);
-      if (at === undefined) parsed.set(since, (at = Date.parse(since)));
-      if (at > latest) latest = at;
+      // Entries moved together share a transition time: parsedTime parses each distinct one once.
+      const at = parsedTime(m.member.since);
+      if (at !== undefined && at > latest) latest = at;
     }
     indexes.set(appSet, (index = { all, byStep, keys: new Map(), targeted, ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
   }

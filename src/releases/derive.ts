@@ -85,7 +85,7 @@ export function stageDone(stage: StageState, keys: TargetKeys = Object.keys(stag
   for (const key of keys) {
     const t = stage.targets[key];
     if (t === undefined || t.supersededBy !== undefined) continue;
-    // A Kargo Stage is done when its promotion was judged done (kargo-derive.ts' kargoTargetsDone).
+    // A Kargo Stage is done when its promotion was judged done (kargoNotices sets doneAt).
     if (t.kargo !== undefined && t.kargo.doneAt === undefined) return false;
     if (t.healthyAt === undefined && t.lastHeardAt > latched) return false;
   }

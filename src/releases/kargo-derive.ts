@@ -17,11 +17,6 @@ interface Replies {
   recheckAt(at: number): void;
 }
 
-/** Every Kargo Stage target of the stage is done with the release under its current Promotion. */
-export function kargoTargetsDone(stage: StageState): boolean {
-  return activeTargets(stage).every((t) => t.kargo === undefined || t.kargo.doneAt !== undefined);
-}
-
 /** The one Freight the stage's Kargo Stages proved healthy, for a Promote button toward the next stage. */
 export function promotedFreight(stage: StageState): { freight: string } | Record<string, never> {
   const names = new Set(activeTargets(stage).flatMap((t) => (t.kargo?.freight ? [t.kargo.freight.name] : [])));

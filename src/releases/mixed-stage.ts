@@ -14,6 +14,7 @@
 import { targetKey, type Fact } from '../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { sameKeys } from './pending.js';
+import { activeTargets } from './stage-targets.js';
 import type { MixedGroup, ReleaseRecord, StageState, TargetState } from './record.js';
 
 /** Labels that usually name an app, in the order a split is looked for. */
@@ -92,8 +93,9 @@ function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, str
 export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], ctx: ReduceContext): string[] {
   const config = ctx.pipeline.stages.find((s) => s.name === stage.name);
   const known = ctx.targetReleases;
-  const own = Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
-  if (!known || !config || (!config.rollouts && !config.applications) || own.length === 0) {
+  // Checked before listing the stage's targets: an ApplicationSet step holds thousands.
+  const own = known && config && (config.rollouts || config.applications) ? activeTargets(stage) : [];
+  if (!known || own.length === 0) {
     delete stage.otherReleases;
     return pending;
   }
@@ -102,14 +104,15 @@ export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending
   const lineage = new Set(record.movedFrom ?? []);
   // A target named as one of this release's apps (the same app label value) is the same app, not
   // yet moved on: without it a first release heard (no lineage yet) would complete early.
+  const ownApps = new Set(own.flatMap((t) => APP_LABELS.flatMap((label) => (t.appLabels?.[label] !== undefined ? [`${label}=${t.appLabels[label]}`] : []))));
   const sameApp = (key: string): boolean => {
     const labels = known.get(key)?.appLabels;
-    return labels !== undefined && APP_LABELS.some((label) => labels[label] !== undefined && own.some((t) => t.appLabels?.[label] === labels[label]));
+    return labels !== undefined && APP_LABELS.some((label) => labels[label] !== undefined && ownApps.has(`${label}=${labels[label]}`));
   };
   for (const key of pending) {
     const releaseId = known.get(key)?.releaseId;
     if (releaseId === undefined || releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId) || sameApp(key)) stillToStart.push(key);
-    else others.set(releaseId, [...(others.get(releaseId) ?? []), key]);
+    else (others.get(releaseId) ?? others.set(releaseId, []).get(releaseId)!).push(key);
   }
   if (others.size === 0) {
     delete stage.otherReleases;
