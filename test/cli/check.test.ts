@@ -211,6 +211,9 @@ describe('glidepath check', () => {
   });
 });
 
+/** Each run is a cold `tsx` process compiling the bot: seconds alone, tens of seconds beside the rest of the suite. Only ends a hung run. */
+const PROCESS_TIMEOUT = 120_000;
+
 describe('glidepath check as a process', () => {
   const run = (args: string[], env: NodeJS.ProcessEnv) =>
     promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, ...args], { env: { PATH: process.env.PATH, NODE_TLS_REJECT_UNAUTHORIZED: '1', ...env } }).then(
@@ -225,7 +228,7 @@ describe('glidepath check as a process', () => {
     const failing = await run(['check'], envFor(writeConfig([prod('viewer@prod')])));
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/^FAIL {2}cluster prod: may not /m);
-  });
+  }, PROCESS_TIMEOUT);
 
   it('--help for the bot and every subcommand, without starting anything', async () => {
     const bot = await run(['--help'], {});
@@ -241,5 +244,5 @@ describe('glidepath check as a process', () => {
     const typo = await run(['chek'], {});
     expect(typo.code).toBe(1);
     expect(typo.stderr).toContain('unknown command "chek"');
-  });
+  }, PROCESS_TIMEOUT);
 });

@@ -18,6 +18,7 @@ import type { KargoControllerOptions } from '../../sandbox/kube/controllers/karg
 import type { RolloutsControllerOptions } from '../../sandbox/kube/controllers/rollouts.js';
 import { startStandInCluster, type StandInCluster, type StandInControllers } from '../../sandbox/kube/stand-in.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
+import { SLACK_LIMITS, type StandInLimits } from '../../sandbox/slack/rate-limits.js';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { dropPrefix, startTestGlidepath, testEnv } from './glidepath.js';
 import { waitFor } from './wait.js';
@@ -67,8 +68,32 @@ export interface WatchedWorld {
   /** `kubectl argo rollouts promote|abort`: a merge patch of the status subresource, as an admin. */
   kubectlStatusPatch(name: string, status: Record<string, unknown>): Promise<void>;
   replies(): TranscriptMessage[];
+  /**
+   * Resolves once Glidepath has nothing left to do now, seen twice in a row: no fact waiting or
+   * being reduced (a delayed fact is a recheck for later) and no Slack call queued or retrying.
+   * A count of replies is only final after it: a duplicate may still be in the writer's queue.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
+
+const NOW_STATES = ['active', 'waiting', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * Slack ten times as fast, on both sides: the stand-in's limits and Glidepath's budgets scaled
+ * together, so the budgets still pace the writer against limits it must keep. These tests read
+ * what a thread says; at Slack's real 50 edits a minute a scripted rollout's parent spends tens of
+ * seconds catching up. Pacing itself is tested at the real figures (test/slack/).
+ */
+const SLACK_SPEED = 10;
+const FAST_SLACK: StandInLimits = {
+  postMessagePerChannel: { burst: SLACK_LIMITS.postMessagePerChannel.burst * SLACK_SPEED, perSecond: SLACK_LIMITS.postMessagePerChannel.perSecond * SLACK_SPEED },
+  methods: Object.fromEntries(Object.entries(SLACK_LIMITS.methods).map(([method, b]) => [method, { burst: b.burst * SLACK_SPEED, perSecond: b.perSecond * SLACK_SPEED }])),
+};
+const FAST_BUDGETS = {
+  SLACK_UPDATES_PER_MINUTE: String(50 * SLACK_SPEED),
+  SLACK_POSTS_PER_CHANNEL_PER_MINUTE: String(60 * SLACK_SPEED),
+};
 
 export async function startWatchedWorld(o: WatchedWorldOptions): Promise<WatchedWorld> {
   const clock = new FakeClock('2026-08-20T09:00:00Z');
@@ -82,12 +107,13 @@ export async function startWatchedWorld(o: WatchedWorldOptions): Promise<Watched
     ...(o.kargoApi ? { kargoApi: true } : {}),
     controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts }, ...o.controllers, ...(o.kargo ? { kargo: o.kargo } : {}) },
   });
-  const slack = await startSlackStandIn({ botToken: BOT_TOKEN });
+  const slack = await startSlackStandIn({ botToken: BOT_TOKEN, limits: FAST_SLACK });
   const kargoApi = cluster.kargoApi ? `, kargoApi: { url: "${cluster.kargoApi.url}" }` : '';
   const env = testEnv({
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_SIGNING_SECRET: 'watched-world-signing-secret',
     SLACK_API_URL: slack.apiUrl,
+    ...FAST_BUDGETS,
     ...(cluster.kargoApi ? { KARGO_API_TOKENS: `prod=${KARGO_API_TOKEN}` } : {}),
     ...o.env,
   });
@@ -147,6 +173,15 @@ pipelines:${pipelines}
       );
     },
     replies: () => slack.transcript.messages(o.channel).flatMap((m) => m.replies),
+    async settled() {
+      const idle = async (): Promise<boolean> => {
+        const started = app;
+        if (!started) return true;
+        const [facts, writes] = await Promise.all([started.facts.counts(...NOW_STATES), started.slack?.queue?.getJobCounts(...NOW_STATES, 'delayed') ?? {}]);
+        return [...Object.values(facts), ...Object.values(writes)].every((n) => n === 0);
+      };
+      await waitFor(async () => (await idle()) && (await new Promise((r) => setTimeout(r, 200))) === undefined && (await idle()), 'Glidepath idle (no fact, no Slack call pending)', 60_000);
+    },
     async close() {
       await app?.close();
       await cluster.stop();

@@ -38,11 +38,23 @@ const statusOf = (v: MessageVersion): string => /\): (\w+)\./.exec(v.text)?.[1] 
 const rowsOf = (v: MessageVersion): Record<string, string> => Object.fromEntries((/\): \w+\. (.*)$/.exec(v.text)?.[1] ?? '').split(', ').map((r) => r.split(' ') as [string, string]));
 const shownText = (m: TranscriptMessage): string => (m.blocks[0] as { text?: { text?: string } } | undefined)?.text?.text ?? m.text;
 
+/**
+ * The script writes without waiting for Glidepath, so a whole rollout's watch events may still be
+ * queued when it ends: beside the rest of the suite the thread catches up in tens of seconds. The
+ * limit only ends a hung test.
+ */
+const CATCH_UP_MS = 60_000;
+
 async function parentWhere(w: WatchedWorld, releaseId: string, what: string, ok: (m: TranscriptMessage) => boolean): Promise<TranscriptMessage> {
   return waitFor(async () => {
     const m = thread(w, releaseId);
     return m && ok(m) ? m : undefined;
-  }, what);
+  }, what, CATCH_UP_MS);
+}
+/** The thread once Glidepath has nothing left to say: what a reply count is taken from. */
+async function settledThread(w: WatchedWorld, releaseId: string): Promise<TranscriptMessage> {
+  await w.settled();
+  return thread(w, releaseId)!;
 }
 const complete = (w: WatchedWorld, releaseId: string) => parentWhere(w, releaseId, `${releaseId} Complete in Slack`, (m) => statusOf(m) === 'Complete');
 
@@ -61,7 +73,7 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     expect(seen.some((v) => rowsOf(v).dev === 'Progressing' && rowsOf(v).prod === 'Waiting')).toBe(true);
     expect(seen.some((v) => rowsOf(v).prod === 'Progressing' && rowsOf(v).staging !== 'Healthy')).toBe(false);
     for (const [i, r] of ROWS.entries()) expect(JSON.stringify(parent.blocks)).toContain(`*${r}* — Healthy · step ${i + 1} of 3 · 1/1 Healthy at \`${s2.slice(0, 7)}\``);
-    expect(parent.replies.filter((r) => r.text.includes('started before'))).toEqual([]);
+    expect((await settledThread(w, releaseId)).replies.filter((r) => r.text.includes('started before'))).toEqual([]);
   }, 120_000);
 
   it('a template change that takes two apps OutOfSync: never Complete on the statuses of the previous spec, Complete once both synced the new one', async () => {
@@ -85,7 +97,7 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     expect(seen.slice(firstComplete).every((v) => Object.values(rowsOf(v)).every((s) => s === 'Healthy'))).toBe(true);
     // Complete only after prod synced the new spec: every version before it with prod Healthy is after staging's.
     expect(seen.slice(0, firstComplete).some((v) => rowsOf(v).prod !== 'Healthy')).toBe(true);
-    expect(parent.replies.filter((r) => r.text.includes('started before'))).toEqual([]);
+    expect((await settledThread(w, 'rel-101')).replies.filter((r) => r.text.includes('started before'))).toEqual([]);
   }, 120_000);
 
   it('a source per child, prod multi-source, all changed at once: one thread, each row at its child\'s own revisions, Complete, no out-of-order reply', async () => {
@@ -110,7 +122,7 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     expect(blocks).toContain(`*staging* — Healthy · step 2 of 3 · 1/1 Healthy at \`${sha('d2').slice(0, 7)}\``);
     expect(blocks).toContain(`*prod* — Healthy · step 3 of 3 · 1/1 Healthy at \`4.2.0\`, \`${sha('e2').slice(0, 7)}\``);
     expect(versions(parent).some((v) => statusOf(v) === 'Failed')).toBe(false);
-    expect(parent.replies.filter((r) => r.text.includes('started before'))).toEqual([]);
+    expect((await settledThread(w, 'rel-42')).replies.filter((r) => r.text.includes('started before'))).toEqual([]);
     expect(parents(w).filter((m) => m.text.includes('rel-42'))).toHaveLength(1);
   }, 120_000);
 
@@ -128,7 +140,7 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     await argo.sync('checkout-staging');
     await argo.health('checkout-dev', 'Degraded');
     const releaseId = `revision-${s2.slice(0, 12)}`;
-    const reply = await waitFor(async () => thread(w, releaseId)?.replies.find((r) => r.text.includes('started before step 1')), 'the out-of-order reply');
+    const reply = await waitFor(async () => thread(w, releaseId)?.replies.find((r) => r.text.includes('started before step 1')), 'the out-of-order reply', CATCH_UP_MS);
     const text = shownText(reply);
     expect(text).toContain(`RollingSync step 2 of \`prod/argocd/checkout\` started before step 1 was Healthy at \`${s2.slice(0, 7)}\``);
     expect(text).toContain(`• \`checkout-dev\` (step 1): Healthy targeting \`${s2.slice(0, 7)}\`; the Application is Synced/Degraded at ${s2.slice(0, 7)}`);
@@ -142,8 +154,10 @@ describe('ApplicationSet children judged at their own revisions, through the wat
       const r = await w.app.store.get(PIPELINE, releaseId);
       const target = (row: string, app: string) => r?.stages.find((s) => s.name === row)?.targets[`prod/argocd/app:${app}`];
       return target('staging', 'checkout-staging')?.phase === 'Healthy' && target('dev', 'checkout-dev')?.phase === 'Degraded' ? r : undefined;
-    }, 'Glidepath heard staging Healthy and dev Degraded again');
+    }, 'Glidepath heard staging Healthy and dev Degraded again', CATCH_UP_MS);
     await parentWhere(w, releaseId, 'Slack shows that record', (m) => statusOf(m) === heard.status && rowsOf(m).staging === heard.stages[1]?.status);
+    // Once, counted when nothing is left to say: a second reply would be in the writer's queue now.
+    await w.settled();
     expect(thread(w, releaseId)!.replies.filter((r) => r.text.includes('started before'))).toHaveLength(1);
   }, 120_000);
 
@@ -199,10 +213,10 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     await argo.entry({ 'checkout-prod': { status: 'Healthy' } });
     const parent = await complete(w, releaseId);
     // The reply is its own Slack job: wait for it, not only for the parent that reads Complete.
-    const replies = await waitFor(async () => {
-      const now = thread(w, releaseId)?.replies ?? parent.replies;
-      return now.some((r) => r.text.includes('is Degraded')) ? now : undefined;
-    }, 'the Degraded reply');
+    await waitFor(async () => (thread(w, releaseId)?.replies ?? parent.replies).some((r) => r.text.includes('is Degraded')), 'the Degraded reply', CATCH_UP_MS);
+    // Once, counted when nothing is left to say: a second reply would be in the writer's queue now.
+    await w.settled();
+    const replies = thread(w, releaseId)!.replies;
     expect(replies.filter((r) => r.text.includes('is Degraded'))).toHaveLength(1);
   }, 120_000);
 });

@@ -53,7 +53,11 @@ describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }
     await world.promote('staging', freight);
     await world.until('staging verified and healthy', () => replies(world.thread('rel-1')).some((t) => t.includes('*staging* is Healthy')));
     await world.promote('prod-eu', freight);
-    const done = await world.until('rel-1 complete', () => replies(world.thread('rel-1')).some((t) => t.includes('is complete')) && world.thread('rel-1'));
+    // The reply and the parent's edit are jobs of their own: either may reach Slack first.
+    const done = await world.until('rel-1 complete', () => {
+      const m = world.thread('rel-1');
+      return m && replies(m).some((t) => t.includes('is complete')) && world.parentText(m).includes(':white_check_mark: *Complete*') && m;
+    });
     const text = world.parentText(done);
     expect(text).toContain(':white_check_mark: *Complete*');
     expect(text).toContain('• kargo-checkout/staging — Healthy · Freight *frozen-tiger* (`checkout:1.0.0`) · Promotion Succeeded by kubernetes:admin');

@@ -61,6 +61,8 @@ describe('one stage over two apps released on their own', () => {
       // Routine replies go out after the ones that need a person, in jobs of their own: wait for both.
       await waitFor(async () => (threadOf(releaseId)?.replies ?? []).find((r) => r.text.includes('is complete')), `${releaseId}: the release-complete reply`);
       await waitFor(async () => mixedReplies(releaseId)[0], `${releaseId}: the mixed-stage reply`);
+      // Once, counted when nothing is left to say: a second reply would be in the writer's queue now.
+      await world.settled();
       const [reply, ...again] = mixedReplies(releaseId);
       expect(again).toHaveLength(0);
       expect(said(reply)).toContain(`this release (\`${releaseId}\`) runs on \`prod/shop/${app}\``);
