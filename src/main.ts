@@ -1,14 +1,17 @@
-/** `npm start`: run Glidepath from the environment (see .env.example), in the roles GLIDEPATH_ROLE names. */
-import { parseEnv } from './config/env.js';
-import { ConfigError } from './config/errors.js';
-import { configFromEnv } from './config/file.js';
-import { startGlidepath } from './glidepath.js';
-import { createLogger } from './obs/logger.js';
-import { SlackStartupError } from './slack/errors.js';
-import { ClusterStartupError } from './wiring/cluster-startup.js';
-import { RedisStartupError } from './wiring/redis.js';
+/**
+ * `npm start`: run Glidepath from the environment (see .env.example), in the roles GLIDEPATH_ROLE
+ * names; or one of its subcommands. Each path imports only what it runs: `--help` and `check`
+ * answer without loading the bot (Bolt, BullMQ and client-node are most of a cold start).
+ */
+import { StartupError } from './config/errors.js';
 
 async function main(): Promise<void> {
+  const [{ parseEnv }, { configFromEnv }, { startGlidepath }, { createLogger }] = await Promise.all([
+    import('./config/env.js'),
+    import('./config/file.js'),
+    import('./glidepath.js'),
+    import('./obs/logger.js'),
+  ]);
   const env = parseEnv();
   const config = configFromEnv(env);
   const logger = createLogger(env.LOG_LEVEL);
@@ -64,7 +67,7 @@ async function dispatch(argv: readonly string[]): Promise<void> {
 const run: Promise<void> = dispatch(process.argv.slice(2));
 
 run.catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof SlackStartupError || err instanceof ClusterStartupError || err instanceof RedisStartupError) {
+  if (err instanceof StartupError) {
     console.error(`glidepath: ${err.message}`);
   } else {
     console.error(`glidepath: cannot start: ${err instanceof Error ? err.message : String(err)}`);

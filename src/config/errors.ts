@@ -14,8 +14,14 @@ export function formatIssues(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
 }
 
+/**
+ * Why start-up cannot go on, said so a person can fix it: the message is the whole story, so
+ * `main` prints it alone (no stack). Each part of start-up has its own kind below.
+ */
+export class StartupError extends Error {}
+
 /** A configuration problem found at start-up; the message lists every error by path. */
-export class ConfigError extends Error {
+export class ConfigError extends StartupError {
   override readonly name = 'ConfigError';
   constructor(
     readonly source: string,

@@ -1,10 +1,11 @@
 /** Slack-side failures a person must act on, with the fix in the message. */
 import { ErrorCode } from '@slack/web-api';
+import { StartupError } from '../config/errors.js';
 import { networkCode } from '../kube/errors.js';
 
 export type SlackErrorCode = 'glidepath_slack_not_configured' | 'glidepath_slack_auth_failed' | 'glidepath_slack_unreachable';
 
-export class SlackStartupError extends Error {
+export class SlackStartupError extends StartupError {
   override readonly name = 'SlackStartupError';
   constructor(
     readonly code: SlackErrorCode,

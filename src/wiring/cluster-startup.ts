@@ -6,6 +6,7 @@
  * as a refused Slack token does, unless optional). The words are `glidepath check`'s
  * (src/kube/cluster-problems.ts).
  */
+import { StartupError } from '../config/errors.js';
 import type { ClusterConfig } from '../config/file.js';
 import { probeServer, type ServerProbe } from '../kube/access-check.js';
 import { configureProblem, probeSentence } from '../kube/cluster-problems.js';
@@ -16,7 +17,7 @@ import type { Logger } from '../obs/logger.js';
 export const STARTUP_PROBE_MS = 5_000;
 
 /** A cluster start-up cannot go on without; the message names each and the fix. */
-export class ClusterStartupError extends Error {
+export class ClusterStartupError extends StartupError {
   override readonly name = 'ClusterStartupError';
   constructor(readonly problems: string[]) {
     super(problems.join('\n'));

@@ -15,10 +15,11 @@
  * So a process holds at most 2 + (its Workers) connections, whatever its roles.
  */
 import type { Redis } from 'ioredis';
+import { StartupError } from '../config/errors.js';
 import { connectTarget, isRedisAuthRefusal, redisConnectProblem, type RedisTarget } from './redis-target.js';
 
 /** Redis refused us or could not be reached at start-up; the message says which and the fix. */
-export class RedisStartupError extends Error {
+export class RedisStartupError extends StartupError {
   override readonly name = 'RedisStartupError';
 }
 
