@@ -1,11 +1,25 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReleaseStatus } from '../../src/releases/record.js';
 import { markLate } from '../../src/slack/render/late.js';
 import { renderReply } from '../../src/slack/render/reply.js';
 import type { ReplyProduced } from '../../src/slack/writer/jobs.js';
-import { endShown, lateReply, type ThreadEnd } from '../../src/slack/writer/late-reply.js';
+import { endTold, lateReply, type ThreadEnd } from '../../src/slack/writer/late-reply.js';
+import { ThreadStore } from '../../src/slack/writer/threads.js';
+import { createKeys } from '../../src/store/keys.js';
+import { deletePrefix, redisClient, testPrefix } from '../helpers/slack-harness.js';
 import { record, reply } from './support/records.js';
+
+let redis: Redis;
+const prefix = testPrefix();
+beforeAll(() => {
+  redis = redisClient();
+});
+afterAll(async () => {
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+});
 
 const at = (version: number, status: ReleaseStatus = 'InProgress'): ReplyProduced => ({ version, status, at: 1_700_000_000_000 + version * 60_000 });
 
@@ -21,11 +35,22 @@ describe('a late reply (late-reply.ts)', () => {
     expect(lateReply(undefined, complete)).toBeUndefined();
   });
 
-  it('the thread keeps the latest end it showed, never an older one, and no end from a reply that is none', () => {
-    expect(endShown(undefined, at(3))).toBeUndefined();
-    expect(endShown(undefined, at(4, 'Failed'))).toEqual({ version: 4, status: 'Failed' });
-    expect(endShown({ version: 9, status: 'Complete' }, at(4, 'Failed'))).toEqual({ version: 9, status: 'Complete' });
-    expect(endShown({ version: 4, status: 'Failed' }, at(9, 'Complete'))).toEqual({ version: 9, status: 'Complete' });
+  it('an ending reply tells its end; a reply of a record still running tells none', () => {
+    expect(endTold(at(3))).toBeUndefined();
+    expect(endTold(undefined)).toBeUndefined();
+    expect(endTold(at(4, 'Failed'))).toEqual({ version: 4, status: 'Failed' });
+  });
+
+  it('the thread in Redis keeps the latest end it told, never an older one', async () => {
+    const threads = new ThreadStore(redis, createKeys(prefix), 60_000);
+    await threads.saveParent('shop', 'rel-1', { channel: 'C0THREAD', ts: '1.000', rendered: 'x', version: 1 });
+    await threads.markEnded('shop', 'rel-1', at(3));
+    expect((await threads.get('shop', 'rel-1'))?.ended).toBeUndefined();
+    await threads.markEnded('shop', 'rel-1', at(9, 'Complete'));
+    await threads.markEnded('shop', 'rel-1', at(4, 'Failed'));
+    expect((await threads.get('shop', 'rel-1'))?.ended).toEqual({ version: 9, status: 'Complete' });
+    await threads.markEnded('shop', 'rel-1', at(11, 'Failed'));
+    expect((await threads.get('shop', 'rel-1'))?.ended).toEqual({ version: 11, status: 'Failed' });
   });
 
   it('in any order of delivery each reply is posted once, and exactly those delivered after a later end are marked', () => {
@@ -38,7 +63,9 @@ describe('a late reply (late-reply.ts)', () => {
         for (const r of order) {
           const produced = { ...r, at: r.version };
           posted.push({ version: r.version, late: lateReply(produced, shown) !== undefined });
-          shown = endShown(shown, produced);
+          // The thread keeps the later end (the store's rule, tested against Redis above).
+          const told = endTold(produced);
+          if (told && (!shown || told.version > shown.version)) shown = told;
         }
         expect(posted.map((p) => p.version).sort((a, b) => a - b)).toEqual(all.map((r) => r.version).sort((a, b) => a - b));
         // The model: late exactly when an ending reply of a later record was delivered before it.

@@ -4,25 +4,18 @@
  * Freight (alias, and what it carries: image tags, commit), the Promotion's phase and who asked
  * for it, and the verification (Kargo's live health is in the judgement when it matters). Everything from the cluster escaped and bounded.
  */
+import { imageTag } from '../../releases/display-name.js';
 import type { TargetState } from '../../releases/record.js';
 import { code, untrusted } from './mrkdwn.js';
 
 const MAX_STAGES = 8;
 const MAX_IMAGES = 2;
 
-/** `registry.example.com/shop/checkout:1.2.0` → `checkout:1.2.0`: the part a person recognises. */
-function shortImage(ref: string): string {
-  const at = ref.indexOf('@');
-  const base = at >= 0 ? ref.slice(0, at) : ref;
-  const tail = base.slice(base.lastIndexOf('/') + 1);
-  return at >= 0 && !tail.includes(':') ? `${tail}@${ref.slice(at + 1, at + 20)}` : tail;
-}
-
 function freightText(t: TargetState): string | undefined {
   const f = t.kargo?.freight;
   if (!f) return undefined;
   const name = f.alias ? `*${untrusted(f.alias, 63, { oneLine: true })}*` : code(f.name.slice(0, 12), 20);
-  const carries = f.images.slice(0, MAX_IMAGES).map((i) => code(shortImage(i), 120));
+  const carries = f.images.slice(0, MAX_IMAGES).map((i) => code(imageTag(i), 120));
   if (f.images.length > MAX_IMAGES) carries.push(`${f.images.length - MAX_IMAGES} more`);
   const commit = f.commits.find((c) => c.id)?.id;
   if (commit) carries.push(`commit ${code(commit.slice(0, 7), 20)}`);

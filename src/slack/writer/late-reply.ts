@@ -34,8 +34,8 @@ export function lateReply(produced: ReplyProduced | undefined, shown: ThreadEnd 
   return { at: produced.at, before: shown.status };
 }
 
-/** What the thread shows once a reply produced at `produced` is posted: an ending reply's end, if later than what it showed. */
-export function endShown(shown: ThreadEnd | undefined, produced: ReplyProduced | undefined): ThreadEnd | undefined {
-  if (!produced || !ENDED_STATUSES.includes(produced.status) || (shown && shown.version >= produced.version)) return shown;
+/** The end a reply produced at `produced` tells once posted (an ending record's), if any; the thread keeps the later of it and what it showed (glidepathSlackMarkEnded). */
+export function endTold(produced: ReplyProduced | undefined): ThreadEnd | undefined {
+  if (!produced || !ENDED_STATUSES.includes(produced.status)) return undefined;
   return { version: produced.version, status: produced.status };
 }

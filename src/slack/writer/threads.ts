@@ -9,7 +9,7 @@ import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
 import type { Keys } from '../../store/keys.js';
 import type { PauseEnd, ReleaseStatus } from '../../releases/record.js';
 import type { ReplyProduced } from './jobs.js';
-import { endShown, type ThreadEnd } from './late-reply.js';
+import { endTold, type ThreadEnd } from './late-reply.js';
 import { RENEW } from '../../store/lease.js';
 
 export interface ThreadRef {
@@ -162,7 +162,7 @@ export class ThreadStore {
 
   /** A reply was posted: when its record had ended the release, the thread has told that end. */
   async markEnded(pipeline: string, releaseId: string, produced: ReplyProduced | undefined): Promise<void> {
-    const end = endShown(undefined, produced);
+    const end = endTold(produced);
     if (end) await this.redis.glidepathSlackMarkEnded(this.keys.slackThread(pipeline, releaseId), String(end.version), end.status);
   }
 
