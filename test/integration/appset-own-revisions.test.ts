@@ -90,6 +90,11 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     await argo.compare('checkout-prod', [s1]);
     await argo.entry({ 'checkout-staging': { status: 'Waiting' }, 'checkout-prod': { status: 'Waiting' } });
     await argo.runStep(2, {});
+    // Staging synced the new spec; prod has not (OutOfSync at it, Healthy on the previous one):
+    // with all of that heard, the release is not Complete.
+    const stagingDone = await parentWhere(w, 'rel-101', 'staging Healthy at the new spec', (m) => rowsOf(m).staging === 'Healthy');
+    await w.settled();
+    expect(statusOf(thread(w, 'rel-101') ?? stagingDone)).not.toBe('Complete');
     await argo.runStep(3, {});
     const parent = await complete(w, 'rel-101');
     const seen = versions(parent);
