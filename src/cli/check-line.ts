@@ -1,4 +1,5 @@
 /** One line of `glidepath check`: a mark, what was checked, and what is wrong and what to do. */
+import { answerWithin } from '../obs/deadline.js';
 
 export type Mark = 'ok' | 'warn' | 'FAIL';
 
@@ -23,14 +24,6 @@ export function formatLine(line: CheckLine): string {
  * `work`, or a FAIL after `ms`: the clients have timeouts of their own, this is the bound on
  * whatever they miss (a Redis that accepts the connection and never answers), so check never hangs.
  */
-export async function within(ms: number, subject: string, work: Promise<CheckLine[]>): Promise<CheckLine[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<CheckLine[]>((resolve) => {
-    timer = setTimeout(() => resolve([fail(subject, `no answer within ${ms / 1000} s`)]), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function within(ms: number, subject: string, work: Promise<CheckLine[]>): Promise<CheckLine[]> {
+  return answerWithin(work, ms, () => [fail(subject, `no answer within ${ms / 1000} s`)]);
 }

@@ -10,6 +10,7 @@ import { clusterOfToken, pipelinesOfCiToken } from '../http/auth.js';
 import { HttpError } from '../http/http-error.js';
 import { bearerToken, parseJson, readBody, requireJson, sendJson } from '../http/io.js';
 import type { Router } from '../http/router.js';
+import { answerWithin } from '../obs/deadline.js';
 import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { AnnouncementClaims } from './announcements.js';
@@ -83,18 +84,10 @@ function validate<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new HttpError(422, 'invalid_body', `${first.path}: ${first.message}`, { issues });
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return answerWithin(promise, ms, () => {
+    throw new Error(`Redis did not answer within ${ms} ms`);
+  });
 }
 
 /** Who sent a request: a cluster (its ingest token) or CI (its token, bound to pipelines). */

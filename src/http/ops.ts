@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import { safeEqual } from './auth.js';
 import { bearerToken, sendJson, sendText } from './io.js';
 import type { Router } from './router.js';
+import { answerWithin } from '../obs/deadline.js';
 import type { Metrics } from '../obs/metrics.js';
 
 export interface OpsDeps {
@@ -36,7 +37,7 @@ async function writeProblem(redis: Redis, keys: string[]): Promise<string | unde
   try {
     // One command per key (not one pipeline): on Redis Cluster the keys are in different slots.
     const writes = Promise.all(keys.map((key) => redis.set(key, String(Date.now()), 'PX', 10_000)));
-    const replies = await Promise.race([writes, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), PROBE_TIMEOUT_MS).unref())]);
+    const replies = await answerWithin<unknown>(writes, PROBE_TIMEOUT_MS, () => 'timeout');
     if (replies === 'timeout') return `no answer to a queue write within ${PROBE_TIMEOUT_MS} ms`;
     return undefined;
   } catch (err) {
@@ -46,7 +47,7 @@ async function writeProblem(redis: Redis, keys: string[]): Promise<string | unde
 
 async function redisAnswers(redis: Redis): Promise<boolean> {
   try {
-    const pong = await Promise.race([redis.ping(), new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 1_000))]);
+    const pong = await answerWithin(redis.ping(), PROBE_TIMEOUT_MS, () => 'timeout');
     return pong === 'PONG';
   } catch {
     return false;

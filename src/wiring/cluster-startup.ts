@@ -11,6 +11,7 @@ import type { ClusterConfig } from '../config/file.js';
 import { probeServer, type ServerProbe } from '../kube/access-check.js';
 import { configureProblem, probeSentence } from '../kube/cluster-problems.js';
 import { kubeConfigFor, type ClusterClients } from '../kube/clusters.js';
+import { answerWithin } from '../obs/deadline.js';
 import type { Logger } from '../obs/logger.js';
 
 /** How long start-up waits for an API server's /version: the clients' own timeout is longer. */
@@ -40,11 +41,7 @@ export function unconfigurableClusters(clusters: readonly ClusterConfig[]): stri
 }
 
 function probeWithin(clients: ClusterClients, name: string, ms: number): Promise<ServerProbe> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<ServerProbe>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'unreachable', detail: `no answer within ${ms / 1000} s` }), ms);
-  });
-  return Promise.race([probeServer(clients.get(name).api), late]).finally(() => clearTimeout(timer));
+  return answerWithin(probeServer(clients.get(name).api), ms, (): ServerProbe => ({ kind: 'unreachable', detail: `no answer within ${ms / 1000} s` }));
 }
 
 /**
