@@ -125,6 +125,17 @@ describe('metrics named by deploy/monitoring and the docs, on /metrics of a runn
   });
 });
 
+describe('deploy/monitoring/dashboards/glidepath.json', () => {
+  it('charts every metric an alert reads, so the dashboard shows what an alert fired on', () => {
+    const charted = new Set(dashboardExprs.flatMap(({ expr }) => namesIn(expr)));
+    const alerting = ruleExprs.flatMap(({ where, expr }) => namesIn(expr).map((name) => ({ where, name })));
+    // A dashboard cannot chart the absence of every process; its panels are empty then.
+    const uncharted = alerting.filter((a) => !charted.has(a.name) && a.name !== 'glidepath_process_start_time_seconds');
+    expect(uncharted.map((a) => `${a.where}: ${a.name}`)).toEqual([]);
+    expect(dashboardExprs.length).toBeGreaterThan(15);
+  });
+});
+
 describe('deploy/monitoring/prometheusrule.yaml', () => {
   const operations = read('docs/operations.md');
   const anchors = new Set([...operations.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
@@ -167,6 +178,14 @@ describe('the rules in Prometheus (promtool)', () => {
     writeFileSync(join(dir, 'all.yaml'), stringify(ruleSpec));
     const run = promtool('check', 'rules', 'all.yaml');
     expect(run.output).toContain(`SUCCESS: ${rules.length} rules found`);
+    expect(run.ok, run.output).toBe(true);
+  });
+
+  it('every dashboard query is PromQL Prometheus accepts (promtool check rules, as recording rules)', () => {
+    const recorded = { groups: [{ name: 'dashboard', rules: dashboardExprs.map(({ expr }, i) => ({ record: `glidepath_dashboard:query_${i}`, expr })) }] };
+    writeFileSync(join(dir, 'dashboard.yaml'), stringify(recorded));
+    const run = promtool('check', 'rules', 'dashboard.yaml');
+    expect(run.output).toContain(`SUCCESS: ${dashboardExprs.length} rules found`);
     expect(run.ok, run.output).toBe(true);
   });
 
