@@ -18,13 +18,17 @@ const kubeSubject = (what: string) =>
     .refine((v) => !/[<>&]/.test(v), `${what} may not contain <, > or &`)
     .refine((v) => !v.startsWith('system:'), `${what} may not be a system: identity (Glidepath never impersonates the cluster's own accounts)`);
 
-const slackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'must be a Slack user id (U…/W…)');
-const slackGroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, 'must be a Slack user group id (S…)');
+/** A record keyed by Slack ids, each bad key named by its path (zod's own record-key issue says only "Invalid key"). */
+function bySlackId<T extends z.ZodType>(value: T, key: RegExp, what: string) {
+  return z.record(z.string(), value).superRefine((record, ctx) => {
+    for (const id of Object.keys(record)) if (!key.test(id)) ctx.addIssue({ code: 'custom', path: [id], message: `${JSON.stringify(id)} must be a ${what}` });
+  });
+}
 
 export const identitiesSchema = z
   .object({
     /** Slack user id → Kubernetes user and groups. */
-    users: z.record(slackUserId, z.object({ user: kubeSubject('user'), groups: z.array(kubeSubject('group')).default([]) }).strict()).default({}),
+    users: bySlackId(z.object({ user: kubeSubject('user'), groups: z.array(kubeSubject('group')).default([]) }).strict(), /^[UW][A-Z0-9]{2,}$/, 'Slack user id (U…/W…)').default({}),
     /**
      * A Slack user not in `users` is the Kubernetes user named by their Slack profile's email
      * (users.info; the bot token needs users:read.email), looked up again after `cacheSeconds`.
@@ -38,7 +42,7 @@ export const identitiesSchema = z
       .strict()
       .optional(),
     /** Slack user group id → Kubernetes groups its members get, whichever way they were mapped. */
-    slackGroups: z.record(slackGroupId, z.array(kubeSubject('group')).min(1)).default({}),
+    slackGroups: bySlackId(z.array(kubeSubject('group')).min(1), /^S[A-Z0-9]{2,}$/, 'Slack user group id (S…)').default({}),
   })
   .strict();
 

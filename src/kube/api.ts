@@ -114,7 +114,8 @@ export class KubeApi {
 
   private async call<T>(res: ResourceRef, verb: string, subresource: string | undefined, namespace: string | undefined, name: string | undefined, run: () => Promise<T>): Promise<T> {
     const resource = subresource ? `${res.plural}/${subresource}` : res.plural;
-    const call: KubeCall = { cluster: this.cluster, verb, resource, namespace, name };
+    const write = verb !== 'get' && verb !== 'list' && verb !== 'watch';
+    const call: KubeCall = { cluster: this.cluster, verb, resource, namespace, name, ...(write && this.sentAs ? { sentAs: this.sentAs.user } : {}) };
     if (!isDeclared(res.group, resource, verb)) {
       // A programming error, caught by tests: the call has no RBAC rule in deploy/rbac.
       throw new KubeActionError('forbidden', `Glidepath tried to ${verb} ${resource} (${res.group}) without declaring it in src/kube/verbs.ts`, call);
