@@ -13,6 +13,7 @@ import { configFileSchema, type ConfigFile } from '../../src/config/file.js';
 import { APPROVE_ACTION_ID, encodeButtonValue, type ButtonValue } from '../../src/slack/buttons.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { waitFor } from '../helpers/wait.js';
+import { kargoObjects } from '../helpers/kargo-objects.js';
 import { ALICE, BOB, commandsConfig, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 const CAROL = 'U0CAROL';
@@ -156,6 +157,31 @@ describe('authorization: kubernetes', () => {
     // Alice, whose groups may patch the status, gets the dialog as before.
     await rig.command('abort prod/shop/checkout', ALICE);
     await waitFor(async () => rig.slack.transcript.openedViews.length === 1, 'the abort dialog for alice');
+  });
+});
+
+describe('authorization: kubernetes, Kargo', () => {
+  it('a promote creates the Promotion as alice (Kargo records her as its creator, its webhook checks her promote verb); bob is told both permissions he lacks', async () => {
+    await start('kubernetes');
+    const freight = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
+    const kargo = kargoObjects(world.store, 'kargo-demo');
+    kargo.stage('dev', { direct: true });
+    kargo.stage('staging', { stages: ['dev'] });
+    kargo.freight(freight, 'jolly-jaguar', '2026-08-20T08:30:00Z', { verifiedIn: { dev: { verifiedAt: '2026-08-20T08:40:00Z' } } });
+    world.server.authorizer.grant('Group', 'shop-deployers', [
+      { verbs: ['create'], apiGroups: ['kargo.akuity.io'], resources: ['promotions'], namespaces: ['kargo-demo'] },
+      { verbs: ['promote'], apiGroups: ['kargo.akuity.io'], resources: ['stages'], namespaces: ['kargo-demo'], resourceNames: ['staging'] },
+    ]);
+
+    const refused = await (await rig.command('promote shop@staging --freight jolly-jaguar', BOB)).first();
+    expect(said(refused)).toContain('bob@example.com (groups shop-status-patchers) may not create promotions in kargo-demo on prod, nor promote stages in kargo-demo on prod');
+    expect(kargo.list('Promotion')).toEqual([]);
+
+    const done = await (await rig.command('promote shop@staging --freight jolly-jaguar', ALICE)).first();
+    expect(said(done)).toContain(':white_check_mark: created Promotion');
+    const [promotion] = kargo.list('Promotion');
+    expect(promotion!.metadata.annotations?.['kargo.akuity.io/create-actor']).toBe('kubernetes:alice@example.com');
+    expect(world.server.writes.filter((w) => w.resource === 'promotions').map((w) => w.subject)).toEqual([{ user: 'alice@example.com', groups: ['shop-deployers'], impersonatedBy: 'glidepath' }]);
   });
 });
 
