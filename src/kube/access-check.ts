@@ -97,7 +97,7 @@ export async function missingAccess(api: KubeApi, needs: readonly AccessNeed[]):
 export function describeMissing(missing: readonly AccessNeed[]): string[] {
   const byVerb = new Map<string, string[]>();
   for (const m of missing) {
-    const key = `${m.verb.verb} ${m.verb.resource} (${m.verb.apiGroup})`;
+    const key = `${m.verb.verb} ${m.verb.resource} (${m.verb.apiGroup || 'core'})`;
     byVerb.set(key, [...(byVerb.get(key) ?? []), m.namespace ?? 'the cluster scope']);
   }
   return [...byVerb].map(([key, namespaces]) => `${key} in ${namespaces.join(', ')}`);

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { ROLLOUTS } from '../../src/kube/resources.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
+import { accessNeeds, describeMissing, missingAccess } from '../../src/kube/access-check.js';
+import { configFileSchema } from '../../src/config/file.js';
 import { failure, GLIDEPATH_RULES, startKubeWorld, type KubeWorld } from './support.js';
 
 let world: KubeWorld;
@@ -83,6 +85,29 @@ describe('SubjectAccessReview', () => {
       const err = await failure(clusters.api('no-review').reviewAccess({ user: 'alice@example.com', groups: [] }, { verb: 'get', group: 'argoproj.io', resource: 'rollouts', namespace: 'shop' }));
       expect(err.kind).toBe('forbidden');
       expect(err.message).toContain('subjectaccessreviews');
+    });
+  });
+});
+
+describe('glidepath check on a cluster that acts as the person', () => {
+  const config = (authorization: 'config' | 'kubernetes') =>
+    configFileSchema.parse({
+      clusters: [{ name: 'prod', authorization }],
+      pipelines: [{ name: 'checkout', channel: 'C0CHECKOUT', stages: [{ name: 'prod', cluster: 'prod', rollouts: { namespace: 'shop', selector: 'app=checkout' } }] }],
+    });
+
+  it('asks for impersonate and access reviews at the cluster scope only where authorization is not config, and names them when missing', async () => {
+    const personal = (c: ReturnType<typeof config>) => accessNeeds(c, 'prod').filter((n) => n.verb.actingAsThePerson);
+    expect(personal(config('config'))).toEqual([]);
+    expect(personal(config('kubernetes')).map((n) => [n.verb.resource, n.verb.verb, n.namespace])).toEqual([
+      ['users', 'impersonate', undefined],
+      ['groups', 'impersonate', undefined],
+      ['subjectaccessreviews', 'create', undefined],
+    ]);
+    expect((await missingAccess(api(), accessNeeds(config('kubernetes'), 'prod'))).missing).toEqual([]);
+    await asUserWithout('no-impersonate', (r) => r.verbs.includes('impersonate'), async (clusters) => {
+      const report = await missingAccess(clusters.api('no-impersonate'), accessNeeds(config('kubernetes'), 'prod'));
+      expect(describeMissing(report.missing)).toEqual(['impersonate users (core) in the cluster scope', 'impersonate groups (core) in the cluster scope']);
     });
   });
 });
