@@ -34,7 +34,9 @@ export class IdentityMap {
         if (email) base = { identity: { user: email, groups: this.config.byEmail.groups }, via: 'email' };
         else emailProblem = 'your Slack profile shows no email Glidepath may read, and ';
       } catch (err) {
-        emailProblem = `Glidepath could not read your Slack profile's email (${(err as Error).message}; its Slack app needs the users:read.email scope), and `;
+        const message = (err as Error).message;
+        const scope = message.includes('missing_scope') ? '; its Slack app needs the users:read.email scope' : '';
+        emailProblem = `Glidepath could not read your Slack profile's email (${message}${scope}), and `;
       }
     }
     if (!base) {
