@@ -8,9 +8,9 @@ import { refreshApplications, refreshOutcome } from './refresh.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
+import { applicationsAccess, approveCanaryAccess } from '../src/kube/write-access.js';
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
-import { act, outcomeMessage, type ClickAnswer, type Outcome } from './act.js';
-import { authorize } from '../src/policy/permissions.js';
+import { act, outcomeMessage, permission, type ClickAnswer, type Outcome } from './act.js';
 import { resumeActionKey } from '../src/releases/own-actions.js';
 import { encodeRefreshApprove, NOT_AN_APPSET_BUTTON, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
 import { actions, button, section } from './blocks.js';
@@ -42,11 +42,12 @@ export async function approveRollout(ctx: CommandContext, where: StageRef, ref: 
     ...(releaseId ? { releaseId } : {}),
     approvalKey: `${target}@g${expected.generation}#${expected.podHash}#s${expected.stepIndex}`,
     describe: `approve step ${expected.stepIndex + 1} of ${target}`,
-    run: async () => {
+    writes: approveCanaryAccess(ref.namespace, ref.name),
+    run: async (as) => {
       // Recorded before the patch: the fact showing the pause ended must find it (else "resumed outside Glidepath").
       const mark = resumeActionKey(expected.podHash, expected.stepIndex);
       await ctx.ownActions?.record(target, mark, ctx.user.id);
-      const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected);
+      const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected, as);
       if (result.kind === 'refused') {
         await ctx.ownActions?.forget(target, mark, ctx.user.id);
         return { ...result, before: result.details.before };
@@ -108,8 +109,10 @@ export async function approveAppSetStep(ctx: CommandContext, where: StageRef, re
     ...(releaseId ? { releaseId } : {}),
     approvalKey: `${target}@appset#${revision}#s${step}`,
     describe: `approve RollingSync step ${step} of ${target} at ${short(revision)}`,
-    run: async () => {
-      const result = await ctx.kube.syncRollingSyncStep(ref.cluster, ref.namespace, ref.name, step, revision, { initiatedBy: `glidepath:${ctx.user.id}` });
+    // The step's children are Applications in the ApplicationSet's namespace.
+    writes: applicationsAccess(ref.namespace),
+    run: async (as) => {
+      const result = await ctx.kube.syncRollingSyncStep(ref.cluster, ref.namespace, ref.name, step, revision, { initiatedBy: `glidepath:${as?.user ?? ctx.user.id}` }, as);
       if (result.kind === 'refused') return result;
       if (result.synced.length === 0 && result.failed.length > 0) throw result.failed[0]!.error;
       const parts = [`approved RollingSync step ${step} of ${target} at ${short(revision)}: syncing ${result.synced.join(', ') || 'nothing'}`];
@@ -169,8 +172,8 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
   if (!where) return { message: { text: NOT_AN_APPSET_BUTTON } };
   const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
   // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
-  const decision = await authorize(ctx.config, { pipeline: where.pipeline.name, stage: where.stage.name }, 'approve', ctx.user.id, ctx.groups);
-  if (!decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
+  const gate = await permission(ctx, { action: 'approve', where, writes: applicationsAccess(ref.namespace) });
+  if (gate.kind === 'failed' || !gate.decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
   // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);

@@ -11,6 +11,7 @@ import { freightLabel } from '../src/kube/kargo-availability.js';
 import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
 import { getStage } from '../src/kube/reads.js';
 import { upstreamKargoStage } from '../src/kube/promote-freight.js';
+import { kargoPromoteAccess } from '../src/kube/write-access.js';
 import { heldFreightName } from '../src/model/kargo-stage-reading.js';
 import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
@@ -89,11 +90,13 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
     where: scope.where,
     ...(release ? { releaseId: release.releaseId } : {}),
     describe: `promote ${chosen.kind === 'chosen' ? chosen.label : 'the newest available Freight'} to ${target}`,
-    run: async () => {
+    writes: kargoPromoteAccess(scope.project, stage),
+    run: async (as) => {
       if (chosen.kind === 'problem') throw chosen.error;
       const freight = chosen.name;
       const client = ctx.clusters.get(scope.cluster);
-      const result = await createPromotion(client.api, scope.project, stage, freight, { ...(ctx.now ? { now: ctx.now } : {}), ...(client.kargoApi ? { kargoApi: client.kargoApi } : {}) });
+      // Kargo's API (a target-aware Stage) is reached with its own token: it cannot be told the person (docs/actions.md).
+      const result = await createPromotion(as ? client.api.as(as) : client.api, scope.project, stage, freight, { ...(ctx.now ? { now: ctx.now } : {}), ...(client.kargoApi ? { kargoApi: client.kargoApi } : {}) });
       if (result.kind === 'refused') return result;
       const freightName = result.freight.metadata.name;
       if (result.via === 'promotion-request') {

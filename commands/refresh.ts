@@ -9,6 +9,7 @@ import { progressText } from '../src/kube/freshness.js';
 import type { FreshnessProgress, FreshnessSnapshot, WaitFreshResult } from '../src/kube/freshness-reader.js';
 import { roundsText } from '../src/kube/refresh-rounds.js';
 import { freshnessRefreshRounds } from '../src/config/file.js';
+import { applicationsAccess } from '../src/kube/write-access.js';
 import { act, type Outcome } from './act.js';
 import type { CommandContext } from './types.js';
 import type { StageRef } from './where.js';
@@ -50,14 +51,16 @@ export async function refreshApplications(ctx: CommandContext, request: RefreshR
     where: request.where,
     ...(request.releaseId ? { releaseId: request.releaseId } : {}),
     describe: `refresh ${request.snapshot.report.stale.length} stale Applications of ${target}`,
-    run: async () => {
+    // The children are Applications in the ApplicationSet's namespace.
+    writes: applicationsAccess(namespace),
+    run: async (as) => {
       await request.onAllowed?.();
       const result = await ctx.kube.refreshAndWait(cluster, namespace, request.snapshot, {
         timeoutMs: request.timeoutMs,
         rounds: freshnessRefreshRounds(ctx.config),
         ...(request.now ? { now: request.now } : {}),
         ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-      });
+      }, as);
       waited = result;
       const said = refreshOutcome(target, result);
       return { kind: 'done', summary: `refreshed ${result.refreshed.requested.length} Applications of ${target}; ${said.headline}`, after: { refreshed: result.refreshed.requested, stale: result.report.stale.map((c) => c.name) } };

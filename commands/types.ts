@@ -9,6 +9,7 @@ import type { ConfigFile } from '../src/config/file.js';
 import type { KubeActions } from '../src/kube/actions.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
 import type { GroupDirectory } from '../src/policy/permissions.js';
+import type { IdentityMap } from '../src/policy/identity.js';
 import type { ReleaseReader } from '../src/releases/ports.js';
 import type { OwnActions } from '../src/releases/own-actions.js';
 import type { ApprovalStore } from './approvals.js';
@@ -35,6 +36,8 @@ export interface CommandServices {
   /** Where actions are recorded before they are sent, so the thread tells them from changes made outside Glidepath. */
   ownActions?: OwnActions;
   groups: GroupDirectory;
+  /** Who each Slack user is in Kubernetes, for clusters with `authorization: kubernetes` or `both`. */
+  identities: IdentityMap;
   threads: ThreadLocator;
   logger: Logger;
   now?: () => number;

@@ -21,6 +21,8 @@ export interface SandboxUser {
 
 export interface AccessRequest {
   user: string;
+  /** The groups the request is made with (impersonated ones included); `system:authenticated` is implied. */
+  groups?: readonly string[];
   verb: string;
   group: string;
   resource: string;
@@ -38,6 +40,8 @@ export const ADMIN_RULES: PolicyRule[] = [{ verbs: ['*'], apiGroups: ['*'], reso
 export class Authorizer {
   private readonly byToken = new Map<string, SandboxUser>();
   private readonly byName = new Map<string, SandboxUser>();
+  /** Rules bound to subjects that have no token here: people reached only by impersonation, and groups. */
+  private readonly granted = new Map<string, PolicyRule[]>();
 
   constructor(users: SandboxUser[]) {
     for (const u of users) this.addUser(u);
@@ -46,6 +50,12 @@ export class Authorizer {
   addUser(user: SandboxUser): void {
     this.byToken.set(user.token, user);
     this.byName.set(user.name, user);
+  }
+
+  /** A RoleBinding's worth: `rules` for a user or a group, whether or not it has a token. */
+  grant(kind: 'User' | 'Group', name: string, rules: PolicyRule[]): void {
+    const key = `${kind}:${name}`;
+    this.granted.set(key, [...(this.granted.get(key) ?? []), ...rules]);
   }
 
   users(): SandboxUser[] {
@@ -57,11 +67,19 @@ export class Authorizer {
     return m ? this.byToken.get(m[1]!.trim()) : undefined;
   }
 
+  /** Every rule that applies to the request's user and groups, as RBAC unions its bindings. */
+  private rulesOf(request: AccessRequest): PolicyRule[] {
+    const groups = ['system:authenticated', ...(request.groups ?? [])];
+    return [
+      ...(this.byName.get(request.user)?.rules ?? []),
+      ...(this.granted.get(`User:${request.user}`) ?? []),
+      ...groups.flatMap((g) => this.granted.get(`Group:${g}`) ?? []),
+    ];
+  }
+
   can(request: AccessRequest): boolean {
-    const user = this.byName.get(request.user);
-    if (!user) return false;
     const resource = request.subresource ? `${request.resource}/${request.subresource}` : request.resource;
-    return user.rules.some(
+    return this.rulesOf(request).some(
       (r) =>
         allows(r.verbs, request.verb) &&
         allows(r.apiGroups, request.group) &&

@@ -6,10 +6,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerAccessReview, type SelfSubjectAccessReview } from './access-review.js';
+import { answerAccessReview, answerSubjectAccessReview, type SelfSubjectAccessReview, type SubjectAccessReview } from './access-review.js';
 import { Authorizer, type SandboxUser } from './auth.js';
 import { AUTHORIZATION_RESOURCES, coreResourceList, coreVersions, group, groupList, groupResourceList, VERSION_INFO } from './discovery.js';
 import { ApiError, badRequest, forbidden, notFound } from './errors.js';
+import { subjectOf, type RequestSubject } from './impersonation.js';
 import { isTrue, JSON_TYPE, patchTypeOf, readBody, readBuffer, send, sendError, verbOf, type ResourcePath } from './http-io.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import type { KubeObject } from './object.js';
@@ -50,7 +51,12 @@ export interface ServedRequest {
   name?: string;
   /** The labelSelector a list or watch sent, if any. */
   labelSelector?: string;
+  /** Who it was served as (the impersonated user and groups when the caller impersonated someone). */
+  subject: RequestSubject;
 }
+
+/** Writes kept in KubeServer.writes, newest last. */
+const WRITES_KEPT = 1_000;
 
 
 /** What a hostile answer can read and write: the raw request, its URL (query parameters), the response. */
@@ -74,6 +80,8 @@ export class KubeServer {
   port = 0;
   /** Resource requests served, by `verb resource` (e.g. `list applications`, `patch rollouts/status`). */
   readonly requestCounts = new Map<string, number>();
+  /** The writes served (create, update, patch, delete), with who each was made as: what an audit log would say. */
+  readonly writes: ServedRequest[] = [];
   /** See KubeServerOptions.onRequest; may be replaced while the server runs. */
   onRequest?: (request: ServedRequest) => void;
   /**
@@ -177,11 +185,14 @@ export class KubeServer {
       res.end('ok');
       return;
     }
-    const user = this.authorizer.authenticate(req.headers.authorization);
-    if (!user) {
+    const caller = this.authorizer.authenticate(req.headers.authorization);
+    if (!caller) {
       sendError(res, new ApiError(401, 'Unauthorized', 'Unauthorized'));
       return;
     }
+    // From here on the request is the impersonated identity's, as on a real API server.
+    const subject = subjectOf(this.authorizer, caller.name, req);
+    const user = { name: subject.user };
     if (segments[0] === 'version' && segments.length === 1) return send(res, 200, VERSION_INFO);
     if (segments[0] === 'openapi' && segments[1] === 'v3') {
       if (segments.length === 2) return send(res, 200, this.openapi.root());
@@ -210,7 +221,14 @@ export class KubeServer {
       const review: SelfSubjectAccessReview = protobuf && isKubernetesProtobuf(raw)
         ? { spec: { resourceAttributes: decodeSelfSubjectAccessReview(raw) } }
         : (JSON.parse(raw.toString('utf8')) as SelfSubjectAccessReview);
-      return send(res, 201, answerAccessReview(this.authorizer, user.name, review));
+      return send(res, 201, answerAccessReview(this.authorizer, subject, review));
+    }
+    if (method === 'POST' && url.pathname === '/apis/authorization.k8s.io/v1/subjectaccessreviews' && !protobuf) {
+      if (!this.authorizer.can({ user: subject.user, groups: subject.groups, verb: 'create', group: 'authorization.k8s.io', resource: 'subjectaccessreviews' })) {
+        throw forbidden(subject.user, 'create', 'subjectaccessreviews', 'authorization.k8s.io', undefined);
+      }
+      const review = JSON.parse((await readBuffer(req, this.maxBodyBytes)).toString('utf8')) as SubjectAccessReview;
+      return send(res, 201, answerSubjectAccessReview(this.authorizer, review));
     }
     if (protobuf) {
       throw new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/json-patch+json');
@@ -224,7 +242,7 @@ export class KubeServer {
     const verb = verbOf(method, path, watch);
     const sub = path.subresource;
     const labelSelector = url.searchParams.get('labelSelector') ?? undefined;
-    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name, ...(labelSelector !== undefined ? { labelSelector } : {}) };
+    const served: ServedRequest = { verb, resource: sub ? `${path.rt.plural}/${sub}` : path.rt.plural, namespace: path.namespace, name: path.name, ...(labelSelector !== undefined ? { labelSelector } : {}), subject };
     const countKey = `${served.verb} ${served.resource}`;
     this.requestCounts.set(countKey, (this.requestCounts.get(countKey) ?? 0) + 1);
     this.onRequest?.(served);
@@ -234,7 +252,7 @@ export class KubeServer {
     if (sub !== undefined && sub !== 'status' && !(sub === 'scale' && path.rt.scale)) {
       throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
     }
-    if (!this.authorizer.can({ user: user.name, verb, group: path.rt.group, resource: path.rt.plural, subresource: sub, namespace: path.namespace, name: path.name })) {
+    if (!this.authorizer.can({ user: user.name, groups: subject.groups, verb, group: path.rt.group, resource: path.rt.plural, subresource: sub, namespace: path.namespace, name: path.name })) {
       throw forbidden(user.name, verb, sub ? `${path.rt.plural}/${sub}` : path.rt.plural, path.rt.group, path.namespace, path.name);
     }
     const body = method === 'POST' || method === 'PUT' || method === 'PATCH' ? await readBody(req, this.maxBodyBytes) : '';
@@ -279,8 +297,13 @@ export class KubeServer {
     const dryRun = url.searchParams.getAll('dryRun').includes('All');
     const validation = url.searchParams.get('fieldValidation');
     const warnings: string[] = [];
+    if (['create', 'update', 'patch', 'delete'].includes(verb)) {
+      this.writes.push(served);
+      if (this.writes.length > WRITES_KEPT) this.writes.shift();
+    }
     const write: WriteOptions = {
       user: user.name,
+      groups: subject.groups,
       subresource,
       dryRun,
       warnings,

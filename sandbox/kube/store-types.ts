@@ -20,6 +20,8 @@ export type PatchType = 'merge' | 'json';
 export interface Caller {
   /** undefined = a controller inside the simulated cluster (not subject to RBAC). */
   user?: string;
+  /** The caller's groups (impersonated ones included), for admission checks made as the caller. */
+  groups?: string[];
 }
 
 export interface WriteOptions extends Caller {

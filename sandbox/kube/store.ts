@@ -160,7 +160,7 @@ export class ObjectStore {
     if (!obj.metadata.name && obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + randomSuffix();
     if (rt.hasStatus) delete obj.status;
     if (rt.group === '' && rt.plural === 'namespaces') obj.status = { phase: 'Active' };
-    this.runAdmission({ operation: 'CREATE', rt, object: obj, user: options.user, store: this });
+    this.runAdmission({ operation: 'CREATE', rt, object: obj, user: options.user, groups: options.groups, store: this });
     const name = obj.metadata.name;
     if (!name) {
       throw invalid(rt.kind, rt.group, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
@@ -222,7 +222,7 @@ export class ObjectStore {
     if (options.resourceVersion && options.resourceVersion !== old.metadata.resourceVersion) {
       throw conflict(rt.plural, rt.group, name);
     }
-    this.runAdmission({ operation: 'DELETE', rt, object: clone(old), old: clone(old), user: options.user, store: this });
+    this.runAdmission({ operation: 'DELETE', rt, object: clone(old), old: clone(old), user: options.user, groups: options.groups, store: this });
     if (options.dryRun) return clone(old);
     this.bucket(rt).delete(objectKey(this.scopeNamespace(rt, namespace), name));
     const gone = clone(old);
@@ -270,7 +270,7 @@ export class ObjectStore {
         else next.status = clone(old.status);
       }
     }
-    this.runAdmission({ operation: 'UPDATE', rt, object: next, old: clone(old), subresource: options.subresource, user: options.user, store: this });
+    this.runAdmission({ operation: 'UPDATE', rt, object: next, old: clone(old), subresource: options.subresource, user: options.user, groups: options.groups, store: this });
     const stored = this.validated(rt, next, options);
     stored.metadata.resourceVersion = old.metadata.resourceVersion;
     if (generationPart(rt, stored) !== generationPart(rt, old)) stored.metadata.generation = (old.metadata.generation ?? 0) + 1;

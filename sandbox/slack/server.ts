@@ -24,7 +24,8 @@ export interface SlackStandInOptions {
   channels?: string[];
   /** Channels the bot is not a member of (not_in_channel). */
   notInChannel?: string[];
-  users?: Record<string, { name: string; real_name?: string; is_admin?: boolean; deleted?: boolean }>;
+  /** `email`: on the profile, as users.info shows it to a token with users:read.email. */
+  users?: Record<string, { name: string; real_name?: string; is_admin?: boolean; deleted?: boolean; email?: string }>;
   usergroups?: Record<string, string[]>;
   limits?: StandInLimits;
   now?: () => number;
@@ -245,7 +246,9 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       const id = str(p.user);
       const user = id ? options.users?.[id] : undefined;
       if (!id || (options.users && !user)) return { body: { ok: false, error: 'user_not_found' } };
-      return { body: { user: { id, team_id: teamId, name: user?.name ?? id.toLowerCase(), real_name: user?.real_name ?? id, is_admin: user?.is_admin ?? false, deleted: user?.deleted ?? false } } };
+      const realName = user?.real_name ?? id;
+      const profile = { real_name: realName, display_name: user?.name ?? id.toLowerCase(), ...(user?.email ? { email: user.email } : {}) };
+      return { body: { user: { id, team_id: teamId, name: user?.name ?? id.toLowerCase(), real_name: realName, is_admin: user?.is_admin ?? false, deleted: user?.deleted ?? false, profile } } };
     },
     'usergroups.users.list': (p) => {
       const id = str(p.usergroup);

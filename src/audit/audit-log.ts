@@ -1,7 +1,9 @@
 /**
  * The audit stream: every action a person attempts through Glidepath (allowed, denied, failed,
- * done). The Kubernetes actor is Glidepath's service account, so this is the only record of
- * who did what: entries are appended to a Redis stream and never edited.
+ * done), appended to a Redis stream and never edited. On a cluster with `authorization: config`
+ * the Kubernetes actor is Glidepath's service account, so this is the only record of who did
+ * what; elsewhere each entry also names the Kubernetes identity the write was sent as (`sentAs`),
+ * the one the cluster's own audit log shows.
  */
 import type { Redis } from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
@@ -15,6 +17,8 @@ export type AuditResult = (typeof auditResults)[number];
 export interface AuditEntry {
   /** Slack user id and display name of the person. */
   actor: { slackUserId: string; name?: string };
+  /** The Kubernetes user and groups the write was (or would have been) sent as; absent: Glidepath's own service account. */
+  sentAs?: { user: string; groups: string[] };
   /** The verb as the person used it: approve, abort, promote, refresh, … */
   action: string;
   /** What it was aimed at, e.g. `prod/shop/checkout` or `checkout@prod`. */
@@ -36,6 +40,7 @@ export interface StoredAuditEntry extends AuditEntry {
 
 const storedEntry = z.object({
   actor: z.object({ slackUserId: z.string(), name: z.string().optional() }),
+  sentAs: z.object({ user: z.string(), groups: z.array(z.string()) }).optional(),
   action: z.string(),
   target: z.string(),
   result: z.enum(auditResults),

@@ -21,7 +21,7 @@ function contextLine(subject: string, cluster: ClusterConfig, client: ClusterCli
 async function accessLines(subject: string, config: ConfigFile, client: ClusterClient): Promise<CheckLine> {
   const needs = accessNeeds(config, client.name);
   if (needs.length === 0) return ok(subject, 'no stage uses this cluster: no permissions to check');
-  const namespaces = [...new Set(needs.map((n) => n.namespace))].sort().join(', ');
+  const namespaces = [...new Set(needs.map((n) => n.namespace ?? 'the cluster scope'))].sort().join(', ');
   try {
     const report = await missingAccess(client.api, needs);
     if (report.missing.length === 0) return ok(subject, `may do everything src/kube/verbs.ts declares (${report.asked} access reviews in ${namespaces})`);

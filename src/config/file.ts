@@ -9,6 +9,7 @@ import { compileLabelSelector, LabelSelectorError, type CompiledLabelSelector } 
 import { compileStageName, StageSelectorError, type KargoStageSelection } from '../model/kargo-stage-selector.js';
 import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
+import { identitiesSchema } from './identities.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const name = (what: string) =>
@@ -137,6 +138,12 @@ const cluster = z
     facts: z.enum(['webhook', 'watch', 'both']).default('webhook'),
     /** Kargo's own API (target-aware Stages are promoted through it); its token is in KARGO_API_TOKENS, never here. */
     kargoApi: kargoApi.optional(),
+    /**
+     * Who decides whether a person may act here: `config` (the stages' permissions, Glidepath's
+     * own credentials), `kubernetes` (the write is sent as the person's Kubernetes identity from
+     * `identities`, and this cluster's RBAC decides), or `both` (both must allow).
+     */
+    authorization: z.enum(['config', 'kubernetes', 'both']).default('config'),
   })
   .strict()
   .refine((c) => !(c.inCluster && c.kubeconfigContext), {
@@ -213,6 +220,7 @@ export const configFileSchema = z
     settings: settings.prefault({}),
     clusters: z.array(cluster).min(1),
     pipelines: z.array(pipeline).default([]),
+    identities: identitiesSchema.prefault({}),
   })
   .strict()
   .superRefine((cfg, ctx) => {

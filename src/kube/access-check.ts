@@ -50,7 +50,8 @@ const NAMESPACE_OF: Record<string, (s: StageConfig) => string | undefined> = {
 
 export interface AccessNeed {
   verb: VerbDeclaration;
-  namespace: string;
+  /** undefined: at the cluster scope (impersonation, access reviews). */
+  namespace?: string;
 }
 
 /**
@@ -58,10 +59,15 @@ export interface AccessNeed {
  * resource verbs.ts declares but this table does not know is asked in every namespace of its
  * group's stages, so a new declaration is checked rather than silently skipped.
  */
-export function accessNeeds(config: Pick<ConfigFile, 'pipelines'>, cluster: string): AccessNeed[] {
+export function accessNeeds(config: Pick<ConfigFile, 'pipelines'> & { clusters?: Pick<ConfigFile['clusters'][number], 'name' | 'authorization'>[] }, cluster: string): AccessNeed[] {
   const stages = config.pipelines.flatMap((p) => p.stages).filter((s) => s.cluster === cluster);
   const out: AccessNeed[] = [];
+  const actsAsThePerson = (config.clusters?.find((c) => c.name === cluster)?.authorization ?? 'config') !== 'config';
   for (const verb of VERBS) {
+    if (verb.actingAsThePerson) {
+      if (actsAsThePerson && stages.length > 0) out.push({ verb });
+      continue;
+    }
     const base = verb.resource.split('/')[0] as string;
     const namespaceOf = NAMESPACE_OF[base] ?? ((s: StageConfig) => (verb.apiGroup === 'kargo.akuity.io' ? s.kargo?.project : (s.rollouts ?? s.applications ?? s.applicationSet)?.namespace));
     const namespaces = new Set(stages.map(namespaceOf).filter((n): n is string => n !== undefined));
@@ -80,7 +86,7 @@ export async function missingAccess(api: KubeApi, needs: readonly AccessNeed[]):
   const answers = await Promise.all(
     needs.map(async (need) => {
       const [resource, subresource] = need.verb.resource.split('/') as [string, string | undefined];
-      const allowed = await api.canI({ group: need.verb.apiGroup, resource, ...(subresource ? { subresource } : {}), verb: need.verb.verb, namespace: need.namespace });
+      const allowed = await api.canI({ group: need.verb.apiGroup, resource, ...(subresource ? { subresource } : {}), verb: need.verb.verb, ...(need.namespace ? { namespace: need.namespace } : {}) });
       return allowed ? undefined : need;
     }),
   );
@@ -91,8 +97,8 @@ export async function missingAccess(api: KubeApi, needs: readonly AccessNeed[]):
 export function describeMissing(missing: readonly AccessNeed[]): string[] {
   const byVerb = new Map<string, string[]>();
   for (const m of missing) {
-    const key = `${m.verb.verb} ${m.verb.resource} (${m.verb.apiGroup})`;
-    byVerb.set(key, [...(byVerb.get(key) ?? []), m.namespace]);
+    const key = `${m.verb.verb} ${m.verb.resource} (${m.verb.apiGroup || 'core'})`;
+    byVerb.set(key, [...(byVerb.get(key) ?? []), m.namespace ?? 'the cluster scope']);
   }
   return [...byVerb].map(([key, namespaces]) => `${key} in ${namespaces.join(', ')}`);
 }

@@ -1,6 +1,7 @@
 /**
  * The Kubernetes layer as the Slack commands see it: every read and action by cluster name, over
  * the configured ClusterClients. Each method is one of the guarded operations in this folder.
+ * A write given `as` is sent as that Kubernetes identity (impersonation); without it, as Glidepath.
  */
 import type { KargoStageSelection } from '../model/kargo-stage-selector.js';
 import type { ClusterClients } from './clusters.js';
@@ -9,21 +10,29 @@ import { availableFreight, followPromotion, promote, selectStages, stageHealth }
 import { followPromotionRequest } from './kargo-requests.js';
 import { syncRollingSyncStep, type RollingSyncOptions } from './rolling-sync.js';
 import type { RefreshRounds } from './refresh-rounds.js';
+import type { KubeIdentity } from './impersonation.js';
+import type { KubeApi } from './api.js';
 import { abortRollout, approveCanaryStep, retryRollout, type ExpectedCanaryStep } from './rollout-operations.js';
 
 export class KubeActions {
   constructor(private readonly clusters: ClusterClients) {}
 
-  approveCanaryStep(cluster: string, namespace: string, name: string, expected: ExpectedCanaryStep) {
-    return approveCanaryStep(this.clusters.api(cluster), namespace, name, expected);
+  /** The cluster's API, its writes sent as `as` when given. */
+  private writer(cluster: string, as: KubeIdentity | undefined): KubeApi {
+    const api = this.clusters.api(cluster);
+    return as ? api.as(as) : api;
   }
 
-  abortRollout(cluster: string, namespace: string, name: string, expected?: { podHash: string }) {
-    return abortRollout(this.clusters.api(cluster), namespace, name, expected);
+  approveCanaryStep(cluster: string, namespace: string, name: string, expected: ExpectedCanaryStep, as?: KubeIdentity) {
+    return approveCanaryStep(this.writer(cluster, as), namespace, name, expected);
   }
 
-  retryRollout(cluster: string, namespace: string, name: string, expected?: { podHash: string }) {
-    return retryRollout(this.clusters.api(cluster), namespace, name, expected);
+  abortRollout(cluster: string, namespace: string, name: string, expected?: { podHash: string }, as?: KubeIdentity) {
+    return abortRollout(this.writer(cluster, as), namespace, name, expected);
+  }
+
+  retryRollout(cluster: string, namespace: string, name: string, expected?: { podHash: string }, as?: KubeIdentity) {
+    return retryRollout(this.writer(cluster, as), namespace, name, expected);
   }
 
   checkFreshness(cluster: string, namespace: string, appSet: string) {
@@ -31,16 +40,16 @@ export class KubeActions {
   }
 
   /** `freshness --refresh`: refresh the stale children of `snapshot` and wait for them on a watch. */
-  refreshAndWait(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: Omit<WaitFreshOptions, 'refreshAgain'> & { rounds?: RefreshRounds }) {
-    return refreshAndWait(this.clusters.api(cluster), namespace, snapshot, options);
+  refreshAndWait(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: Omit<WaitFreshOptions, 'refreshAgain'> & { rounds?: RefreshRounds }, as?: KubeIdentity) {
+    return refreshAndWait(this.writer(cluster, as), namespace, snapshot, options);
   }
 
   waitFresh(cluster: string, namespace: string, snapshot: FreshnessSnapshot, options: WaitFreshOptions) {
     return waitFresh(this.clusters.api(cluster), namespace, snapshot, options);
   }
 
-  syncRollingSyncStep(cluster: string, namespace: string, appSet: string, step: number, expectedRevision: string, options?: RollingSyncOptions) {
-    return syncRollingSyncStep(this.clusters.api(cluster), namespace, appSet, step, expectedRevision, options);
+  syncRollingSyncStep(cluster: string, namespace: string, appSet: string, step: number, expectedRevision: string, options?: RollingSyncOptions, as?: KubeIdentity) {
+    return syncRollingSyncStep(this.writer(cluster, as), namespace, appSet, step, expectedRevision, options);
   }
 
   selectStages(cluster: string, selection: KargoStageSelection) {
@@ -51,9 +60,15 @@ export class KubeActions {
     return availableFreight(this.clusters.api(cluster), project, stage);
   }
 
-  promote(cluster: string, project: string, stage: string, freight: string) {
+  /** Through Kargo's API (target-aware Stages) the promote is Kargo's token's, whatever `as` says (docs/actions.md). */
+  promote(cluster: string, project: string, stage: string, freight: string, as?: KubeIdentity) {
     const client = this.clusters.get(cluster);
-    return promote(client.api, project, stage, freight, client.kargoApi ? { kargoApi: client.kargoApi } : {});
+    return promote(this.writer(cluster, as), project, stage, freight, client.kargoApi ? { kargoApi: client.kargoApi } : {});
+  }
+
+  /** May `identity` do `access` on this cluster? A SubjectAccessReview, asked as Glidepath. */
+  reviewAccess(cluster: string, identity: KubeIdentity, access: Parameters<KubeApi['reviewAccess']>[1]) {
+    return this.clusters.api(cluster).reviewAccess(identity, access);
   }
 
   followPromotion(cluster: string, project: string, name: string, options: Parameters<typeof followPromotion>[3]) {

@@ -7,6 +7,7 @@ import type { ConfigurationOptions, CustomObjectsApi, KubeConfig, ObservableMidd
 import { clientNode } from './client-node.js';
 import { ClusterConnectionPool } from './connection-pool.js';
 import { KubeActionError, toKubeActionError, type KubeCall } from './errors.js';
+import type { AccessAttributes, KubeIdentity } from './impersonation.js';
 import type { ResourceRef } from './resources.js';
 import { isDeclared } from './verbs.js';
 import { DEFAULT_WATCH_MAX_LINE_BYTES, DEFAULT_WATCH_MAX_STREAM_BYTES, type WatchLineLimits } from './watch-lines.js';
@@ -65,6 +66,10 @@ export class KubeApi {
   /** One pool of connections to the cluster, for the generated calls and the watches alike. */
   private readonly pool: ClusterConnectionPool;
   private readonly poolAuthentication: SecurityAuthentication;
+  /** What writes are sent with: the pool's own credentials, or those plus a person's impersonation (as()). */
+  private writeAuthentication: SecurityAuthentication;
+  /** The identity this view's writes are sent as (undefined: Glidepath's own). */
+  private sentAs?: KubeIdentity;
   private readonly openWatches = new Set<WatchStream>();
   private readonly watchLimits: WatchLineLimits;
   private readonly watchQuietMs: number;
@@ -78,18 +83,39 @@ export class KubeApi {
     this.custom = kubeConfig.makeApiClient(clientNode().CustomObjectsApi);
     this.pool = new ClusterConnectionPool(cluster, kubeConfig);
     this.poolAuthentication = this.pool.authentication();
+    this.writeAuthentication = this.poolAuthentication;
     this.watchLimits = { maxLineBytes: watchOptions.maxLineBytes ?? DEFAULT_WATCH_MAX_LINE_BYTES, maxStreamBytes: watchOptions.maxStreamBytes ?? DEFAULT_WATCH_MAX_STREAM_BYTES };
     this.watchQuietMs = watchOptions.quietMs ?? DEFAULT_WATCH_QUIET_MS;
   }
 
-  private options(extra: ObservableMiddleware[] = []): ConfigurationOptions {
+  private options(extra: ObservableMiddleware[] = [], write = false): ConfigurationOptions {
     // authMethods replaces the kubeconfig's own, which would build a new undici Agent per call.
-    return { middleware: [timeoutMiddleware(this.requestTimeoutMs), ...extra], middlewareMergeStrategy: 'append', authMethods: { default: this.poolAuthentication } };
+    const authentication = write ? this.writeAuthentication : this.poolAuthentication;
+    return { middleware: [timeoutMiddleware(this.requestTimeoutMs), ...extra], middlewareMergeStrategy: 'append', authMethods: { default: authentication } };
+  }
+
+  /**
+   * This cluster's API whose writes (patch, create) carry `identity`'s Impersonate-User and
+   * Impersonate-Group headers, so the cluster's RBAC decides and its audit log names the person.
+   * Reads (gets, lists, watches) stay Glidepath's own: what it shows and re-reads does not depend
+   * on who clicked. Same connections, same watches: a view, not a new client.
+   */
+  as(identity: KubeIdentity): KubeApi {
+    const view = Object.create(this) as KubeApi;
+    view.writeAuthentication = this.pool.authentication(identity);
+    view.sentAs = identity;
+    return view;
+  }
+
+  /** The identity writes are sent as; undefined for Glidepath's own credentials. */
+  get identity(): KubeIdentity | undefined {
+    return this.sentAs;
   }
 
   private async call<T>(res: ResourceRef, verb: string, subresource: string | undefined, namespace: string | undefined, name: string | undefined, run: () => Promise<T>): Promise<T> {
     const resource = subresource ? `${res.plural}/${subresource}` : res.plural;
-    const call: KubeCall = { cluster: this.cluster, verb, resource, namespace, name };
+    const write = verb !== 'get' && verb !== 'list' && verb !== 'watch';
+    const call: KubeCall = { cluster: this.cluster, verb, resource, namespace, name, ...(write && this.sentAs ? { sentAs: this.sentAs.user } : {}) };
     if (!isDeclared(res.group, resource, verb)) {
       // A programming error, caught by tests: the call has no RBAC rule in deploy/rbac.
       throw new KubeActionError('forbidden', `Glidepath tried to ${verb} ${resource} (${res.group}) without declaring it in src/kube/verbs.ts`, call);
@@ -149,7 +175,7 @@ export class KubeApi {
     return this.call(res, 'patch', undefined, namespace, name, () =>
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
-        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)]),
+        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)], true),
       ),
     );
   }
@@ -163,7 +189,7 @@ export class KubeApi {
     return this.call(res, 'patch', undefined, namespace, name, () =>
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body: operations },
-        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.JsonPatch)]),
+        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.JsonPatch)], true),
       ),
     );
   }
@@ -172,14 +198,14 @@ export class KubeApi {
     return this.call(res, 'patch', 'status', namespace, name, () =>
       this.custom.patchNamespacedCustomObjectStatus(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
-        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)]),
+        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)], true),
       ),
     );
   }
 
   create(res: ResourceRef, namespace: string, body: unknown): Promise<unknown> {
     return this.call(res, 'create', undefined, namespace, undefined, () =>
-      this.custom.createNamespacedCustomObject({ group: res.group, version: res.version, plural: res.plural, namespace, body }, this.options()),
+      this.custom.createNamespacedCustomObject({ group: res.group, version: res.version, plural: res.plural, namespace, body }, this.options([], true)),
     );
   }
 
@@ -211,6 +237,32 @@ export class KubeApi {
         this.options(),
       );
       return review.status?.allowed === true;
+    } catch (err) {
+      throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });
+    }
+  }
+
+  /**
+   * A SubjectAccessReview: may `identity` do `access`? Asked with Glidepath's own credentials
+   * (declared in verbs.ts: it needs `create subjectaccessreviews`), before a write is sent as
+   * that identity, so a refusal can name the missing verb and nothing is sent.
+   */
+  async reviewAccess(identity: KubeIdentity, access: AccessAttributes): Promise<{ allowed: boolean; reason?: string }> {
+    const call: KubeCall = { cluster: this.cluster, verb: 'create', resource: 'subjectaccessreviews' };
+    if (!isDeclared('authorization.k8s.io', 'subjectaccessreviews', 'create')) throw new KubeActionError('forbidden', 'Glidepath tried to create subjectaccessreviews without declaring it in src/kube/verbs.ts', call);
+    const { verb, group, resource, subresource, namespace, name } = access;
+    try {
+      const review = await this.kubeConfig.makeApiClient(clientNode().AuthorizationV1Api).createSubjectAccessReview(
+        {
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SubjectAccessReview',
+            spec: { user: identity.user, groups: [...identity.groups], resourceAttributes: { verb, group, resource, namespace, ...(subresource ? { subresource } : {}), ...(name ? { name } : {}) } },
+          },
+        },
+        this.options(),
+      );
+      return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
     } catch (err) {
       throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });
     }

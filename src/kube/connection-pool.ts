@@ -16,6 +16,7 @@ import type { KubeConfig, RequestContext, SecurityAuthentication } from '@kubern
 import type * as UndiciModule from 'undici';
 import type { Dispatcher } from 'undici';
 import { clientNode } from './client-node.js';
+import { impersonating, type KubeIdentity } from './impersonation.js';
 
 type Undici = typeof UndiciModule;
 let undiciLoaded: Undici | undefined;
@@ -77,8 +78,8 @@ export class ClusterConnectionPool {
     return this.kubeConfig.getCurrentCluster()?.server ?? '';
   }
 
-  /** Headers and pool for one request. Rejects once the pool is closed. */
-  async prepare(): Promise<ClusterRequest> {
+  /** Headers and pool for one request (`as`: sent as that identity). Rejects once the pool is closed. */
+  async prepare(as?: KubeIdentity): Promise<ClusterRequest> {
     if (this.closed) throw new Error(`the connections to cluster ${this.cluster} are closed (Glidepath is shutting down)`);
     const options: RequestOptions = {};
     await this.kubeConfig.applyToHTTPSOptions(options);
@@ -91,15 +92,18 @@ export class ClusterConnectionPool {
       // Requests in flight on the old pool finish; its idle sockets close.
       void retired?.close().catch(() => undefined);
     }
-    return { headers: headersOf(options), dispatcher: this.dispatcher };
+    return { headers: headersOf(options), dispatcher: as ? impersonating(this.dispatcher, as) : this.dispatcher };
   }
 
-  /** Authentication for client-node's generated API: our headers and our pool instead of a new Agent per call. */
-  authentication(): SecurityAuthentication {
+  /**
+   * Authentication for client-node's generated API: our headers and our pool instead of a new
+   * Agent per call; with `as`, every request carries that identity's impersonation headers.
+   */
+  authentication(as?: KubeIdentity): SecurityAuthentication {
     return {
       getName: () => 'glidepath cluster connection pool',
       applySecurityAuthentication: async (context: RequestContext) => {
-        const request = await this.prepare();
+        const request = await this.prepare(as);
         for (const [name, value] of Object.entries(request.headers)) context.setHeaderParam(name, value);
         context.setDispatcher(request.dispatcher);
       },

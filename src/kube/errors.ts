@@ -33,6 +33,8 @@ export interface KubeCall {
   resource: string;
   namespace?: string;
   name?: string;
+  /** The Kubernetes user a write was sent as (impersonation); undefined: Glidepath's own credentials. */
+  sentAs?: string;
 }
 
 export class KubeActionError extends Error {
@@ -150,6 +152,8 @@ export function toKubeActionError(err: unknown, call: KubeCall, options: { timeo
         if (body?.message?.includes('admission webhook')) {
           return new KubeActionError('invalid', `${where(call)} refused to ${call.verb} ${target(call)}: ${serverSays}${nothing}`, call, code, { serverMessage: serverSays }, { cause: err });
         }
+        // Sent as the person: their RBAC said no (changed since the access review), or Glidepath may not impersonate them.
+        if (call.sentAs) return new KubeActionError('forbidden', `${call.sentAs} may not ${call.verb} ${call.resource} in ${where(call)}, or Glidepath may not impersonate them (impersonate on users and groups, ${RBAC_FILE})${nothing}: ${serverSays}`, call, code, undefined, { cause: err });
         return new KubeActionError('forbidden', `Glidepath's service account may not ${call.verb} ${call.resource} in ${where(call)}${nothing}: add the rule from ${RBAC_FILE}`, call, code, undefined, { cause: err });
       case 404:
         return new KubeActionError('not-found', `${call.name ? `${call.name} (${call.resource.split('/')[0]})` : call.resource} was not found in ${where(call)}${nothing}: it may have been deleted or renamed, or its CRD is not installed`, call, code, undefined, { cause: err });

@@ -11,6 +11,11 @@ export interface VerbDeclaration {
   verb: string;
   /** Why Glidepath needs it (kept in the ClusterRole as a comment). */
   why: string;
+  /**
+   * Used only for clusters whose `authorization` is `kubernetes` or `both` (acting as the person):
+   * cluster-scoped, asked once by `glidepath check` for those clusters.
+   */
+  actingAsThePerson?: true;
 }
 
 export const VERBS: readonly VerbDeclaration[] = [
@@ -37,6 +42,15 @@ export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'get', why: 'follow a Promotion' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'list', why: 'the watch source lists the Promotions of followed projects' },
   { apiGroup: 'kargo.akuity.io', resource: 'promotions', verb: 'watch', why: 'follow a Promotion until it ends' },
+  { apiGroup: '', resource: 'users', verb: 'impersonate', why: "authorization: kubernetes or both: a person's write is sent as their Kubernetes user (Impersonate-User)", actingAsThePerson: true },
+  { apiGroup: '', resource: 'groups', verb: 'impersonate', why: "authorization: kubernetes or both: and as their Kubernetes groups (Impersonate-Group)", actingAsThePerson: true },
+  {
+    apiGroup: 'authorization.k8s.io',
+    resource: 'subjectaccessreviews',
+    verb: 'create',
+    why: 'authorization: kubernetes or both: ask whether the person may make the write before it is sent, so a refusal names the verb',
+    actingAsThePerson: true,
+  },
 ];
 
 export const RBAC_FILE = 'deploy/rbac/glidepath-clusterrole.yaml';

@@ -23,6 +23,8 @@ import { createSlackApp, checkBotToken, type SlackApp } from '../slack/app.js';
 import { checkChannelsOnce } from '../slack/channels.js';
 import { createSlackClient } from '../slack/client.js';
 import { SlackGroupDirectory } from '../slack/group-directory.js';
+import { SlackProfileDirectory } from '../slack/profile-directory.js';
+import { IdentityMap } from '../policy/identity.js';
 import { RedisSeenSlackRequests } from '../slack/receivers/seen-requests.js';
 import type { SlackJob } from '../slack/writer/jobs.js';
 import { createSlackWriterMetrics, type SlackWriterMetrics } from '../slack/writer/metrics.js';
@@ -165,6 +167,9 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
       throw new KubeActionError('unknown-cluster', `${(err as Error).message}: Glidepath cannot reach its clusters, so nothing was changed; check the clusters section of the config`, undefined, undefined, undefined, { cause: err });
     }
   };
+  const slackClient = createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL);
+  const groups = new SlackGroupDirectory(slackClient);
+  const byEmail = o.config.identities.byEmail;
   return {
     config: o.config,
     releases: o.releases,
@@ -177,7 +182,8 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
     audit: new AuditLog(o.requests, o.keys.audit(), undefined, auditLimits(o.config, o.keys, o.registry)),
     approvals: new ApprovalStore(o.requests, o.keys),
     ownActions: new OwnActions(o.requests, o.keys),
-    groups: new SlackGroupDirectory(createSlackClient(o.env.SLACK_BOT_TOKEN ?? '', o.env.SLACK_API_URL)),
+    groups,
+    identities: new IdentityMap(o.config.identities, groups, byEmail ? new SlackProfileDirectory(slackClient, byEmail.cacheSeconds * 1000) : undefined),
     threads: new ThreadStore(o.requests, o.keys, finishedTtlMs(o.config), unfinishedTtlMs(o.config)),
     logger: o.logger.child({ component: 'commands' }),
     ...(o.seams.now ? { now: o.seams.now } : {}),

@@ -7,6 +7,7 @@ import { encodeRefreshApprove, REFRESH_APPROVE_ACTION_ID } from '../../src/slack
 import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
 import { eventually } from '../helpers/slack-harness.js';
 import { ALICE, CHANNEL, commandsConfig, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
+import { configFileSchema } from '../../src/config/file.js';
 
 let w: ArgoWorld;
 let rig: CommandsRig;
@@ -80,6 +81,28 @@ describe('freshness', () => {
     expect(w.server.requestCounts.get('patch applications')).toBeUndefined();
     expect(w.app('checkout-prod').metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
     expect(await rig.auditEntries()).toMatchObject([{ action: 'refresh', actor: { slackUserId: MALLORY }, target: 'prod/argocd/checkout', result: 'denied', pipeline: 'checkout', stage: 'rolling' }]);
+  });
+
+  it('authorization: kubernetes: --refresh patches the Applications as the person; one whose RBAC lacks patch applications is refused before any is patched', async () => {
+    const base = commandsConfig();
+    const config = configFileSchema.parse({
+      ...base,
+      clusters: base.clusters.map((c) => (c.name === 'prod' ? { ...c, authorization: 'kubernetes' } : c)),
+      identities: { users: { [ALICE]: { user: 'alice@example.com', groups: ['argocd-refreshers'] }, [MALLORY]: { user: 'mallory@example.com' } } },
+    });
+    await start(false, config);
+    w.server.authorizer.grant('Group', 'argocd-refreshers', [{ verbs: ['patch'], apiGroups: ['argoproj.io'], resources: ['applications'], namespaces: ['argocd'] }]);
+    await newCommit();
+    const denied = await (await rig.command('freshness prod/argocd/checkout --refresh --timeout 1m', MALLORY)).first();
+    expect(said(denied)).toContain('mallory@example.com may not patch applications in argocd on prod');
+    expect(w.server.requestCounts.get('patch applications')).toBeUndefined();
+
+    await rig.command('freshness prod/argocd/checkout --refresh --timeout 1m', ALICE);
+    await advanceFor(() => rig.slack.transcript.messages(CHANNEL).find((m) => m.text.includes('*prod/argocd/checkout*: 3/3 fresh')), 'all fresh');
+    const patches = w.server.writes.filter((x) => x.resource === 'applications');
+    expect(patches.length).toBeGreaterThanOrEqual(2);
+    for (const p of patches) expect(p.subject).toEqual({ user: 'alice@example.com', groups: ['argocd-refreshers'], impersonatedBy: 'glidepath' });
+    expect((await rig.auditEntries())[0]).toMatchObject({ action: 'refresh', actor: { slackUserId: ALICE }, sentAs: { user: 'alice@example.com' }, result: 'done' });
   });
 
   it('permissions.refresh grants the refresh on its own: the one listed refreshes (patched, audited), an approver not listed is refused', async () => {

@@ -12,7 +12,7 @@ import { createMetrics } from '../../src/obs/metrics.js';
 import type { ReleaseStore } from '../../src/releases/store.js';
 import type { SlackApp } from '../../src/slack/app.js';
 import type { Keys } from '../../src/store/keys.js';
-import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
+import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../sandbox/slack/server.js';
 import { SignedSender } from '../../sandbox/slack/sender.js';
 import type { ResponseUrlPost } from '../../sandbox/slack/transcript.js';
 import { dropPrefix, testEnv } from './glidepath.js';
@@ -70,9 +70,9 @@ export interface CommandsRig {
   close(): Promise<void>;
 }
 
-export async function startCommandsRig(options: { clusters: ClusterClients; now?: () => number; followTimeoutMs?: number; config?: ConfigFile }): Promise<CommandsRig> {
+export async function startCommandsRig(options: { clusters: ClusterClients; now?: () => number; followTimeoutMs?: number; config?: ConfigFile; slackUsers?: SlackStandInOptions['users'] }): Promise<CommandsRig> {
   const config = options.config ?? commandsConfig();
-  const slack = await startSlackStandIn({ botToken: 'xoxb-commands', usergroups: { [OPS_GROUP]: [BOB] } });
+  const slack = await startSlackStandIn({ botToken: 'xoxb-commands', usergroups: { [OPS_GROUP]: [BOB] }, ...(options.slackUsers ? { users: options.slackUsers } : {}) });
   const env = testEnv({ SLACK_BOT_TOKEN: 'xoxb-commands', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl });
   const log = captureLogger();
   // An ingest-only Glidepath: the Bolt app with /glidepath and the buttons, acting on the stand-in clusters.

@@ -48,7 +48,7 @@ export function installKargoAdmission(store: ObjectStore, can: (request: AccessR
       throw denied('spec is immutable', 422, 'Invalid');
     }
     if (req.user !== undefined && stageName && req.subresource === undefined) {
-      if (!can({ user: req.user, verb: 'promote', group: 'kargo.akuity.io', resource: 'stages', namespace: ns, name: stageName })) {
+      if (!can({ user: req.user, ...(req.groups ? { groups: req.groups } : {}), verb: 'promote', group: 'kargo.akuity.io', resource: 'stages', namespace: ns, name: stageName })) {
         throw denied(`subject "${req.user}" is not permitted to promote to Stage "${stageName}" (missing "promote" on stages.kargo.akuity.io/${stageName})`);
       }
     }
