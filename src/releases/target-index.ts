@@ -34,6 +34,36 @@ export interface TargetIndexOptions {
 
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
 
+/*
+ * KEYS[1] the pipeline's target index; ARGV the targets. Returns target/release pairs, one per
+ * distinct release the targets run (ownedFromEntry's: none for a tombstone, an unreadable entry
+ * names none): an ApplicationSet's thousands of children run a few releases, and this sends
+ * those back instead of every child's entry.
+ */
+const RELEASES_AMONG = `
+local values = redis.call('HMGET', KEYS[1], unpack(ARGV))
+local seen, out = {}, {}
+for i, json in ipairs(values) do
+  if json then
+    local ok, entry = pcall(cjson.decode, json)
+    if ok and type(entry) == 'table' and type(entry.releaseId) == 'string' then
+      local buried = type(entry.kargo) == 'table' and entry.kargo.removed == true
+      if not buried and not seen[entry.releaseId] then
+        seen[entry.releaseId] = true
+        out[#out + 1] = ARGV[i]
+        out[#out + 1] = entry.releaseId
+      end
+    end
+  end
+end
+return out
+`;
+
+type RedisWithTargets = Redis & { glidepathReleasesAmong(key: string, ...targets: string[]): Promise<string[]> };
+
+/** Targets per HMGET inside the script: Lua's unpack is bounded by its stack. */
+const AMONG_BATCH = 4_000;
+
 /**
  * Targets per stage heard within the forget window (a tombstone counts for nothing), and the
  * time after which the first of them is forgotten.
@@ -76,7 +106,9 @@ export class TargetIndex {
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly options: TargetIndexOptions,
-  ) {}
+  ) {
+    if (!('glidepathReleasesAmong' in redis)) redis.defineCommand('glidepathReleasesAmong', { numberOfKeys: 1, lua: RELEASES_AMONG });
+  }
 
   private async entries(pipeline: string, now: number): Promise<Map<string, Entry>> {
     const cached = this.cache.get(pipeline);
@@ -129,6 +161,27 @@ export class TargetIndex {
   /** Current releases of several targets in one round trip. */
   async releasesOf(pipeline: string, targets: string[]): Promise<Map<string, string>> {
     return (await this.ownedOf(pipeline, targets)).releases;
+  }
+
+  /**
+   * The releases several targets run, each named with one target that runs it: the set of
+   * releaseOf's values, without sending each target's entry back (an ApplicationSet fact's
+   * routing asks this of its thousands of children).
+   */
+  async releasesAmong(pipeline: string, targets: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const seen = new Set<string>();
+    const redis = this.redis as RedisWithTargets;
+    for (let i = 0; i < targets.length; i += AMONG_BATCH) {
+      const pairs = await redis.glidepathReleasesAmong(this.keys.targetReleases(pipeline), ...targets.slice(i, i + AMONG_BATCH));
+      for (let j = 0; j + 1 < pairs.length; j += 2) {
+        const releaseId = pairs[j + 1] as string;
+        if (seen.has(releaseId)) continue;
+        seen.add(releaseId);
+        out.set(pairs[j] as string, releaseId);
+      }
+    }
+    return out;
   }
 
   /** Current releases of several targets, and what was last seen of those that are Kargo Stages (tombstones included), in one round trip. */
