@@ -252,7 +252,10 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     }
     for (const key of keys) {
       const t = stage.targets[key];
-      if (t !== undefined) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx, stepStage);
+      if (t === undefined) continue;
+      // Most of a step's thousands of targets have no notice due: passed over without a call.
+      if (t.kargo) kargoNotices(notices, stage, t, now, ctx);
+      else if (mayNotice(t)) targetNotices(notices, stage, t, now, ctx, stepStage);
     }
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));
