@@ -140,13 +140,14 @@ export class AppSetMemberships {
 
 /**
  * What routing a fact needs from the ApplicationSet side: for an ApplicationSet fact (its state
- * noted first), per pipeline the releases its children run; for a child Application, the known
+ * noted first), per pipeline the releases its children run (each with one child that runs it:
+ * routing takes the set); for a child Application, the known
  * membership of the pipelines it may go to.
  */
 export async function appSetRouteInputs(
   config: ConfigFile,
   fact: Fact,
-  targets: Pick<TargetIndex, 'releasesOf'>,
+  targets: Pick<TargetIndex, 'releasesAmong'>,
   memberships: AppSetMemberships | undefined,
 ): Promise<{ children: Map<string, ReadonlyMap<string, string>>; known: Map<string, KnownAppSets> }> {
   const children = new Map<string, ReadonlyMap<string, string>>();
@@ -154,7 +155,7 @@ export async function appSetRouteInputs(
   if (fact.kind === 'application-set') {
     await memberships?.note(config, fact);
     const keys = childTargetKeys(fact);
-    for (const pipeline of pipelinesOfAppSet(config, fact.target)) children.set(pipeline.name, await targets.releasesOf(pipeline.name, keys));
+    for (const pipeline of pipelinesOfAppSet(config, fact.target)) children.set(pipeline.name, await targets.releasesAmong(pipeline.name, keys));
   } else if (fact.kind === 'application' && memberships) {
     const owner = appSetOwnerKey(fact);
     for (const pipeline of config.pipelines) {

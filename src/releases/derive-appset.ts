@@ -23,7 +23,6 @@ import type { AppSetMemberState, AppSetState, StepProgress } from './appset-reco
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
 import { appSetKeyOfStage } from './reduce-appset.js';
 import { childTargetKey } from './route-appset.js';
-import { targetKey } from '../facts/fact.js';
 import { activeTargets, troubleStatus } from './stage-targets.js';
 import { sameKeys } from './pending.js';
 
@@ -67,12 +66,25 @@ export function sameRevisions(a: readonly string[], b: readonly string[]): boole
  * spec (argo-cd#29410: a status compared against the previous spec says nothing of this one).
  */
 export function atOwnRevisions(target: TargetState): boolean {
-  return target.phase === 'Healthy' && (target.syncStatus === undefined || target.syncStatus === 'Synced') && target.staleComparison === undefined && ownRevisions(target).length > 0;
+  return target.phase === 'Healthy' && (target.syncStatus === undefined || target.syncStatus === 'Synced') && target.staleComparison === undefined && hasOwnRevisions(target);
+}
+
+/** ownRevisions(target).length > 0, without making the list (thousands of members on every fact). */
+function hasOwnRevisions(target: TargetState): boolean {
+  return target.revisions !== undefined ? target.revisions.length > 0 : target.revision !== undefined;
+}
+
+/** ownRevisions(target).includes(revision), without making the list. */
+function ownRevisionsInclude(target: TargetState, revision: string): boolean {
+  return target.revisions !== undefined ? target.revisions.includes(revision) : target.revision === revision;
 }
 
 /** The ApplicationSet's entry speaks of the child's own revisions (not of a previous or a newer change). */
 export function entryAbout(member: AppSetMemberState, target: TargetState): boolean {
-  return sameRevisions(member.targetRevisions, ownRevisions(target));
+  if (target.revisions !== undefined) return sameRevisions(member.targetRevisions, target.revisions);
+  // One source (the usual child): compared without making its one-revision list.
+  const entry = member.targetRevisions;
+  return target.revision === undefined ? entry.length === 0 : entry.length === 1 && entry[0] === target.revision;
 }
 
 /**
@@ -103,24 +115,51 @@ function leaving(member: AppSetMemberState, about: boolean): boolean {
  * failure of this release. The ApplicationSet's Pending is not enough: the sync has not begun.
  */
 export function reached(target: TargetState): boolean {
-  const own = ownRevisions(target);
   // A sync still running leaves the previous live state in place: its health is not this revision's yet.
-  if (target.sync !== undefined && target.sync.phase !== 'Running' && target.sync.revision !== undefined && own.includes(target.sync.revision)) return true;
+  if (target.sync !== undefined && target.sync.phase !== 'Running' && target.sync.revision !== undefined && ownRevisionsInclude(target, target.sync.revision)) return true;
   return target.syncStatus === 'Synced' && target.staleComparison === undefined;
 }
 
-/** What a row says of the members' revisions: one shared revision, else each member's own (bounded). */
-function revisionsShown(members: readonly Member[], targets: StageState['targets'], fallback: string | undefined): Pick<StepProgress, 'revision' | 'revisions'> {
-  const own = members.flatMap(({ name, key }) => {
-    const t = targets[key];
-    const revisions = t ? ownRevisions(t) : [];
-    return revisions.length > 0 ? [{ application: name, revisions }] : [];
-  });
+/**
+ * A child this release has not reached yet, in a step stage judged by judgeStepStage: its trouble
+ * is the previous revision's, and says nothing of this release. Asked of one target when its
+ * trouble matters (most of a step's thousands have none), instead of listing them all on every fact.
+ */
+export function notReachedHere(target: TargetState): boolean {
+  return target.supersededBy === undefined && !reached(target);
+}
+
+/**
+ * What a row says of the members' revisions: one shared revision, else each member's own (bounded).
+ * `count` members, the i-th's target key `keyAt(i)` and name `nameAt(i)`: one pass that makes no
+ * list per member (a step holds thousands, judged on every fact), and a second only for a row that
+ * names members.
+ */
+function revisionsShown(count: number, keyAt: (i: number) => string, nameAt: (i: number) => string, targets: StageState['targets'], fallback: string | undefined): Pick<StepProgress, 'revision' | 'revisions'> {
+  // The first heard member's one revision, while every heard member has exactly that one.
+  let shared: string | undefined;
+  let heard = false;
+  let one = true;
+  for (let i = 0; i < count && one; i++) {
+    const t = targets[keyAt(i)];
+    if (t === undefined || !hasOwnRevisions(t)) continue;
+    const revisions = t.revisions;
+    const revision = revisions === undefined ? t.revision : revisions.length === 1 ? revisions[0] : undefined;
+    if (!heard) {
+      heard = true;
+      shared = revision;
+      if (revision === undefined) one = false;
+    } else if (revision !== shared) one = false;
+  }
   // No member heard yet: the release's one revision, when it is keyed by one.
-  if (own.length === 0) return fallback !== undefined ? { revision: fallback } : {};
-  const first = own[0]!.revisions;
-  if (first.length === 1 && own.every((o) => sameKeys(o.revisions, first))) return { revision: first[0]! };
-  return { revisions: own.slice(0, MAX_NAMED) };
+  if (!heard) return fallback !== undefined ? { revision: fallback } : {};
+  if (one && shared !== undefined) return { revision: shared };
+  const own: { application: string; revisions: string[] }[] = [];
+  for (let i = 0; i < count && own.length < MAX_NAMED; i++) {
+    const t = targets[keyAt(i)];
+    if (t !== undefined && hasOwnRevisions(t)) own.push({ application: nameAt(i), revisions: ownRevisions(t) });
+  }
+  return { revisions: own };
 }
 
 export interface Member {
@@ -175,16 +214,15 @@ function membersOfStep(appSet: AppSetState, step: number | undefined): { members
 }
 
 /**
- * Membership, pending members, per-target latches, status and row of one step stage. Returns the
- * keys of the children this release has not reached yet (`reached`): their trouble is the
- * previous revision's, and says nothing of this release.
+ * Membership, pending members, per-target latches, status and row of one step stage. The children
+ * this release has not reached yet (`reached`) are in no trouble of it: notReachedHere says which,
+ * of the targets this leaves in the stage.
  */
-export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number, targetKeys: readonly string[] = Object.keys(stage.targets)): Set<string> {
+export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number, targetKeys: readonly string[] = Object.keys(stage.targets)): void {
   const config = pipeline.stages.find((s) => s.name === stage.name);
   const sel = config?.applicationSet;
   const key = config ? appSetKeyOfStage(config) : undefined;
-  const notReached = new Set<string>();
-  if (!sel || key === undefined) return notReached;
+  if (!sel || key === undefined) return;
   const appSet = record.appSets?.[key];
   // A release keyed by revision has one revision for all; one named by a release id may have one per child.
   const keyRevision = record.idSource === 'annotation' || record.idSource === 'announcement' ? undefined : record.revision;
@@ -192,16 +230,12 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
   const seen = stage.stepProgress?.orderSeenAt;
   const kept = seen ? { orderSeenAt: seen } : {};
   if (!appSet) {
-    for (const k of targetKeys) {
-      const t = stage.targets[k];
-      if (t !== undefined && t.supersededBy === undefined && !reached(t)) notReached.add(k);
-    }
     // Every step stage holds every child heard so far: never Healthy on that guess; a child not reached is in no trouble of this release.
     if (stage.status === 'Healthy') stage.status = 'Progressing';
-    else if (stage.status === 'Degraded' || stage.status === 'Paused' || stage.status === 'Aborted') stage.status = troubleStatus(activeTargets(stage).filter((t) => !notReached.has(targetKey(t.ref)))) ?? 'Progressing';
-    const guessed = targetKeys.map((k) => ({ name: stage.targets[k]!.ref.name, key: k }) as Member);
-    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: targetKeys.length, done: 0, ...revisionsShown(guessed, stage.targets, keyRevision), ...kept };
-    return notReached;
+    else if (stage.status === 'Degraded' || stage.status === 'Paused' || stage.status === 'Aborted') stage.status = troubleStatus(activeTargets(stage).filter((t) => !notReachedHere(t))) ?? 'Progressing';
+    const shown = revisionsShown(targetKeys.length, (i) => targetKeys[i] as string, (i) => stage.targets[targetKeys[i] as string]!.ref.name, stage.targets, keyRevision);
+    stage.stepProgress = { ...(sel.step !== undefined ? { step: sel.step } : {}), known: false, members: targetKeys.length, done: 0, ...shown, ...kept };
+    return;
   }
   const { members, keys } = membersOfStep(appSet, sel.step);
   // Children placed here before the ApplicationSet was heard, and children that changed step, leave.
@@ -238,8 +272,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
       active += 1;
       const about = entryAbout(member, target);
       if (status !== 'Waiting' && about) movedHere = true;
-      if (!reached(target)) notReached.add(key);
-      else {
+      if (reached(target)) {
         // A child not reached is in no trouble of this release.
         activeReached = true;
         if (target.aborted) trouble.aborted = true;
@@ -279,10 +312,9 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     members: members.length,
     done,
     ...(movedOn > 0 ? { movedOn } : {}),
-    ...revisionsShown(members, stage.targets, keyRevision),
+    ...revisionsShown(members.length, (i) => (members[i] as Member).key, (i) => (members[i] as Member).name, stage.targets, keyRevision),
     ...(comparing.length > 0 ? { comparing: { named: comparing.sort().slice(0, MAX_NAMED), count: comparing.length } } : {}),
     ...kept,
   };
   stage.stepProgress = progress;
-  return notReached;
 }

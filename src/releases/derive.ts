@@ -8,7 +8,7 @@ import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
-import { judgeStepStage, ownRevisions } from './derive-appset.js';
+import { judgeStepStage, notReachedHere, ownRevisions } from './derive-appset.js';
 import { adoptKnownAppSets } from './appset-known.js';
 import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, promotedFreight } from './kargo-derive.js';
@@ -162,8 +162,8 @@ function mayNotice(t: TargetState): boolean {
   return phase === 'Failed' || phase === 'Error' || phase === 'Running';
 }
 
-/** `ownHealth` false: the target's health is still the previous revision's (an ApplicationSet child its step has not reached). */
-function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, ownHealth = true): void {
+/** `stepStage`: the stage is an ApplicationSet step, where a child it has not reached has the previous revision's health (notReachedHere). */
+function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, stepStage = false): void {
   if (!mayNotice(t)) return;
   const where = refKey(t.ref);
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
@@ -172,7 +172,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   } else if (waitsForApproval(t)) {
     const paused = pausedReply(stage.name, t);
     notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
-  } else if (ownHealth && (t.phase === 'Degraded' || t.phase === 'Unknown')) {
+  } else if ((t.phase === 'Degraded' || t.phase === 'Unknown') && !(stepStage && notReachedHere(t))) {
     // Before the stage was healthy a failure needs a person at once; afterwards a short blip
     // (a pod restarting under autoscaling) is only reported if it lasts.
     const lasting = stage.healthyAt === undefined ? t.phase === 'Degraded' : now - t.phaseSince >= ctx.unhealthyGraceMs;
@@ -240,8 +240,9 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     keysOf.set(stage, keys);
     stage.status = stageStatus(stage, keys);
     // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).
-    const notReached = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet) ? judgeStepStage(record, stage, ctx.pipeline, now, keys) : undefined;
-    if (!notReached) latchTargets(stage, keys, now);
+    const stepStage = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet);
+    if (stepStage) judgeStepStage(record, stage, ctx.pipeline, now, keys);
+    else latchTargets(stage, keys, now);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
       stage.healthyAt = now;
       // Promote is offered only where the next stage is a Kargo Stage: nothing else is promoted by a click.
@@ -251,7 +252,10 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     }
     for (const key of keys) {
       const t = stage.targets[key];
-      if (t !== undefined) (t.kargo ? kargoNotices : targetNotices)(notices, stage, t, now, ctx, notReached?.has(key) !== true);
+      if (t === undefined) continue;
+      // Most of a step's thousands of targets have no notice due: passed over without a call.
+      if (t.kargo) kargoNotices(notices, stage, t, now, ctx);
+      else if (mayNotice(t)) targetNotices(notices, stage, t, now, ctx, stepStage);
     }
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));

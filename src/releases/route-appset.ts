@@ -68,7 +68,8 @@ export interface AppSetRoute {
 
 /**
  * Pure: `indexed` is, per pipeline, child target key → the release it runs (the worker reads it
- * from the target index). One route per pipeline and release.
+ * from the target index, one child per release it finds: the routes are per release, so the
+ * other children running it change nothing). One route per pipeline and release.
  */
 export function routeApplicationSet(config: ConfigFile, fact: ApplicationSetFact, indexed: ReadonlyMap<string, ReadonlyMap<string, string>>): AppSetRoute[] {
   const routes: AppSetRoute[] = [];

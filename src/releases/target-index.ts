@@ -34,6 +34,48 @@ export interface TargetIndexOptions {
 
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/*
+ * KEYS[1] the pipeline's target index, KEYS[2] its version; ARGV the targets. Returns the version
+ * ('' for none), then target/release pairs, one per distinct release the targets run
+ * (ownedFromEntry's: none for a tombstone, an unreadable entry names none): an ApplicationSet's
+ * thousands of children run a few releases, and this sends those back instead of every child's entry.
+ */
+const RELEASES_AMONG = `
+local values = redis.call('HMGET', KEYS[1], unpack(ARGV))
+local seen, out = {}, {redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''}
+for i, json in ipairs(values) do
+  if json then
+    local ok, entry = pcall(cjson.decode, json)
+    if ok and type(entry) == 'table' and type(entry.releaseId) == 'string' then
+      local buried = type(entry.kargo) == 'table' and entry.kargo.removed == true
+      if not buried and not seen[entry.releaseId] then
+        seen[entry.releaseId] = true
+        out[#out + 1] = ARGV[i]
+        out[#out + 1] = entry.releaseId
+      end
+    end
+  end
+end
+return out
+`;
+
+/* KEYS[1] the target index, KEYS[2] its version: the version while the index exists, else ''. */
+const VERSION = `return redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''`;
+
+type RedisWithTargets = Redis & {
+  glidepathReleasesAmong(key: string, version: string, ...targets: string[]): Promise<string[]>;
+  glidepathTargetsVersion(key: string, version: string): Promise<string>;
+};
+
+/** Targets per HMGET inside the script: Lua's unpack is bounded by its stack. */
+const AMONG_BATCH = 4_000;
+
 /**
  * Targets per stage heard within the forget window (a tombstone counts for nothing), and the
  * time after which the first of them is forgotten.
@@ -71,12 +113,19 @@ interface KnownByStage {
 export class TargetIndex {
   private readonly cache = new Map<string, { at: number; entries: Map<string, Entry> }>();
   private readonly known = new Map<string, KnownByStage>();
+  /** The last releasesAmong answer per pipeline, at the index version it was read at. */
+  private readonly among = new Map<string, { version: string; targets: readonly string[]; releases: ReadonlyMap<string, string> }>();
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly options: TargetIndexOptions,
-  ) {}
+  ) {
+    if (!('glidepathReleasesAmong' in redis)) {
+      redis.defineCommand('glidepathReleasesAmong', { numberOfKeys: 2, lua: RELEASES_AMONG });
+      redis.defineCommand('glidepathTargetsVersion', { numberOfKeys: 2, lua: VERSION });
+    }
+  }
 
   private async entries(pipeline: string, now: number): Promise<Map<string, Entry>> {
     const cached = this.cache.get(pipeline);
@@ -95,7 +144,10 @@ export class TargetIndex {
         // An unreadable entry is rewritten by the next fact of that target.
       }
     }
-    if (stale.length > 0) await this.redis.hdel(this.keys.targetReleases(pipeline), ...stale);
+    if (stale.length > 0) {
+      const version = this.keys.targetReleasesVersion(pipeline);
+      await this.redis.multi().hdel(this.keys.targetReleases(pipeline), ...stale).incr(version).pexpire(version, Math.round(this.retainMs)).exec();
+    }
     this.cache.set(pipeline, { at: now, entries });
     return entries;
   }
@@ -131,6 +183,39 @@ export class TargetIndex {
     return (await this.ownedOf(pipeline, targets)).releases;
   }
 
+  /**
+   * The releases several targets run, each named with one target that runs it: the set of
+   * releaseOf's values, without sending each target's entry back (an ApplicationSet fact's
+   * routing asks this of its thousands of children, on each of its facts). The same targets asked
+   * again while the index's version has not moved (no replica wrote it since) get the answer kept
+   * here, for one small read. Shared: never change it.
+   */
+  async releasesAmong(pipeline: string, targets: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    const redis = this.redis as RedisWithTargets;
+    const index = this.keys.targetReleases(pipeline);
+    const versionKey = this.keys.targetReleasesVersion(pipeline);
+    const kept = this.among.get(pipeline);
+    if (kept && sameList(kept.targets, targets) && (await redis.glidepathTargetsVersion(index, versionKey)) === kept.version) return kept.releases;
+    const out = new Map<string, string>();
+    const seen = new Set<string>();
+    const versions = new Set<string>();
+    for (let i = 0; i < targets.length; i += AMONG_BATCH) {
+      const [version, ...pairs] = await redis.glidepathReleasesAmong(index, versionKey, ...targets.slice(i, i + AMONG_BATCH));
+      versions.add(version ?? '');
+      for (let j = 0; j + 1 < pairs.length; j += 2) {
+        const releaseId = pairs[j + 1] as string;
+        if (seen.has(releaseId)) continue;
+        seen.add(releaseId);
+        out.set(pairs[j] as string, releaseId);
+      }
+    }
+    // Kept only when every part was read at one version (and the index has one: it was written since this code).
+    const [version] = versions;
+    if (versions.size === 1 && version) this.among.set(pipeline, { version, targets: [...targets], releases: out });
+    else this.among.delete(pipeline);
+    return out;
+  }
+
   /** Current releases of several targets, and what was last seen of those that are Kargo Stages (tombstones included), in one round trip. */
   async ownedOf(pipeline: string, targets: string[]): Promise<{ releases: Map<string, string>; kargo: Map<string, KargoSeen> }> {
     const releases = new Map<string, string>();
@@ -157,10 +242,13 @@ export class TargetIndex {
   async recordMany(pipeline: string, entries: [string, Entry][]): Promise<void> {
     if (entries.length === 0) return;
     const key = this.keys.targetReleases(pipeline);
+    const version = this.keys.targetReleasesVersion(pipeline);
     await this.redis
       .multi()
       .hset(key, Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)])))
       .pexpire(key, Math.round(this.retainMs))
+      .incr(version)
+      .pexpire(version, Math.round(this.retainMs))
       .exec();
     const cached = this.cache.get(pipeline);
     const known = this.known.get(pipeline);

@@ -72,6 +72,12 @@ export interface Keys {
   /** Hash: target key → release id the target currently runs, per pipeline. */
   targetReleases(pipeline: string): string;
   /**
+   * String per pipeline: bumped with every write of its target index (in the same transaction), so
+   * a reader that kept what the index said can tell it still says so. Expires the longest a release
+   * lives after its last bump, as the index does.
+   */
+  targetReleasesVersion(pipeline: string): string;
+  /**
    * Hash (with TTL, the longest a release lives) per pipeline and ApplicationSet it names: `v` (the
    * observation: uid, generation, resourceVersion) and `state` (the latest step membership and
    * progress heard), so a release opened after the ApplicationSet was heard starts from it.
@@ -197,6 +203,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     releaseIndex: (pipeline) => `${prefix}:releases:${pl(pipeline)}`,
     openReleaseIndex: (pipeline) => `${prefix}:open-releases:${pl(pipeline)}`,
     targetReleases: (pipeline) => `${prefix}:target-releases:${pl(pipeline)}`,
+    targetReleasesVersion: (pipeline) => `${prefix}:target-releases-version:${pl(pipeline)}`,
     appSetMembership: (pipeline, appSet) => `${prefix}:appset-membership:${pl(pipeline)}:${part(appSet)}`,
     appSetRollouts: (pipeline, appSet) => `${prefix}:appset-rollouts:${pl(pipeline)}:${part(appSet)}`,
     rolloutOfCommit: (pipeline, commit) => `${prefix}:rollout-of-commit:${pl(pipeline)}:${part(commit)}`,

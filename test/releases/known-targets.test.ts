@@ -56,6 +56,29 @@ describe('known targets', () => {
   });
 });
 
+describe('the releases an ApplicationSet\'s children run', () => {
+  it('are what the index holds, whichever replica wrote it last, however often the same children are asked', async () => {
+    const keys = createKeys(prefix);
+    const here = new TargetIndex(redis, keys, { forgetAfterMs: 10 * MINUTE });
+    const other = new TargetIndex(redis, keys, { forgetAfterMs: 10 * MINUTE });
+    const children = ['c/ns/app:a', 'c/ns/app:b', 'c/ns/app:c'];
+    const running = async (): Promise<string[]> => [...new Set((await here.releasesAmong('sets', children)).values())].sort();
+    expect(await running()).toEqual([]);
+    await here.recordMany('sets', [[children[0]!, { stage: 'step-1', releaseId: 'rel-1', heardAt: T0 }], [children[1]!, { stage: 'step-1', releaseId: 'rel-1', heardAt: T0 }]]);
+    expect(await running()).toEqual(['rel-1']);
+    expect(await running()).toEqual(['rel-1']);
+    // Another replica moves a child on: the next ask says so.
+    await other.recordMany('sets', [[children[1]!, { stage: 'step-1', releaseId: 'rel-2', heardAt: T0 + MINUTE }]]);
+    expect(await running()).toEqual(['rel-1', 'rel-2']);
+    // A Kargo-style tombstone names no release.
+    await other.recordMany('sets', [[children[0]!, { stage: 'step-1', releaseId: '', heardAt: T0 + 2 * MINUTE, kargo: { resourceVersion: '9', removed: true } }]]);
+    expect(await running()).toEqual(['rel-2']);
+    // The index gone (expired): nothing is running, whatever was read before.
+    await redis.del(keys.targetReleases('sets'));
+    expect(await running()).toEqual([]);
+  });
+});
+
 describe('pending targets', () => {
   const pipeline = testConfig().pipelines[0]!;
 
