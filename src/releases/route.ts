@@ -9,6 +9,7 @@ import { releaseIdSchema } from '../facts/schemas.js';
 import { cutCodePoints } from '../model/unicode.js';
 import type { ReleaseRecord } from './record.js';
 import { routeKargo } from './route-kargo.js';
+import { observeFact } from '../routing/catalog.js';
 
 export interface Route {
   pipeline: PipelineConfig;
@@ -91,6 +92,8 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
  * Rollouts of a stage are routed through the store's index instead (see the reducer worker).
  */
 export function routeFact(config: ConfigFile, fact: ClusterFact): Route[] {
+  // A Rollout or Application of a template's generator makes its group's pipeline known before it is routed.
+  observeFact(config, fact);
   if (fact.kind === 'rollout') return routeRollout(config, fact);
   return fact.kind === 'application' ? routeApplication(config, fact) : routeKargo(config, fact);
 }
