@@ -181,6 +181,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
         workers: work,
         commands: options.commands ?? {},
         clusters,
+        onChannelProblem: (template) => metrics.templateProblems.inc({ template, reason: 'channel_unusable' }),
         ...(options.tuning?.writerBudgets ? { writerBudgets: options.tuning.writerBudgets } : {}),
         ...(options.tuning?.writerConcurrency ? { writerConcurrency: options.tuning.writerConcurrency } : {}),
         ...(options.tuning?.writerRetry ? { writerRetry: options.tuning.writerRetry } : {}),

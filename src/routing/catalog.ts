@@ -52,6 +52,7 @@ export class PipelineCatalog {
   private readonly tombstones = new Map<string, { uid: string; resourceVersion?: string }>();
   private readonly reported = new Set<string>();
   private listed: PipelineConfig[] | undefined;
+  private readonly channelListeners: ((g: GeneratedPipeline) => void)[] = [];
 
   constructor(
     readonly explicit: readonly PipelineConfig[],
@@ -80,6 +81,11 @@ export class PipelineCatalog {
   generated(): GeneratedPipeline[] {
     const listed = new Set(this.pipelines());
     return [...this.groups.values()].flatMap((g) => (g.generated && listed.has(g.generated.pipeline) ? [g.generated] : []));
+  }
+
+  /** Called with each generated pipeline whose channel is new to it (first generated, or its objects' annotation changed): Slack checks the channel. */
+  onChannel(listener: (g: GeneratedPipeline) => void): void {
+    this.channelListeners.push(listener);
   }
 
   /** Seen: the object joins (or, relabelled, leaves) its groups. Cheap when nothing changed, as on a heartbeat. */
@@ -153,7 +159,10 @@ export class PipelineCatalog {
       this.retired.delete(filled.pipeline.name);
       if (this.explicit.some((p) => p.name === filled.pipeline.name)) {
         this.reportOnce(`shadowed\n${groupKey}`, 'shadowed', { template: t.name, group: b.value, pipeline: filled.pipeline.name });
-      } else if (!previous) this.events.generated?.(group.generated);
+      } else {
+        if (!previous) this.events.generated?.(group.generated);
+        if (previous?.pipeline.channel !== filled.pipeline.channel) for (const listener of this.channelListeners) listener(group.generated);
+      }
     }
     this.listed = undefined;
   }

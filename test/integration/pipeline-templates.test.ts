@@ -93,6 +93,9 @@ describe('one pipeline template over the apps of a namespace', () => {
     await waitFor(async () => ((await statusOf('legacy', 'legacy-1')) === 'Complete' ? true : undefined), 'legacy-1 complete');
     await waitFor(async () => /glidepath_slack_permanent_errors_total\{error="not_in_channel",method="chat\.postMessage"\} [1-9]/.test(await metrics()) || undefined, 'not_in_channel counted');
     expect(world.slack.transcript.messages(NO_BOT)).toHaveLength(0);
+    // Looked up once when the pipeline appeared: counted (and logged) as a channel the bot cannot post in.
+    const unusable = /glidepath_template_problems_total\{template="\{\{value\}\}",reason="channel_unusable"\} (\d+)\n/;
+    await waitFor(async () => unusable.exec(await metrics())?.[1] === '1' || undefined, 'the channel counted as unusable once');
     await releaseAll([{ app: 'cart', releaseId: 'cart-3' }]);
     expect(threadOf('cart-3')).toBeDefined();
   });
