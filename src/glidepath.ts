@@ -55,7 +55,8 @@ import { createKeys, type Keys } from './store/keys.js';
 import { closeRedis, openRedis, type RedisConnections } from './wiring/redis.js';
 import { redisTargetFromEnv } from './wiring/redis-target.js';
 import { catalogEvents } from './routing/catalog-events.js';
-import { pipelineNamed, releaseIdAnnotationsOf, withCatalog } from './routing/catalog.js';
+import { catalogOf, pipelineNamed, releaseIdAnnotationsOf, withCatalog } from './routing/catalog.js';
+import { SharedCatalog } from './routing/shared-catalog.js';
 import { buildSlackPart, type CommandSeams, type SlackPart } from './wiring/slack.js';
 
 export interface GlidepathOptions {
@@ -142,6 +143,10 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const { requests } = redis;
   const work = redis.workers;
   const releaseIdAnnotations = releaseIdAnnotationsOf(config);
+  // What other replicas generated (a writer or a Slack replica sees no objects of its own).
+  const catalog = catalogOf(config);
+  const sharedCatalog = catalog && catalog.templates.length > 0 ? new SharedCatalog({ redis: work, keys, catalog, ttlMs: longestReleaseTtlMs(config), logger }) : undefined;
+  await sharedCatalog?.start();
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
   const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
@@ -319,7 +324,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     // the partition leases go back at once, so another replica goes on without waiting out the TTL.
     await Promise.all([partitions?.close(), ...workers.map((w) => w.close())]);
     await slack?.stopWork();
-    await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close()]);
+    await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close(), sharedCatalog?.stop()]);
     // The watch source has stopped its watches: now the clusters' connection pools go.
     if (ownsClients) await clients?.close();
     await closeRedis(redis);

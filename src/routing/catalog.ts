@@ -13,6 +13,7 @@
  */
 import type { ConfigFile, PipelineConfig, PipelineTemplate } from '../config/file.js';
 import { channelId, instantiateTemplate } from '../config/file.js';
+import type { TemplateBindings } from '../config/templates.js';
 import type { Fact } from '../facts/fact.js';
 import { bindingsOf, generatedName, memberKey, type GeneratedFrom } from './generator.js';
 
@@ -23,6 +24,17 @@ export interface GeneratedPipeline {
   group: string;
   /** Where the channel came from: the template's default, or an object's annotation. */
   channelFrom: 'template' | 'annotation';
+  /** What filled the template (the group's first object): another replica fills the same pipeline from it. */
+  bindings: TemplateBindings;
+}
+
+/** A generated pipeline as replicas share it (src/routing/shared-catalog.ts): retired ones carry when. */
+export interface SharedPipeline {
+  template: string;
+  bindings: TemplateBindings;
+  channel: string;
+  channelFrom: GeneratedPipeline['channelFrom'];
+  retiredAt?: number;
 }
 
 export interface CatalogEvents {
@@ -53,6 +65,11 @@ export class PipelineCatalog {
   private readonly reported = new Set<string>();
   private listed: PipelineConfig[] | undefined;
   private readonly channelListeners: ((g: GeneratedPipeline) => void)[] = [];
+  private readonly changeListeners: ((g: GeneratedPipeline, change: 'generated' | 'retired') => void)[] = [];
+  /** Pipelines other replicas generated from objects this one has not seen (the shared record), by name. */
+  private adopted = new Map<string, GeneratedPipeline>();
+  /** The shared record, asked again when a name is not known here (set by the composition root). */
+  remote?: { refresh(): Promise<void> };
 
   constructor(
     readonly explicit: readonly PipelineConfig[],
@@ -64,8 +81,8 @@ export class PipelineCatalog {
   pipelines(): PipelineConfig[] {
     if (this.listed) return this.listed;
     const names = new Set(this.explicit.map((p) => p.name));
-    const generated = [...this.groups.values()]
-      .flatMap((g) => (g.generated ? [{ order: this.templates.indexOf(g.template), g: g.generated }] : []))
+    const generated = [...[...this.groups.values()].flatMap((g) => (g.generated ? [g.generated] : [])), ...this.adopted.values()]
+      .map((g) => ({ order: this.templates.findIndex((t) => t.name === g.template), g }))
       .sort((a, b) => a.order - b.order || (a.g.pipeline.name < b.g.pipeline.name ? -1 : a.g.pipeline.name > b.g.pipeline.name ? 1 : 0))
       .filter(({ g }) => !names.has(g.pipeline.name) && (names.add(g.pipeline.name), true))
       .map(({ g }) => g.pipeline);
@@ -81,6 +98,32 @@ export class PipelineCatalog {
   generated(): GeneratedPipeline[] {
     const listed = new Set(this.pipelines());
     return [...this.groups.values()].flatMap((g) => (g.generated && listed.has(g.generated.pipeline) ? [g.generated] : []));
+  }
+
+  /** Called with each pipeline this replica generates or changes, and each it retires: the shared record follows. */
+  onChange(listener: (g: GeneratedPipeline, change: 'generated' | 'retired') => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /**
+   * The shared record's pipelines: those this replica has no group of are listed as if generated
+   * here (a group seen here wins), retired ones found by name. Refilled from their template, so
+   * a replica that never saw the objects (a writer, a Slack replica) has the same pipelines.
+   */
+  adopt(shared: ReadonlyMap<string, SharedPipeline>): void {
+    const adopted = new Map<string, GeneratedPipeline>();
+    for (const [name, s] of shared) {
+      const t = this.templates.find((x) => x.name === s.template);
+      if (!t) continue;
+      const filled = instantiateTemplate(t, s.bindings, s.channel);
+      if ('problems' in filled || filled.pipeline.name !== name) continue;
+      const g: GeneratedPipeline = { pipeline: filled.pipeline, template: t.name, group: s.bindings.value, channelFrom: s.channelFrom, bindings: s.bindings };
+      if (s.retiredAt === undefined) adopted.set(name, g);
+      else if (!this.retired.has(name)) this.retired.set(name, g);
+    }
+    for (const g of this.groups.values()) if (g.generated) adopted.delete(g.generated.pipeline.name);
+    this.adopted = adopted;
+    this.listed = undefined;
   }
 
   /** Called with each generated pipeline whose channel is new to it (first generated, or its objects' annotation changed): Slack checks the channel. */
@@ -138,6 +181,7 @@ export class PipelineCatalog {
       this.retired.set(group.generated.pipeline.name, group.generated);
       if (this.retired.size > RETIRED) this.retired.delete(this.retired.keys().next().value!);
       this.events.retired?.(group.generated);
+      for (const listener of this.changeListeners) listener(group.generated, 'retired');
     }
   }
 
@@ -155,13 +199,15 @@ export class PipelineCatalog {
       delete group.generated;
     } else {
       if (previous && JSON.stringify(pipelineShape(previous.pipeline)) === JSON.stringify(pipelineShape(filled.pipeline))) return;
-      group.generated = { pipeline: filled.pipeline, template: t.name, group: b.value, channelFrom };
+      group.generated = { pipeline: filled.pipeline, template: t.name, group: b.value, channelFrom, bindings: plainBindings(b) };
+      this.adopted.delete(filled.pipeline.name);
       this.retired.delete(filled.pipeline.name);
       if (this.explicit.some((p) => p.name === filled.pipeline.name)) {
         this.reportOnce(`shadowed\n${groupKey}`, 'shadowed', { template: t.name, group: b.value, pipeline: filled.pipeline.name });
       } else {
         if (!previous) this.events.generated?.(group.generated);
         if (previous?.pipeline.channel !== filled.pipeline.channel) for (const listener of this.channelListeners) listener(group.generated);
+        for (const listener of this.changeListeners) listener(group.generated, 'generated');
       }
     }
     this.listed = undefined;
@@ -197,6 +243,11 @@ function isLate(o: GeneratedFrom, tomb: { uid: string; resourceVersion?: string 
   const numeric = /^\d{1,30}$/;
   if (numeric.test(o.resourceVersion) && numeric.test(tomb.resourceVersion)) return BigInt(o.resourceVersion) <= BigInt(tomb.resourceVersion);
   return o.resourceVersion === tomb.resourceVersion;
+}
+
+/** Bindings as data, to share: the object's labels and annotations copied. */
+function plainBindings(b: TemplateBindings): TemplateBindings {
+  return { value: b.value, namespace: b.namespace, cluster: b.cluster, labels: { ...b.labels }, annotations: { ...b.annotations } };
 }
 
 function sameObject(a: GeneratedFrom, b: GeneratedFrom): boolean {
@@ -251,6 +302,15 @@ export function pipelineNamed(config: ConfigFile, name: string): PipelineConfig 
 export function releaseIdAnnotationsOf(config: ConfigFile): string[] {
   const fixed = config.pipelineTemplates.map((t) => t.releaseIdAnnotation).filter((a) => !a.includes('{{'));
   return [...new Set([...explicitPipelines(config).map((p) => p.releaseIdAnnotation), ...fixed])];
+}
+
+/** A pipeline by name; one not known here is looked up in the shared record first (the writer, a Slack replica). */
+export async function pipelineNamedShared(config: ConfigFile, name: string): Promise<PipelineConfig | undefined> {
+  const known = pipelineNamed(config, name);
+  const catalog = catalogOf(config);
+  if (known || !catalog?.remote) return known;
+  await catalog.remote.refresh();
+  return pipelineNamed(config, name);
 }
 
 /** The object a cluster fact reports on, as a generator sees it; undefined for the other facts. */

@@ -34,7 +34,7 @@ import type { RetryPolicy } from '../slack/writer/retry.js';
 import { ThreadStore } from '../slack/writer/threads.js';
 import { SlackWriter, type WriterBudgets } from '../slack/writer/writer.js';
 import type { Keys } from '../store/keys.js';
-import { catalogOf, pipelineNamed } from '../routing/catalog.js';
+import { catalogOf, pipelineNamedShared } from '../routing/catalog.js';
 
 /** What tests and the sandbox may swap in the commands: the clusters, the clock, how long promote follows. */
 export interface CommandSeams {
@@ -118,7 +118,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
           client,
           // The writer renders the newest record: a store without the reducer's cache.
           releases: new ReleaseStore(o.workers, keys, ttl),
-          pipeline: (name) => pipelineNamed(config, name),
+          pipeline: (name) => pipelineNamedShared(config, name),
           logger,
           metrics: writerMetricsFor(o.registry),
           ...ttl,
