@@ -108,6 +108,28 @@ describe('the pipeline catalog', () => {
     expect(pipelineNamed(live, 'cart')?.channel).toBe('C0CART');
   });
 
+  it('groups Argo CD Applications as Rollouts, by the generator\'s own selector for them', () => {
+    const withApps = parseConfigFile(`
+clusters:
+  - { name: prod, kubeconfigContext: prod }
+pipelineTemplates:
+  - name: "app-{{value}}"
+    channel: C0FLEET
+    generator:
+      clusters: [prod]
+      applications: { selector: "tracked=true" }
+      groupBy: { label: team }
+    stages:
+      - { name: prod, cluster: prod, applications: { namespace: argocd, selector: "team={{value}}" } }
+`);
+    const live = withCatalog(withApps);
+    const catalog = catalogOf(live)!;
+    catalog.observe({ kind: 'Application', cluster: 'prod', namespace: 'argocd', name: 'web', labels: { tracked: 'true', team: 'growth' }, annotations: {} });
+    catalog.observe({ kind: 'Application', cluster: 'prod', namespace: 'argocd', name: 'other', labels: { team: 'ops' }, annotations: {} });
+    catalog.observe(rollout('web', 'growth', { labels: { tracked: 'true', team: 'ops' } }));
+    expect(live.pipelines.map((p) => [p.name, p.stages[0]?.applications?.selector.text])).toEqual([['app-growth', 'team=growth']]);
+  });
+
   it('makes no pipeline of a group whose value is no valid name, and says why', () => {
     const problems: string[] = [];
     const { live, catalog } = fresh({ problem: (reason) => void problems.push(reason) });
