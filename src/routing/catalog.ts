@@ -89,6 +89,22 @@ export class PipelineCatalog {
     return (this.listed = [...this.explicit, ...generated]);
   }
 
+  /**
+   * The pipelines an object's facts may route to: the explicit ones and those of the object's own
+   * groups (one pipeline per app: another app's pipeline never takes this app's facts, and
+   * routing a fact costs the same with a thousand generated pipelines as with none).
+   */
+  pipelinesFor(o: GeneratedFrom): readonly PipelineConfig[] {
+    const groups = this.memberOf.get(memberKey(o));
+    if (!groups) return this.explicit;
+    const own: PipelineConfig[] = [];
+    for (const groupKey of groups) {
+      const p = this.groups.get(groupKey)?.generated?.pipeline;
+      if (p && !this.explicit.some((e) => e.name === p.name)) own.push(p);
+    }
+    return own.length === 0 ? this.explicit : [...this.explicit, ...own];
+  }
+
   /** A pipeline by name: listed ones first, then retired generated ones (their threads live on). */
   named(name: string): PipelineConfig | undefined {
     return this.pipelines().find((p) => p.name === name) ?? this.retired.get(name)?.pipeline;
@@ -319,6 +335,13 @@ export function generatedFromFact(fact: Fact): GeneratedFrom | undefined {
   const { cluster, namespace, name } = fact.target;
   if (fact.kind === 'rollout') return { kind: 'Rollout', cluster, namespace, name, uid: fact.rollout.uid, resourceVersion: fact.rollout.resourceVersion, labels: fact.rollout.labels, annotations: fact.rollout.annotations };
   return { kind: 'Application', cluster, namespace, name, ...(fact.application.uid ? { uid: fact.application.uid } : {}), ...(fact.application.resourceVersion ? { resourceVersion: fact.application.resourceVersion } : {}), labels: fact.application.labels, annotations: fact.application.annotations };
+}
+
+/** The pipelines a Rollout or Application fact is matched against (see PipelineCatalog.pipelinesFor). */
+export function pipelinesForFact(config: ConfigFile, fact: Fact): readonly PipelineConfig[] {
+  const catalog = catalogOf(config);
+  const o = catalog && catalog.templates.length > 0 ? generatedFromFact(fact) : undefined;
+  return o ? catalog!.pipelinesFor(o) : config.pipelines;
 }
 
 /** Routing sees every cluster fact's object first: the one place generated pipelines come from, for ingest, the watch and the worker. */

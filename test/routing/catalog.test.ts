@@ -9,6 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.js';
 import { catalogOf, pipelineNamed, withCatalog, type CatalogEvents } from '../../src/routing/catalog.js';
 import type { GeneratedFrom } from '../../src/routing/generator.js';
+import { routeFact } from '../../src/releases/route.js';
+import { rolloutFact } from '../helpers/reduce-harness.js';
+import { rolloutBody } from '../helpers/rollout-bodies.js';
 
 const config = parseConfigFile(`
 clusters:
@@ -128,6 +131,24 @@ pipelineTemplates:
     catalog.observe({ kind: 'Application', cluster: 'prod', namespace: 'argocd', name: 'other', labels: { team: 'ops' }, annotations: {} });
     catalog.observe(rollout('web', 'growth', { labels: { tracked: 'true', team: 'ops' } }));
     expect(live.pipelines.map((p) => [p.name, p.stages[0]?.applications?.selector.text])).toEqual([['app-growth', 'team=growth']]);
+  });
+
+  it('routes an app\'s facts to its own generated pipeline only, even when another app\'s stage would select it', () => {
+    const loose = parseConfigFile(`
+clusters:
+  - { name: prod, kubeconfigContext: prod }
+pipelineTemplates:
+  - name: "{{value}}"
+    channel: C0FLEET
+    generator: { clusters: [prod], rollouts: { namespaces: [shop], selector: "tracked=true" }, groupBy: { label: app.kubernetes.io/name } }
+    # A stage that does not split by app: every generated pipeline's stage selects every app.
+    stages: [{ name: prod, cluster: prod, rollouts: { namespace: shop, selector: "tracked=true" } }]
+`);
+    const live = withCatalog(loose);
+    const fact = (name: string) => rolloutFact(rolloutBody({ name, uid: `uid-${name}`, generation: 1, rv: 5, releaseId: `${name}-1`, podHash: 'a1', stableRS: 'a1', phase: 'Healthy', labels: { tracked: 'true', 'app.kubernetes.io/name': name } }), 1_000);
+    expect(routeFact(live, fact('cart')).map((r) => [r.pipeline.name, r.releaseId])).toEqual([['cart', 'cart-1']]);
+    expect(routeFact(live, fact('search')).map((r) => [r.pipeline.name, r.releaseId])).toEqual([['search', 'search-1']]);
+    expect(live.pipelines.map((p) => p.name)).toEqual(['cart', 'search']);
   });
 
   it('makes no pipeline of a group whose value is no valid name, and says why', () => {
