@@ -54,6 +54,9 @@ import type { WriterBudgets } from './slack/writer/writer.js';
 import { createKeys, type Keys } from './store/keys.js';
 import { closeRedis, openRedis, type RedisConnections } from './wiring/redis.js';
 import { redisTargetFromEnv } from './wiring/redis-target.js';
+import { catalogEvents } from './routing/catalog-events.js';
+import { catalogOf, pipelineNamed, releaseIdAnnotationsOf, withCatalog } from './routing/catalog.js';
+import { SharedCatalog } from './routing/shared-catalog.js';
 import { buildSlackPart, type CommandSeams, type SlackPart } from './wiring/slack.js';
 
 export interface GlidepathOptions {
@@ -121,12 +124,14 @@ export interface Glidepath {
 const REQUESTS_GRACE_MS = 10_000;
 
 export async function startGlidepath(options: GlidepathOptions): Promise<Glidepath> {
-  const { env, config } = options;
+  const { env } = options;
   const roles: ReadonlySet<Role> = new Set(options.roles ?? env.GLIDEPATH_ROLE);
   // Checked before anything starts, where commands run (ingest): a Kargo API URL needs its token, and a token its URL.
-  const kargoApis = roles.has('ingest') ? kargoApiEndpoints(config, env) : new Map<string, KargoApiEndpoint>();
+  const kargoApis = roles.has('ingest') ? kargoApiEndpoints(options.config, env) : new Map<string, KargoApiEndpoint>();
   const logger = options.logger ?? createLogger(env.LOG_LEVEL);
   const metrics = options.metrics ?? createMetrics();
+  // The running config: its pipelines are the file's and those its templates generate (src/routing/catalog.ts).
+  const config = withCatalog(options.config, catalogEvents(logger, metrics));
   const keys = createKeys(env.REDIS_PREFIX, { partitions: env.FACT_PARTITIONS });
   const redis = await openRedis(redisTargetFromEnv(env), options.tuning?.redisReadyTimeoutMs);
   try {
@@ -137,7 +142,11 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   }
   const { requests } = redis;
   const work = redis.workers;
-  const releaseIdAnnotations = [...new Set(config.pipelines.map((p) => p.releaseIdAnnotation))];
+  const releaseIdAnnotations = releaseIdAnnotationsOf(config);
+  // What other replicas generated (a writer or a Slack replica sees no objects of its own).
+  const catalog = catalogOf(config);
+  const sharedCatalog = catalog && catalog.templates.length > 0 ? new SharedCatalog({ redis: work, keys, catalog, ttlMs: longestReleaseTtlMs(config), logger }) : undefined;
+  await sharedCatalog?.start();
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
   const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
@@ -177,6 +186,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
         workers: work,
         commands: options.commands ?? {},
         clusters,
+        onChannelProblem: (template) => metrics.templateProblems.inc({ template, reason: 'channel_unusable' }),
         ...(options.tuning?.writerBudgets ? { writerBudgets: options.tuning.writerBudgets } : {}),
         ...(options.tuning?.writerConcurrency ? { writerConcurrency: options.tuning.writerConcurrency } : {}),
         ...(options.tuning?.writerRetry ? { writerRetry: options.tuning.writerRetry } : {}),
@@ -244,7 +254,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
         facts: workFacts,
         logger,
         stallAfterMs: (name) => {
-          const pipeline = config.pipelines.find((p) => p.name === name);
+          const pipeline = pipelineNamed(config, name);
           return pipeline ? stallAfterMs(config, pipeline) : config.settings.stallAfterMinutes * 60_000;
         },
       }),
@@ -314,7 +324,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     // the partition leases go back at once, so another replica goes on without waiting out the TTL.
     await Promise.all([partitions?.close(), ...workers.map((w) => w.close())]);
     await slack?.stopWork();
-    await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close()]);
+    await Promise.all([ingestFacts.close(), workFacts.close(), watchdog.close(), sharedCatalog?.stop()]);
     // The watch source has stopped its watches: now the clusters' connection pools go.
     if (ownsClients) await clients?.close();
     await closeRedis(redis);

@@ -42,7 +42,7 @@ export async function runCheck(args: readonly string[], source: NodeJS.ProcessEn
   let config: ConfigFile | undefined;
   try {
     config = configFromEnv(env);
-    lines.push(ok('config', `${env.GLIDEPATH_CONFIG}: ${config.clusters.length} cluster(s), ${config.pipelines.length} pipeline(s)`));
+    lines.push(ok('config', `${env.GLIDEPATH_CONFIG}: ${config.clusters.length} cluster(s), ${config.pipelines.length} pipeline(s)${config.pipelineTemplates.length > 0 ? `, ${config.pipelineTemplates.length} pipeline template(s)` : ''}`));
   } catch (err) {
     lines.push(...problems('config', err));
   }

@@ -10,6 +10,7 @@ import { compileStageName, StageSelectorError, type KargoStageSelection } from '
 import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
 import { identitiesSchema } from './identities.js';
+import { fillDeep, fillText, pipelineTemplateSchema, sampleBindings, type TemplateBindings } from './templates.js';
 
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const name = (what: string) =>
@@ -150,10 +151,13 @@ const cluster = z
     message: 'set either inCluster or kubeconfigContext, not both',
   });
 
+/** A Slack channel id: the config's channels and a template's `glidepath.io/channel` annotations alike. */
+export const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD (not a #name)');
+
 const pipeline = z
   .object({
     name: name('pipeline name'),
-    channel: z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD (not a #name)'),
+    channel: channelId,
     releaseIdAnnotation: z.string().min(1).default('hangar.io/release-id'),
     stallAfterMinutes: z.number().positive().optional(),
     stages: z.array(stage).min(1),
@@ -221,6 +225,8 @@ export const configFileSchema = z
     clusters: z.array(cluster).min(1),
     pipelines: z.array(pipeline).default([]),
     identities: identitiesSchema.prefault({}),
+    /** One pipeline per app: src/config/templates.ts. */
+    pipelineTemplates: z.array(pipelineTemplateSchema({ labelSelector, name, channel: channelId })).default([]),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -252,7 +258,47 @@ export const configFileSchema = z
         }
       });
     });
+    checkTemplates(cfg, clusterNames, ctx);
   });
+
+/** Each template filled with sample values must be a valid pipeline on known clusters; problems by the template's own paths. */
+function checkTemplates(cfg: { pipelineTemplates: readonly PipelineTemplate[] }, clusterNames: ReadonlySet<string>, ctx: z.RefinementCtx): void {
+  const templateNames = new Set<string>();
+  cfg.pipelineTemplates.forEach((t, i) => {
+    const at = (...path: PropertyKey[]) => ['pipelineTemplates', i, ...path];
+    if (templateNames.has(t.name)) ctx.addIssue({ code: 'custom', path: at('name'), message: `duplicate template "${t.name}"` });
+    templateNames.add(t.name);
+    t.generator.clusters.forEach((c, j) => {
+      if (!clusterNames.has(c)) ctx.addIssue({ code: 'custom', path: at('generator', 'clusters', j), message: `unknown cluster "${c}" (clusters: ${[...clusterNames].join(', ') || 'none'})` });
+    });
+    const filled = instantiateTemplate(t, sampleBindings(t.generator.clusters[0] ?? 'sample'), t.channel);
+    if ('problems' in filled) {
+      for (const issue of filled.problems) ctx.addIssue({ code: 'custom', path: at(...issue.path), message: `${issue.message} (with placeholders filled by sample values)` });
+      return;
+    }
+    filled.pipeline.stages.forEach((s, j) => {
+      if (!clusterNames.has(s.cluster)) ctx.addIssue({ code: 'custom', path: at('stages', j, 'cluster'), message: `unknown cluster "${s.cluster}" (clusters: ${[...clusterNames].join(', ') || 'none'})` });
+    });
+  });
+}
+
+export type PipelineTemplate = z.infer<ReturnType<typeof pipelineTemplateSchema>>;
+
+/**
+ * A template filled for one group: the pipeline it generates, parsed as a pipeline of the file
+ * is, or the problems by path (a label value that makes no valid name, a selector that fails).
+ */
+export function instantiateTemplate(t: PipelineTemplate, b: TemplateBindings, channel: string): { pipeline: PipelineConfig } | { problems: { path: PropertyKey[]; message: string }[] } {
+  const result = pipeline.safeParse({
+    name: fillText(t.name, b),
+    channel,
+    releaseIdAnnotation: fillText(t.releaseIdAnnotation, b),
+    ...(t.stallAfterMinutes !== undefined ? { stallAfterMinutes: t.stallAfterMinutes } : {}),
+    stages: fillDeep(t.stages, b),
+  });
+  if (result.success) return { pipeline: result.data };
+  return { problems: result.error.issues.map((issue) => ({ path: issue.path, message: issue.message })) };
+}
 
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type PipelineConfig = ConfigFile['pipelines'][number];

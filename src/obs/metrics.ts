@@ -22,6 +22,8 @@ export interface Metrics {
   /** Writes a stale lease holder tried and the fence refused (what: record, dispatch). */
   fencedWrites: Counter<'what'>;
   partitionsHeld: Gauge;
+  generatedPipelines: Gauge<'template'>;
+  templateProblems: Counter<'template' | 'reason'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -46,6 +48,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     watchLeaseHeld: new Gauge({ name: 'glidepath_watch_lease_held', help: '1 while this replica holds the watch lease of a cluster', labelNames: ['cluster'], registers: [registry] }),
     casConflicts: new Counter({ name: 'glidepath_release_cas_conflicts_total', help: 'Release saves that lost a compare-and-set to another writer and were reduced again', registers: [registry] }),
     fencedWrites: new Counter({ name: 'glidepath_fenced_writes_total', help: 'Writes refused because this process lost the lease it worked under (paused past its TTL, taken over), by what: record, dispatch, watch_fact', labelNames: ['what'], registers: [registry] }),
+    generatedPipelines: new Gauge({ name: 'glidepath_generated_pipelines', help: 'Pipelines generated from templates now listed on this replica, by template', labelNames: ['template'], registers: [registry] }),
+    templateProblems: new Counter({ name: 'glidepath_template_problems_total', help: 'Template groups that made no pipeline or a bad channel annotation, once each (reason invalid_pipeline, invalid_channel: not a channel id, channel_unusable: Slack says the bot cannot post there, shadowed: an explicit pipeline has its name)', labelNames: ['template', 'reason'], registers: [registry] }),
     partitionsHeld: new Gauge({ name: 'glidepath_fact_partitions_held', help: 'Fact partitions this replica holds a lease on and works', registers: [registry] }),
   };
 }

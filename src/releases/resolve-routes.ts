@@ -9,6 +9,7 @@ import type { ResolvedRoute, RoutedFact } from './route-types.js';
 import { routeFact } from './route.js';
 import { routeApplicationSet } from './route-appset.js';
 import { placeChildRoutes, type KnownAppSets } from './appset-known.js';
+import { pipelineNamed as namedIn } from '../routing/catalog.js';
 import { placedRoutes, resolveKargoRoutes, type KargoRouteHints } from './kargo-routing.js';
 
 /**
@@ -24,7 +25,7 @@ export function resolveRoutes(
   kargo: KargoRouteHints = {},
   appSets: ReadonlyMap<string, KnownAppSets> = new Map(),
 ): ResolvedRoute[] {
-  const pipelineNamed = (name: string) => config.pipelines.find((p) => p.name === name);
+  const pipelineNamed = (name: string) => namedIn(config, name);
   switch (fact.kind) {
     case 'rollout':
       return placedRoutes(routeFact(config, fact));

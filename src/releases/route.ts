@@ -9,6 +9,7 @@ import { releaseIdSchema } from '../facts/schemas.js';
 import { cutCodePoints } from '../model/unicode.js';
 import type { ReleaseRecord } from './record.js';
 import { routeKargo } from './route-kargo.js';
+import { observeFact, pipelinesForFact } from '../routing/catalog.js';
 
 export interface Route {
   pipeline: PipelineConfig;
@@ -55,7 +56,7 @@ export function stageSelectsRollout(stage: StageConfig, cluster: string, namespa
 
 function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
   const routes: Route[] = [];
-  for (const pipeline of config.pipelines) {
+  for (const pipeline of pipelinesForFact(config, fact)) {
     for (const stage of pipeline.stages) {
       if (!stageSelectsRollout(stage, fact.target.cluster, fact.target.namespace, fact.rollout.labels)) continue;
       const id = releaseIdOf(pipeline, fact.rollout.annotations, () =>
@@ -70,7 +71,7 @@ function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
 function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
   const routes: Route[] = [];
   const app = fact.application;
-  for (const pipeline of config.pipelines) {
+  for (const pipeline of pipelinesForFact(config, fact)) {
     for (const stage of pipeline.stages) {
       if (stage.cluster !== fact.target.cluster) continue;
       const byLabels = stage.applications && stage.applications.namespace === fact.target.namespace && stage.applications.selector.matches(app.labels);
@@ -91,6 +92,8 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
  * Rollouts of a stage are routed through the store's index instead (see the reducer worker).
  */
 export function routeFact(config: ConfigFile, fact: ClusterFact): Route[] {
+  // A Rollout or Application of a template's generator makes its group's pipeline known before it is routed.
+  observeFact(config, fact);
   if (fact.kind === 'rollout') return routeRollout(config, fact);
   return fact.kind === 'application' ? routeApplication(config, fact) : routeKargo(config, fact);
 }

@@ -65,6 +65,14 @@ export interface Keys {
   openReleaseIndex(pipeline: string): string;
   /** String with a TTL: digest of the Slack channels last found usable (conversations.info once per deployment). */
   slackChannelsChecked(): string;
+  /**
+   * Hash with a TTL (renewed on each write, the longest release TTL): the pipelines templates
+   * generated, by name, as the template and group that fill them (src/routing/shared-catalog.ts);
+   * retired ones are pruned once their threads have expired.
+   */
+  generatedPipelines(): string;
+  /** Counter in the same slot as generatedPipelines, bumped on each change: replicas reload when it moves. */
+  generatedPipelinesVersion(): string;
   /** Hash: `v` (version), `data` (record JSON), `outbox` (undispatched effects JSON). */
   release(pipeline: string, releaseId: string): string;
   /** Sorted set of release ids of a pipeline, scored by last update time (ms). */
@@ -221,6 +229,8 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${pl(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     slackRetrying: () => `${prefix}:slack-retrying`,
     slackChannelsChecked: () => `${prefix}:slack-channels-checked`,
+    generatedPipelines: () => `${prefix}:generated-pipelines`,
+    generatedPipelinesVersion: () => sameSlotKey(prefix, `${prefix}:generated-pipelines`, 'version'),
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,
     watchLeaseEpoch: (cluster) => sameSlotKey(prefix, `${prefix}:watch-lease:${part(cluster)}`, 'epoch'),
     announcement: (pipeline, releaseId) => `${prefix}:announcement:${pl(pipeline)}:${part(releaseId)}`,

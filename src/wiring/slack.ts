@@ -20,7 +20,7 @@ import type { Logger } from '../obs/logger.js';
 import type { ReleaseReader } from '../releases/ports.js';
 import { ReleaseStore } from '../releases/store.js';
 import { createSlackApp, checkBotToken, type SlackApp } from '../slack/app.js';
-import { checkChannelsOnce } from '../slack/channels.js';
+import { checkChannels, checkChannelsOnce, type ChannelProblem } from '../slack/channels.js';
 import { createSlackClient } from '../slack/client.js';
 import { SlackGroupDirectory } from '../slack/group-directory.js';
 import { SlackProfileDirectory } from '../slack/profile-directory.js';
@@ -34,6 +34,7 @@ import type { RetryPolicy } from '../slack/writer/retry.js';
 import { ThreadStore } from '../slack/writer/threads.js';
 import { SlackWriter, type WriterBudgets } from '../slack/writer/writer.js';
 import type { Keys } from '../store/keys.js';
+import { catalogOf, pipelineNamedShared } from '../routing/catalog.js';
 
 /** What tests and the sandbox may swap in the commands: the clusters, the clock, how long promote follows. */
 export interface CommandSeams {
@@ -64,6 +65,8 @@ export interface SlackPartOptions {
   writerRetryAfterScale?: number;
   /** Clock of the writer's budgets. */
   now?: () => number;
+  /** A generated pipeline's channel Slack says cannot be used (counted by the root). */
+  onChannelProblem?: (template: string, problem: ChannelProblem) => void;
 }
 
 export interface SlackPart {
@@ -115,7 +118,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
           client,
           // The writer renders the newest record: a store without the reducer's cache.
           releases: new ReleaseStore(o.workers, keys, ttl),
-          pipeline: (name) => config.pipelines.find((p) => p.name === name),
+          pipeline: (name) => pipelineNamedShared(config, name),
           logger,
           metrics: writerMetricsFor(o.registry),
           ...ttl,
@@ -136,6 +139,19 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
     ...(commands ? { commands } : {}),
     async start() {
       if (writer) await checkChannelsOnce(o.workers, keys.slackChannelsChecked(), client, config.pipelines, logger);
+      // A generated pipeline's channel (a template's, or an app's own annotation) is looked up once
+      // per process when it first appears: a channel the bot is not in is one clear error line.
+      const checked = new Set(config.pipelines.map((p) => p.channel));
+      catalogOf(config)?.onChannel((g) => {
+        if (checked.has(g.pipeline.channel)) return;
+        checked.add(g.pipeline.channel);
+        void checkChannels(client, [g.pipeline], logger).then(
+          (problems) => {
+            for (const p of problems) o.onChannelProblem?.(g.template, p);
+          },
+          () => checked.delete(g.pipeline.channel),
+        );
+      });
       await app?.start();
       return writer?.start();
     },

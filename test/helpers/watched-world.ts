@@ -37,6 +37,10 @@ export interface WatchedWorldOptions {
   namespaces?: string[];
   /** YAML list items under `pipelines:`, instead of the `shop` pipeline. */
   pipelines?: string;
+  /** YAML list items under `pipelineTemplates:`; with them and no `pipelines`, the config names no pipeline of its own. */
+  templates?: string;
+  /** Slack channels the bot is not a member of (the stand-in answers not_in_channel). */
+  notInChannel?: string[];
   /** More settings, as YAML flow entries (`unhealthyGraceMinutes: 0`). */
   settings?: string;
   /** More environment (CI_TOKENS, …). */
@@ -63,10 +67,12 @@ export interface WatchedWorld {
   /** Starts Glidepath (with `glidepathLater`), resolving once it holds the cluster's watch lease. */
   startGlidepath(): Promise<Glidepath>;
   /** Creates the Rollout (with `labels` instead of the shop's, when given), or rolls it to another version and release id. */
-  deploy(name: string, version: string, releaseId: string, labels?: Record<string, string>): void;
+  deploy(name: string, version: string, releaseId: string, labels?: Record<string, string>, at?: { namespace?: string; annotations?: Record<string, string> }): void;
+  /** `kubectl delete rollout`, as the cluster's admin. */
+  remove(name: string, namespace?: string): void;
   runFor(ms: number): Promise<void>;
   /** `kubectl argo rollouts promote|abort`: a merge patch of the status subresource, as an admin. */
-  kubectlStatusPatch(name: string, status: Record<string, unknown>): Promise<void>;
+  kubectlStatusPatch(name: string, status: Record<string, unknown>, namespace?: string): Promise<void>;
   replies(): TranscriptMessage[];
   /**
    * Resolves once Glidepath has nothing left to do now, seen twice in a row: no fact waiting or
@@ -107,7 +113,7 @@ export async function startWatchedWorld(o: WatchedWorldOptions): Promise<Watched
     ...(o.kargoApi ? { kargoApi: true } : {}),
     controllers: { rollouts: { podReadyMs: 1_000, ...o.rollouts }, ...o.controllers, ...(o.kargo ? { kargo: o.kargo } : {}) },
   });
-  const slack = await startSlackStandIn({ botToken: BOT_TOKEN, limits: FAST_SLACK });
+  const slack = await startSlackStandIn({ botToken: BOT_TOKEN, limits: FAST_SLACK, ...(o.notInChannel ? { notInChannel: o.notInChannel } : {}) });
   const kargoApi = cluster.kargoApi ? `, kargoApi: { url: "${cluster.kargoApi.url}" }` : '';
   const env = testEnv({
     SLACK_BOT_TOKEN: BOT_TOKEN,
@@ -120,6 +126,7 @@ export async function startWatchedWorld(o: WatchedWorldOptions): Promise<Watched
   const stages = o.stages ?? ['{ name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }'];
   const pipelines =
     o.pipelines ??
+    (o.templates ? ' []' : undefined) ??
     `
   - name: ${o.pipeline ?? 'shop'}
     channel: ${o.channel}
@@ -130,6 +137,7 @@ settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10${o.settings ? `, ${o.se
 clusters:
   - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch${kargoApi} }
 pipelines:${pipelines}
+${o.templates ? `pipelineTemplates:${o.templates}` : ''}
 `);
   let app: Glidepath | undefined;
   const startApp = async (): Promise<Glidepath> => {
@@ -152,13 +160,14 @@ pipelines:${pipelines}
       return app;
     },
     startGlidepath: startApp,
-    deploy(name, version, releaseId, labels = LABELS) {
+    deploy(name, version, releaseId, labels = LABELS, at = {}) {
       const image = `registry.example.com/shop/${name}:${version}`;
-      if (!store.tryGet(rt(), 'shop', name)) {
-        store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name, image, replicas: 2, steps: o.steps ?? [], labels, annotations: { 'hangar.io/release-id': releaseId } }));
+      const namespace = at.namespace ?? 'shop';
+      if (!store.tryGet(rt(), namespace, name)) {
+        store.create(rt(), namespace, rolloutManifest({ namespace, name, image, replicas: 2, steps: o.steps ?? [], labels, annotations: { ...at.annotations, 'hangar.io/release-id': releaseId } }));
         return;
       }
-      store.mutate(rt(), 'shop', name, (r) => {
+      store.mutate(rt(), namespace, name, (r) => {
         r.spec.template.spec.containers[0].image = image;
         r.metadata.annotations = { ...r.metadata.annotations, 'hangar.io/release-id': releaseId };
       });
@@ -166,9 +175,12 @@ pipelines:${pipelines}
     async runFor(ms) {
       for (let t = 0; t < ms; t += 500) await clock.advance(500);
     },
-    async kubectlStatusPatch(name, status) {
+    remove(name, namespace = 'shop') {
+      store.delete(rt(), namespace, name);
+    },
+    async kubectlStatusPatch(name, status, namespace = 'shop') {
       await admin().patchNamespacedCustomObjectStatus(
-        { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace: 'shop', name, body: { status } },
+        { group: 'argoproj.io', version: 'v1alpha1', plural: 'rollouts', namespace, name, body: { status } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
     },

@@ -5,8 +5,12 @@
  * tracking label (the same objects the Argo CD notification subscription selects). ApplicationSet
  * stages bring each ApplicationSet they name (by name: a field selector) and its children. Kargo
  * stages bring their project's Stages (by the selection's labels), Promotions and Freight.
+ * Templates bring what their generators list (never the pipelines they generate: a generated
+ * pipeline's stages select within its generator's objects, which the generator's scope lists).
  */
 import type { ConfigFile } from '../../config/file.js';
+import { explicitPipelines } from '../../routing/catalog.js';
+import { generatorScopes } from '../../routing/generator.js';
 import { APPLICATION_SETS, APPLICATIONS, FREIGHT, PROMOTIONS, ROLLOUTS, STAGES, type ResourceRef } from '../../kube/resources.js';
 
 export interface WatchScope {
@@ -27,6 +31,11 @@ export function watchedClusters(config: ConfigFile): string[] {
   return config.clusters.filter((c) => (c.facts ?? 'webhook') !== 'webhook').map((c) => c.name);
 }
 
+/** Whether a scope is one a template's generator lists: its objects' deletions retire their groups. */
+export function isGeneratorScope(config: ConfigFile, cluster: string, scope: WatchScope): boolean {
+  return generatorScopes(config.pipelineTemplates, cluster).some((g) => g.namespace === scope.namespace && g.labelSelector === scope.labelSelector && (g.kind === 'Rollout' ? ROLLOUTS : APPLICATIONS) === scope.resource && scope.fieldSelector === undefined && scope.ownedBy === undefined);
+}
+
 export function watchScopes(config: ConfigFile, cluster: string): WatchScope[] {
   const scopes = new Map<string, WatchScope>();
   const add = (scope: WatchScope): void => void scopes.set(`${scope.resource.plural}|${scope.namespace}|${scope.labelSelector ?? ''}|${scope.fieldSelector ?? ''}|${scope.ownedBy?.join(',') ?? ''}`, scope);
@@ -34,7 +43,11 @@ export function watchScopes(config: ConfigFile, cluster: string): WatchScope[] {
   let anyRollouts = false;
   /** ApplicationSets named by stages, per namespace. */
   const appSets = new Map<string, Set<string>>();
-  for (const pipeline of config.pipelines) {
+  for (const g of generatorScopes(config.pipelineTemplates, cluster)) {
+    if (g.kind === 'Rollout') anyRollouts = true;
+    add({ resource: g.kind === 'Rollout' ? ROLLOUTS : APPLICATIONS, namespace: g.namespace, labelSelector: g.labelSelector });
+  }
+  for (const pipeline of explicitPipelines(config)) {
     for (const stage of pipeline.stages) {
       if (stage.cluster !== cluster) continue;
       if (stage.rollouts) {

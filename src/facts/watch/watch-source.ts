@@ -28,7 +28,12 @@ import { KubeActionError } from '../../kube/errors.js';
 import { WATCH_DELETED_EVENT, WATCH_EVENT, WATCH_RESYNC_EVENT } from '../identity.js';
 import { ListWatch } from './list-watch.js';
 import { ListOrder, listRole } from './list-order.js';
-import { watchedClusters, watchScopes, type WatchScope } from './scopes.js';
+import { isGeneratorScope, watchedClusters, watchScopes, type WatchScope } from './scopes.js';
+import { catalogOf } from '../../routing/catalog.js';
+import { objectMetaSchema } from '../../model/meta.js';
+
+/** What a deletion needs of the object: which one, and which version was last seen. */
+const goneObjectMeta = objectMetaSchema.pick({ namespace: true, name: true, uid: true, resourceVersion: true });
 
 
 export interface WatchSourceOptions {
@@ -176,6 +181,8 @@ class ClusterWatch {
           onObject: deliver,
           // A Stage that leaves stops counting at once: DELETED, and missing from a relist.
           ...(scope.resource.kind === 'Stage' ? { onDeleted: (object: unknown) => deliver(object, 'deleted') } : {}),
+          // A template's Rollout or Application that leaves: its group may retire (src/routing/catalog.ts).
+          ...(isGeneratorScope(this.o.config, this.cluster, scope) ? { onDeleted: (object: unknown) => this.forgetGenerated(scope, object) } : {}),
           onRestart: (reason, relist, error) => {
             this.o.metrics.watchRestarts.inc({ ...labels, relist: String(relist) });
             if (error instanceof KubeActionError && error.kind === 'line-too-long') {
@@ -207,6 +214,15 @@ class ClusterWatch {
       ).start();
       this.watches.push(watch);
     }
+  }
+
+  /** A generator's object gone from its scope (deleted, relabelled out, missing from a relist): it leaves its group. */
+  private forgetGenerated(scope: WatchScope, object: unknown): void {
+    const meta = goneObjectMeta.safeParse((object as { metadata?: unknown } | null)?.metadata);
+    if (!meta.success || !this.lease.isHeld) return;
+    const kind = scope.resource.kind === 'Rollout' ? 'Rollout' : 'Application';
+    this.o.metrics.watchEvents.inc({ cluster: this.cluster, kind, how: 'deleted' });
+    catalogOf(this.o.config)?.forget({ kind, cluster: this.cluster, namespace: meta.data.namespace, name: meta.data.name, ...(meta.data.uid ? { uid: meta.data.uid } : {}), ...(meta.data.resourceVersion ? { resourceVersion: meta.data.resourceVersion } : {}) });
   }
 
   /** A relist of any of the cluster's scopes: a warning when there are too many in the window (a 410 loop, a flapping API server). */

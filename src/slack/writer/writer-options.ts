@@ -17,7 +17,8 @@ export interface SlackWriterOptions {
   keys: Keys;
   client: WebClient;
   releases: ReleaseReader;
-  pipeline(name: string): PipelineConfig | undefined;
+  /** A generated pipeline this process never saw the objects of is read from the shared record, hence a promise. */
+  pipeline(name: string): PipelineConfig | undefined | Promise<PipelineConfig | undefined>;
   logger: Logger;
   metrics: SlackWriterMetrics;
   finishedTtlMs: number;

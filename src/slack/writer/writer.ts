@@ -105,7 +105,7 @@ export class SlackWriter {
       this.log.warn({ pipeline: pipelineName, release: releaseId, job: job.data.type }, 'release record is gone (expired?); nothing to send');
       return;
     }
-    const pipeline = this.options.pipeline(pipelineName);
+    const pipeline = await this.options.pipeline(pipelineName);
     if (!pipeline) {
       this.log.warn({ pipeline: pipelineName, release: releaseId }, 'pipeline is no longer configured; nothing to send');
       return;
