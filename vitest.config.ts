@@ -4,7 +4,7 @@ import { HeaviestFirst } from './test/support/heaviest-first.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Integration tests start servers and Redis connections; keep the two cores from thrashing.
+    // Integration tests start servers and Redis connections: a process per worker, a few workers.
     pool: 'forks',
     // Three on two cores: much of the suite waits (Retry-After, lock expiry, a 15 s 410 storm, the
     // story's pauses), and a third file fills those waits. Measured on this machine, vitest alone:
