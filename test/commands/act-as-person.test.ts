@@ -6,12 +6,11 @@
  * as them. Real Bolt app, Slack stand-in, Redis, client-node against the stand-in with deploy/rbac.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { PolicyRule } from '../../sandbox/kube/auth.js';
 import { configFileSchema, type ConfigFile } from '../../src/config/file.js';
 import { APPROVE_ACTION_ID, encodeButtonValue, type ButtonValue } from '../../src/slack/buttons.js';
-import { startKubeWorld, type KubeWorld } from '../kube/support.js';
+import { pausedAtStep1, startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { waitFor } from '../helpers/wait.js';
 import { kargoObjects } from '../helpers/kargo-objects.js';
 import { ALICE, BOB, commandsConfig, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
@@ -70,19 +69,8 @@ afterEach(async () => {
 const rt = () => world.store.registry.byKind('Rollout', 'argoproj.io');
 const live = () => world.store.get(rt(), 'shop', 'checkout');
 
-/** A canary of a new image, paused at its indefinite pause step (index 1). */
-async function pausedAtStep1(): Promise<{ g: number; h: string; s: number }> {
-  world.store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.28.0' }));
-  await clock.advance(0);
-  world.store.mutate(rt(), 'shop', 'checkout', (r) => void (r.spec.template.spec.containers[0].image = 'registry.example.com/shop/checkout:1.29.0'));
-  await clock.advance(6000);
-  const r = live();
-  expect(r.status).toMatchObject({ phase: 'Paused', currentStepIndex: 1 });
-  return { g: r.metadata.generation!, h: r.status.currentPodHash, s: 1 };
-}
-
-function approveButton(at: { g: number; h: string; s: number }): string {
-  const value: ButtonValue = { v: 1, p: 'checkout', r: 'rel-1', st: 'prod', k: 'Rollout', c: 'prod', ns: 'shop', n: 'checkout', ...at };
+function approveButton(at: { generation: number; podHash: string; stepIndex: number }): string {
+  const value: ButtonValue = { v: 1, p: 'checkout', r: 'rel-1', st: 'prod', k: 'Rollout', c: 'prod', ns: 'shop', n: 'checkout', g: at.generation, h: at.podHash, s: at.stepIndex };
   return encodeButtonValue(value);
 }
 
@@ -92,7 +80,7 @@ const rolloutWrites = () => world.server.writes.filter((w) => w.resource.startsW
 describe('authorization: kubernetes', () => {
   it('alice approves a paused canary by button: the PATCHes arrive as alice and her groups, impersonated by Glidepath, and the audit names both', async () => {
     await start('kubernetes');
-    const at = await pausedAtStep1();
+    const at = await pausedAtStep1(world, clock);
     const answer = await (await rig.click({ actionId: APPROVE_ACTION_ID, value: approveButton(at), user: ALICE })).first();
     expect(said(answer)).toContain('approved step 2 of prod/shop/checkout: the canary moves on');
     expect(live().status.pauseConditions ?? []).toHaveLength(0);
@@ -111,7 +99,7 @@ describe('authorization: kubernetes', () => {
 
   it('bob, whose Kubernetes identity may patch rollouts/status but not rollouts, is refused before anything is sent, with the verb named', async () => {
     await start('kubernetes');
-    const at = await pausedAtStep1();
+    const at = await pausedAtStep1(world, clock);
     const answer = await (await rig.click({ actionId: APPROVE_ACTION_ID, value: approveButton(at), user: BOB })).first();
     // The group from the Slack user group counted: only the spec patch is missing.
     expect(said(answer)).toContain('bob@example.com (groups shop-status-patchers) may not patch rollouts in shop on prod');
@@ -126,7 +114,7 @@ describe('authorization: kubernetes', () => {
 
   it('an unmapped Slack user is refused with how to get mapped; nothing is sent', async () => {
     await start('kubernetes');
-    const at = await pausedAtStep1();
+    const at = await pausedAtStep1(world, clock);
     const answer = await (await rig.click({ actionId: APPROVE_ACTION_ID, value: approveButton(at), user: MALLORY })).first();
     expect(said(answer)).toContain('you have no Kubernetes identity in Glidepath');
     expect(said(answer)).toContain(`add your Kubernetes user (and groups) as identities.users.${MALLORY} in the config`);
@@ -140,7 +128,7 @@ describe('authorization: kubernetes', () => {
 
   it('carol, mapped by the email on her Slack profile (users.info), approves by command as carol@example.com', async () => {
     await start('kubernetes');
-    await pausedAtStep1();
+    await pausedAtStep1(world, clock);
     const answer = await (await rig.command('approve prod/shop/checkout', CAROL)).first();
     expect(said(answer)).toBe(':white_check_mark: approved step 2 of prod/shop/checkout: the canary moves on');
     expect(rolloutWrites().map((w) => w.subject.user)).toEqual(['carol@example.com']);
@@ -149,7 +137,7 @@ describe('authorization: kubernetes', () => {
 
   it('the abort dialog is not offered to someone the cluster would refuse', async () => {
     await start('kubernetes');
-    await pausedAtStep1();
+    await pausedAtStep1(world, clock);
     const answer = await (await rig.command('abort prod/shop/checkout', MALLORY)).first();
     expect(said(answer)).toContain('you have no Kubernetes identity in Glidepath');
     expect(rig.slack.transcript.openedViews).toEqual([]);
@@ -188,7 +176,7 @@ describe('authorization: kubernetes, Kargo', () => {
 describe('authorization: both', () => {
   it('the cluster allowing is not enough: carol, whom the config does not list, is refused by the config, and nothing is asked or sent', async () => {
     await start('both');
-    const at = await pausedAtStep1();
+    const at = await pausedAtStep1(world, clock);
     const answer = await (await rig.click({ actionId: APPROVE_ACTION_ID, value: approveButton(at), user: CAROL })).first();
     expect(said(answer)).toContain('you may not approve in checkout@prod');
     expect(rolloutWrites()).toEqual([]);

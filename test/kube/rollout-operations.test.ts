@@ -4,7 +4,7 @@ import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { RolloutsController } from '../../sandbox/kube/controllers/rollouts.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
-import { completed, failure, refusal, startKubeWorld, type KubeWorld } from './support.js';
+import { completed, failure, pausedAtStep1, refusal, startKubeWorld, type KubeWorld } from './support.js';
 
 let clock: FakeClock;
 let world: KubeWorld;
@@ -23,20 +23,9 @@ const rt = () => world.store.registry.byKind('Rollout', 'argoproj.io');
 const live = (): KubeObject => world.store.get(rt(), 'shop', 'checkout');
 const api = () => world.clusters.api('prod');
 
-/** A canary of a new image, paused at its indefinite pause step (index 1). */
-async function pausedAtStep1(): Promise<{ generation: number; podHash: string; stepIndex: number }> {
-  world.store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.28.0' }));
-  await clock.advance(0);
-  world.store.mutate(rt(), 'shop', 'checkout', (r) => void (r.spec.template.spec.containers[0].image = 'registry.example.com/shop/checkout:1.29.0'));
-  await clock.advance(6000);
-  const r = live();
-  expect(r.status).toMatchObject({ phase: 'Paused', currentStepIndex: 1 });
-  return { generation: r.metadata.generation!, podHash: r.status.currentPodHash, stepIndex: 1 };
-}
-
 describe('approveCanaryStep', () => {
   it('clears the pause exactly as kubectl argo rollouts promote does, with the resourceVersion it read, and the canary moves on', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     const rvBefore = live().metadata.resourceVersion;
     const result = await completed(approveCanaryStep(api(), 'shop', 'checkout', expected));
     expect(result.patches).toEqual([{ subresource: 'status', body: { metadata: { resourceVersion: rvBefore }, status: { pauseConditions: null } } }]);
@@ -49,7 +38,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('also unpauses spec.paused when the Rollout was paused by hand', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     world.store.patch(rt(), 'shop', 'checkout', 'merge', { spec: { paused: true } });
     await clock.advance(0);
     const result = await completed(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, generation: live().metadata.generation! }));
@@ -61,7 +50,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('when the controller writes between the two halves, the spec half is written again on the same version, not given up', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     world.store.patch(rt(), 'shop', 'checkout', 'merge', { spec: { paused: true } });
     await clock.advance(0);
     let raced = false;
@@ -78,7 +67,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('refuses a stale click with what changed, and changes nothing', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     const err = await refusal(approveCanaryStep(api(), 'shop', 'checkout', { ...expected, stepIndex: 0 }));
     expect(err.kind).toBe('refused');
     expect(err.reason).toBe('checkout moved from step 1 to step 2 since the button was shown; nothing was changed');
@@ -90,7 +79,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('refuses when the Rollout is no longer paused at that step (someone else approved it first)', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     // Another person's promote, not yet acted on by the controller: same step, no pause condition.
     controller.stop();
     world.store.patch(rt(), 'shop', 'checkout', 'merge', { status: { pauseConditions: null } }, { subresource: 'status' });
@@ -102,7 +91,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('a change between its read and its write is a 409 explained in the words of the button, never a skipped step', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     let raced = false;
     world.server.onRequest = (req) => {
       if (raced || req.verb !== 'patch' || req.resource !== 'rollouts/status') return;
@@ -119,7 +108,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('a write between its read and its write that changed nothing approved (a status timestamp) is retried once: the pause is cleared', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     let raced = false;
     world.server.onRequest = (req) => {
       if (raced || req.verb !== 'patch' || req.resource !== 'rollouts/status') return;
@@ -137,7 +126,7 @@ describe('approveCanaryStep', () => {
   });
 
   it('names a missing RBAC rule clearly (403)', async () => {
-    const expected = await pausedAtStep1();
+    const expected = await pausedAtStep1(world, clock);
     const err = await failure(approveCanaryStep(world.clusters.api('prod-no-status'), 'shop', 'checkout', expected));
     expect(err.kind).toBe('forbidden');
     expect(err.status).toBe(403);
@@ -155,7 +144,7 @@ describe('approveCanaryStep', () => {
 
 describe('abortRollout and retryRollout', () => {
   it('abort writes status.abort=true on the status subresource; retry writes abort=false; each is refused when Argo CD would not offer it', async () => {
-    const { podHash } = await pausedAtStep1();
+    const { podHash } = await pausedAtStep1(world, clock);
     const aborted = await completed(abortRollout(api(), 'shop', 'checkout', { podHash }));
     expect(aborted.patches).toEqual([{ subresource: 'status', body: { metadata: { resourceVersion: expect.any(String) }, status: { abort: true } } }]);
     await clock.advance(0);

@@ -4,11 +4,13 @@
  * the permissions Glidepath ships), an admin, and a `no-status` user lacking rollouts/status.
  */
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { parse } from 'yaml';
 import type { KubeApiWatchOptions } from '../../src/kube/api.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { ADMIN_RULES, type PolicyRule, type SandboxUser } from '../../sandbox/kube/auth.js';
-import type { Clock } from '../../sandbox/kube/clock.js';
+import { rolloutManifest } from '../../sandbox/kube/builders.js';
+import type { Clock, FakeClock } from '../../sandbox/kube/clock.js';
 import type { KubeServer } from '../../sandbox/kube/server.js';
 import { startStandInCluster, type StandInCluster, type StandInControllers } from '../../sandbox/kube/stand-in.js';
 import type { ObjectStore } from '../../sandbox/kube/store.js';
@@ -107,4 +109,16 @@ export async function failure(promise: Promise<unknown>): Promise<Error & Record
     return err as Error & Record<string, any>;
   }
   throw new Error('expected the call to fail');
+}
+
+/** A canary of a new image on `shop/checkout`, paused at its indefinite pause step (index 1): what an Approve of step 2 expects. */
+export async function pausedAtStep1(world: Pick<KubeWorld, 'store'>, clock: FakeClock): Promise<{ generation: number; podHash: string; stepIndex: number }> {
+  const rt = world.store.registry.byKind('Rollout', 'argoproj.io');
+  world.store.create(rt, 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.28.0' }));
+  await clock.advance(0);
+  world.store.mutate(rt, 'shop', 'checkout', (r) => void (r.spec.template.spec.containers[0].image = 'registry.example.com/shop/checkout:1.29.0'));
+  await clock.advance(6000);
+  const r = world.store.get(rt, 'shop', 'checkout');
+  expect(r.status).toMatchObject({ phase: 'Paused', currentStepIndex: 1 });
+  return { generation: r.metadata.generation!, podHash: r.status.currentPodHash, stepIndex: 1 };
 }
