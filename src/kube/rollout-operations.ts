@@ -160,31 +160,39 @@ export async function approveCanaryStep(api: KubeApi, ns: string, name: string, 
   return done({ cluster: api.cluster, namespace: ns, name, before, after, patches });
 }
 
+/** Conflicts a status action rides out: the controller writes a busy Rollout's status many times a second. */
+const STATUS_ACTION_ATTEMPTS = 3;
+
 async function statusAction(api: KubeApi, ns: string, name: string, action: 'abort' | 'retry', expectedPodHash?: string): Promise<RolloutActionOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
-  const rollout = await getRollout(api, ns, name);
+  let rollout = await getRollout(api, ns, name);
   const before = deriveRolloutState(rollout);
-  if (expectedPodHash !== undefined && before.podHash !== expectedPodHash) {
-    return refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${before.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { why: 'changed', before });
+  for (let attempt = 1; ; attempt++) {
+    const now = deriveRolloutState(rollout);
+    if (expectedPodHash !== undefined && now.podHash !== expectedPodHash) {
+      return refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${now.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { why: 'changed', before: now });
+    }
+    // The same rule as Argo CD's action discovery: abort while not fully promoted and not aborted; retry once aborted.
+    if (!now.actions[action]) {
+      const why = now.fullyPromoted ? 'it is fully promoted: there is nothing to ' + action : action === 'abort' ? 'it is already aborted' : 'it is not aborted';
+      return refused(`${name} cannot be ${action === 'abort' ? 'aborted' : 'retried'}: ${why}; nothing was changed`, call, { why: 'not-offered', before: now });
+    }
+    const planned = rolloutActionPatch(action, rollout);
+    // Retry writes abort=false (what `kubectl argo rollouts retry` sends); Argo CD's null is equivalent.
+    const statusPatch = action === 'retry' ? { status: { abort: false } } : planned.status!;
+    const body = { metadata: { resourceVersion: rollout.metadata.resourceVersion }, ...statusPatch };
+    try {
+      const latest = await api.patchStatus(ROLLOUTS, ns, name, body);
+      const after = deriveRolloutState(parseObject(rolloutSchema, latest, call));
+      return done({ cluster: api.cluster, namespace: ns, name, before, after, patches: [{ subresource: 'status', body }] });
+    } catch (err) {
+      if (!(err instanceof KubeActionError) || err.kind !== 'conflict') throw err;
+      // The controller wrote the status in between (a failing canary's does, constantly): an abort
+      // must not lose to that. Read again and judge afresh: the version and the offer still decide.
+      if (attempt >= STATUS_ACTION_ATTEMPTS) throw await explainConflict(api, ns, name, undefined, call, err);
+      rollout = await getRollout(api, ns, name);
+    }
   }
-  // The same rule as Argo CD's action discovery: abort while not fully promoted and not aborted; retry once aborted.
-  if (!before.actions[action]) {
-    const why = before.fullyPromoted ? 'it is fully promoted: there is nothing to ' + action : action === 'abort' ? 'it is already aborted' : 'it is not aborted';
-    return refused(`${name} cannot be ${action === 'abort' ? 'aborted' : 'retried'}: ${why}; nothing was changed`, call, { why: 'not-offered', before });
-  }
-  const planned = rolloutActionPatch(action, rollout);
-  // Retry writes abort=false (what `kubectl argo rollouts retry` sends); Argo CD's null is equivalent.
-  const statusPatch = action === 'retry' ? { status: { abort: false } } : planned.status!;
-  const body = { metadata: { resourceVersion: rollout.metadata.resourceVersion }, ...statusPatch };
-  let latest: unknown;
-  try {
-    latest = await api.patchStatus(ROLLOUTS, ns, name, body);
-  } catch (err) {
-    if (err instanceof KubeActionError && err.kind === 'conflict') throw await explainConflict(api, ns, name, undefined, call, err);
-    throw err;
-  }
-  const after = deriveRolloutState(parseObject(rolloutSchema, latest, call));
-  return done({ cluster: api.cluster, namespace: ns, name, before, after, patches: [{ subresource: 'status', body }] });
 }
 
 /** `status.abort=true` on the status subresource. */

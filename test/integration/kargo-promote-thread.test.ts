@@ -49,7 +49,11 @@ describe('a promotion from Slack on a watched cluster is followed in its release
     );
 
     const healthy = await world.until('dev healthy in rel-p1', () => world.thread('rel-p1')?.replies.find((r) => r.text.includes('*dev* is Healthy')));
-    const parent = world.thread('rel-p1')!;
+    // The reply and the parent's edit are jobs of their own: either may reach Slack first.
+    const parent = await world.until('the parent shows dev Healthy', () => {
+      const m = world.thread('rel-p1');
+      return m && world.parentText(m).includes('• kargo-checkout/dev — Healthy') && m;
+    });
     // The Promotion shows in the release thread (from the watch), and nowhere else.
     expect(world.parentText(parent)).toContain('• kargo-checkout/dev — Healthy · Freight *brave-lynx* (`checkout:5.0.0`) · Promotion Succeeded by kubernetes:glidepath');
     expect(world.slack.transcript.messages(KARGO_CHANNEL)).toHaveLength(1);
@@ -66,6 +70,8 @@ describe('a promotion from Slack on a watched cluster is followed in its release
 
     await world.until('fleet healthy in rel-p1', () => replies('rel-p1').some((t) => t.includes('*fleet* is Healthy')));
     await world.until('rel-p1 complete', () => replies('rel-p1').some((t) => t.includes('is complete')));
+    // The parent's edit is a job of its own: it may land after the reply.
+    await world.until('the parent shows fleet Healthy', () => world.parentText(world.thread('rel-p1')!).includes('• kargo-checkout/fleet — Healthy'));
     expect(world.parentText(world.thread('rel-p1')!)).toContain('• kargo-checkout/fleet — Healthy · Freight *brave-lynx* (`checkout:5.0.0`) · PromotionRequest Succeeded');
     expect(world.slack.transcript.messages(KARGO_CHANNEL)).toHaveLength(1);
     expect(everything()).not.toContain('following its phase');

@@ -55,6 +55,8 @@ describe('a target-aware Kargo Stage in the release thread', { timeout: 60_000 }
     const healthy = await world.until('fleet healthy', () => replies(world.thread('rel-t1')).find((t) => t.includes('*fleet* is Healthy')));
     expect(healthy).toBe(':white_check_mark: *fleet* is Healthy for this release.');
     await world.until('rel-t1 complete', () => replies(world.thread('rel-t1')).some((t) => t.includes('is complete')));
+    // The parent's edit is a job of its own: it may land after the reply.
+    await world.until('the parent reads Complete', () => world.parentText(world.thread('rel-t1')!).includes(':white_check_mark: *Complete*'));
     const parent = world.parentText(world.thread('rel-t1')!);
     expect(parent).toContain(':white_check_mark: *Complete*');
     expect(fleetRow('rel-t1')).toBe('• kargo-checkout/fleet — Healthy · Freight *tidy-tapir* (`checkout:4.0.0`) · PromotionRequest Succeeded');

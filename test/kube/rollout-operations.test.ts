@@ -158,6 +158,21 @@ describe('abortRollout and retryRollout', () => {
     expect(live().status.abort).toBeFalsy();
   });
 
+  it('an abort is not lost to a controller writing the status meanwhile (a failing canary does, constantly): read again and abort', async () => {
+    const { podHash } = await pausedAtStep1(world, clock);
+    let raced = 0;
+    world.server.onRequest = (req) => {
+      if (raced >= 2 || req.verb !== 'patch' || req.resource !== 'rollouts/status') return;
+      raced += 1;
+      // The controller's own status write (a new message), between Glidepath's read and its patch.
+      world.store.patch(rt(), 'shop', 'checkout', 'merge', { status: { message: `reconciled ${raced}` } }, { subresource: 'status' });
+    };
+    const aborted = await completed(abortRollout(api(), 'shop', 'checkout', { podHash }));
+    expect(raced).toBe(2);
+    expect(aborted.after.aborted).toBe(true);
+    expect(world.server.requestCounts.get('patch rollouts/status')).toBe(3);
+  });
+
   it('refuses to abort a fully promoted Rollout', async () => {
     world.store.create(rt(), 'shop', rolloutManifest({ namespace: 'shop', name: 'checkout', image: 'registry.example.com/shop/checkout:1.28.0' }));
     await clock.advance(0);
