@@ -15,8 +15,6 @@ import { kargoNotices, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
 import { activeTargets } from './stage-targets.js';
 import { mixedStageKey, splitOtherApps } from './mixed-stage.js';
-import { appSetKeyOfStage } from './reduce-appset.js';
-import { forgetJudgement, rememberJudgement, reusableJudgement } from './stage-memo.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 /**
@@ -104,10 +102,9 @@ function latchTargets(stage: StageState, keys: TargetKeys, now: number): void {
   }
 }
 
-/** `doneOf`: stageDone of the stages that had it worked out already. */
-function releaseStatus(record: ReleaseRecord, keysOf: ReadonlyMap<StageState, TargetKeys>, doneOf: ReadonlyMap<StageState, boolean>): ReleaseStatus {
+function releaseStatus(record: ReleaseRecord, keysOf: ReadonlyMap<StageState, TargetKeys>): ReleaseStatus {
   const keys = (stage: StageState): TargetKeys => keysOf.get(stage) ?? Object.keys(stage.targets);
-  if (record.stages.every((stage) => doneOf.get(stage) ?? stageDone(stage, keys(stage)))) return 'Complete';
+  if (record.stages.every((stage) => stageDone(stage, keys(stage)))) return 'Complete';
   let targets = 0;
   let allSuperseded = true;
   for (const stage of record.stages) {
@@ -235,30 +232,15 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   // Step membership known beside the record (heard before this release opened, or since).
   adoptKnownAppSets(record, ctx.pipeline, ctx);
   const keysOf = new Map<StageState, TargetKeys>();
-  const doneOf = new Map<StageState, boolean>();
   for (const stage of record.stages) {
-    const config = ctx.pipeline.stages.find((s) => s.name === stage.name);
-    // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).
-    const stepStage = config?.applicationSet !== undefined;
-    const appSetKey = stepStage && config ? appSetKeyOfStage(config) : undefined;
-    if (stepStage) {
-      // A step stage nothing changed since it was last judged in this batch is not judged again (stage-memo.ts).
-      const keys = Object.keys(stage.targets);
-      const reused = reusableJudgement(record, stage, keys, appSetKey, now, ctx);
-      if (reused) {
-        stage.status = reused.status;
-        keysOf.set(stage, keys);
-        doneOf.set(stage, reused.done);
-        for (const key of reused.noticing) targetNotices(notices, stage, stage.targets[key] as TargetState, now, ctx, true);
-        continue;
-      }
-    }
     // A known target running another app's release is not pending for this one (mixed-stage.ts).
     stage.pending = splitOtherApps(record, stage, pendingTargets(stage, ctx.knownTargets?.[stage.name]), ctx);
     if (stage.otherReleases) notices.reply(mixedStageKey(stage.name), 'mixed-stage', { mixed: { ...stage.otherReleases, ...selectorOf(ctx, stage.name) } }, stage.name);
     const keys = Object.keys(stage.targets);
     keysOf.set(stage, keys);
     stage.status = stageStatus(stage, keys);
+    // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).
+    const stepStage = ctx.pipeline.stages.some((s) => s.name === stage.name && s.applicationSet);
     if (stepStage) judgeStepStage(record, stage, ctx.pipeline, now, keys);
     else latchTargets(stage, keys, now);
     if (stage.status === 'Healthy' && stage.healthyAt === undefined) {
@@ -268,32 +250,16 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
       const next = at >= 0 ? ctx.pipeline.stages[at + 1] : undefined;
       notices.reply(`stage-healthy:${stage.name}`, 'stage-healthy', next?.kargo ? { promoteTo: next.name, ...promotedFreight(stage) } : {}, stage.name);
     }
-    // Whether the judgement can be kept: it dropped no target and holds no Kargo Stage (whose notices edit it).
-    let keepable = stepStage;
-    const noticing: string[] = [];
     for (const key of keys) {
       const t = stage.targets[key];
-      if (t === undefined) {
-        keepable = false;
-        continue;
-      }
+      if (t === undefined) continue;
       // Most of a step's thousands of targets have no notice due: passed over without a call.
-      if (t.kargo) {
-        keepable = false;
-        kargoNotices(notices, stage, t, now, ctx);
-      } else if (mayNotice(t)) {
-        noticing.push(key);
-        targetNotices(notices, stage, t, now, ctx, stepStage);
-      }
+      if (t.kargo) kargoNotices(notices, stage, t, now, ctx);
+      else if (mayNotice(t)) targetNotices(notices, stage, t, now, ctx, stepStage);
     }
-    if (keepable) {
-      const done = stageDone(stage, keys);
-      doneOf.set(stage, done);
-      rememberJudgement(record, stage, keys, appSetKey, now, ctx, { done, noticing });
-    } else if (stepStage) forgetJudgement(stage);
   }
   notices.effects.push(...appSetOrderFailures(record, ctx.pipeline, now, ctx.unhealthyGraceMs));
-  record.status = releaseStatus(record, keysOf, doneOf);
+  record.status = releaseStatus(record, keysOf);
   if (record.status === 'Complete' || record.status === 'Superseded') {
     record.finishedAt ??= now;
     if (record.status === 'Complete') notices.reply('release-complete', 'release-complete', {});
