@@ -46,10 +46,17 @@ const shownText = (m: TranscriptMessage): string => (m.blocks[0] as { text?: { t
 const CATCH_UP_MS = 60_000;
 
 async function parentWhere(w: WatchedWorld, releaseId: string, what: string, ok: (m: TranscriptMessage) => boolean): Promise<TranscriptMessage> {
-  return waitFor(async () => {
-    const m = thread(w, releaseId);
-    return m && ok(m) ? m : undefined;
-  }, what, CATCH_UP_MS);
+  try {
+    return await waitFor(async () => {
+      const m = thread(w, releaseId);
+      return m && ok(m) ? m : undefined;
+    }, what, CATCH_UP_MS);
+  } catch (err) {
+    // What Slack and the record showed instead: the difference between a lagging writer and a wrong record.
+    const record = await w.app.store.get(PIPELINE, releaseId);
+    const stages = record?.stages.map((s) => `${s.name}=${s.status}`).join(' ');
+    throw new Error(`${(err as Error).message}\n  the parent: ${thread(w, releaseId)?.text ?? '(none)'}\n  the record: ${record ? `${record.status} ${stages}` : '(none)'}`, { cause: err });
+  }
 }
 /** The thread once Glidepath has nothing left to say: what a reply count is taken from. */
 async function settledThread(w: WatchedWorld, releaseId: string): Promise<TranscriptMessage> {
