@@ -58,7 +58,7 @@ async function step(i: number): Promise<void> {
   const route = resolveRoutes(config, fact)[0]!;
   const items: RoutedFact[] = [{ fact, route }];
   const owned = items.map(ownedTarget).filter((t): t is string => t !== undefined);
-  const [knownTargets, previousOfTarget] = await Promise.all([targets.knownTargets(PIPELINE, fact.receivedAt), targets.releasesOf(PIPELINE, owned)]);
+  const [knownTargets, previousOfTarget] = await Promise.all([targets.knownTargets(PIPELINE, fact.receivedAt), targets.ownedOf(PIPELINE, owned).then((o) => o.releases)]);
   const { saved, result } = await store.update<ReduceOutcome[]>(PIPELINE, route.releaseId, (current) => {
     const s = reduceReleaseBatch(current?.record, items, { config, knownTargets, previousOfTarget });
     return { next: s.changed ? s.record : undefined, outbox: s.effects, result: s.outcomes };

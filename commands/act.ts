@@ -123,7 +123,7 @@ export async function permission(ctx: CommandContext, attempt: Pick<Attempt<unkn
   try {
     byCluster = await clusterAllows(ctx.kube, ctx.identities, stage.cluster, ctx.user.id, attempt.writes);
   } catch (err) {
-    const why = err instanceof KubeActionError ? err.message : (err as Error).message;
+    const why = (err as Error).message;
     return { kind: 'failed', reason: `Glidepath could not ask cluster ${stage.cluster} whether you may (${why}); nothing was sent`, error: err };
   }
   const sentAs = byCluster.identity ? { sentAs: byCluster.identity } : {};

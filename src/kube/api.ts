@@ -107,11 +107,6 @@ export class KubeApi {
     return view;
   }
 
-  /** The identity writes are sent as; undefined for Glidepath's own credentials. */
-  get identity(): KubeIdentity | undefined {
-    return this.sentAs;
-  }
-
   private async call<T>(res: ResourceRef, verb: string, subresource: string | undefined, namespace: string | undefined, name: string | undefined, run: () => Promise<T>): Promise<T> {
     const resource = subresource ? `${res.plural}/${subresource}` : res.plural;
     const write = verb !== 'get' && verb !== 'list' && verb !== 'watch';

@@ -167,8 +167,8 @@ async function statusAction(api: KubeApi, ns: string, name: string, action: 'abo
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'rollouts/status', namespace: ns, name };
   let rollout = await getRollout(api, ns, name);
   const before = deriveRolloutState(rollout);
+  let now = before;
   for (let attempt = 1; ; attempt++) {
-    const now = deriveRolloutState(rollout);
     if (expectedPodHash !== undefined && now.podHash !== expectedPodHash) {
       return refused(`${name} is now rolling out a different version (pod hash ${expectedPodHash} → ${now.podHash ?? 'none'}) since the button was shown; nothing was changed`, call, { why: 'changed', before: now });
     }
@@ -191,6 +191,7 @@ async function statusAction(api: KubeApi, ns: string, name: string, action: 'abo
       // must not lose to that. Read again and judge afresh: the version and the offer still decide.
       if (attempt >= STATUS_ACTION_ATTEMPTS) throw await explainConflict(api, ns, name, undefined, call, err);
       rollout = await getRollout(api, ns, name);
+      now = deriveRolloutState(rollout);
     }
   }
 }

@@ -162,9 +162,11 @@ function mayNotice(t: TargetState): boolean {
   return phase === 'Failed' || phase === 'Error' || phase === 'Running';
 }
 
-/** `stepStage`: the stage is an ApplicationSet step, where a child it has not reached has the previous revision's health (notReachedHere). */
+/**
+ * A target's notices; the caller has checked mayNotice. `stepStage`: the stage is an ApplicationSet
+ * step, where a child it has not reached has the previous revision's health (notReachedHere).
+ */
 function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, stepStage = false): void {
-  if (!mayNotice(t)) return;
   const where = refKey(t.ref);
   const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
   if (t.aborted) {

@@ -9,7 +9,7 @@ import { releaseIdSchema } from '../facts/schemas.js';
 import { cutCodePoints } from '../model/unicode.js';
 import type { ReleaseRecord } from './record.js';
 import { routeKargo } from './route-kargo.js';
-import { observeFact, pipelinesForFact } from '../routing/catalog.js';
+import { routablePipelines } from '../routing/catalog.js';
 
 export interface Route {
   pipeline: PipelineConfig;
@@ -54,9 +54,9 @@ export function stageSelectsRollout(stage: StageConfig, cluster: string, namespa
   return sel !== undefined && stage.cluster === cluster && sel.namespace === namespace && sel.selector.matches(labels);
 }
 
-function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
+function routeRollout(pipelines: readonly PipelineConfig[], fact: RolloutFact): Route[] {
   const routes: Route[] = [];
-  for (const pipeline of pipelinesForFact(config, fact)) {
+  for (const pipeline of pipelines) {
     for (const stage of pipeline.stages) {
       if (!stageSelectsRollout(stage, fact.target.cluster, fact.target.namespace, fact.rollout.labels)) continue;
       const id = releaseIdOf(pipeline, fact.rollout.annotations, () =>
@@ -68,10 +68,10 @@ function routeRollout(config: ConfigFile, fact: RolloutFact): Route[] {
   return routes;
 }
 
-function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
+function routeApplication(pipelines: readonly PipelineConfig[], fact: ApplicationFact): Route[] {
   const routes: Route[] = [];
   const app = fact.application;
-  for (const pipeline of pipelinesForFact(config, fact)) {
+  for (const pipeline of pipelines) {
     for (const stage of pipeline.stages) {
       if (stage.cluster !== fact.target.cluster) continue;
       const byLabels = stage.applications && stage.applications.namespace === fact.target.namespace && stage.applications.selector.matches(app.labels);
@@ -93,7 +93,6 @@ function routeApplication(config: ConfigFile, fact: ApplicationFact): Route[] {
  */
 export function routeFact(config: ConfigFile, fact: ClusterFact): Route[] {
   // A Rollout or Application of a template's generator makes its group's pipeline known before it is routed.
-  observeFact(config, fact);
-  if (fact.kind === 'rollout') return routeRollout(config, fact);
-  return fact.kind === 'application' ? routeApplication(config, fact) : routeKargo(config, fact);
+  if (fact.kind === 'rollout') return routeRollout(routablePipelines(config, fact), fact);
+  return fact.kind === 'application' ? routeApplication(routablePipelines(config, fact), fact) : routeKargo(config, fact);
 }

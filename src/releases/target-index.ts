@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { KargoSeen } from './kargo-tombstones.js';
+import { sameKeys } from './pending.js';
 
 export interface TargetEntry {
   stage: string;
@@ -34,11 +35,8 @@ export interface TargetIndexOptions {
 
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
 
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+/* The index's version while the index exists, else '' (KEYS[1] the index, KEYS[2] its version). */
+const VERSION_EXPR = `redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''`;
 
 /*
  * KEYS[1] the pipeline's target index, KEYS[2] its version; ARGV the targets. Returns the version
@@ -48,7 +46,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
  */
 const RELEASES_AMONG = `
 local values = redis.call('HMGET', KEYS[1], unpack(ARGV))
-local seen, out = {}, {redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''}
+local seen, out = {}, {${VERSION_EXPR}}
 for i, json in ipairs(values) do
   if json then
     local ok, entry = pcall(cjson.decode, json)
@@ -65,8 +63,7 @@ end
 return out
 `;
 
-/* KEYS[1] the target index, KEYS[2] its version: the version while the index exists, else ''. */
-const VERSION = `return redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''`;
+const VERSION = `return ${VERSION_EXPR}`;
 
 type RedisWithTargets = Redis & {
   glidepathReleasesAmong(key: string, version: string, ...targets: string[]): Promise<string[]>;
@@ -178,14 +175,9 @@ export class TargetIndex {
     return known.builtAt - before.heardAt > this.options.forgetAfterMs;
   }
 
-  /** Current releases of several targets in one round trip. */
-  async releasesOf(pipeline: string, targets: string[]): Promise<Map<string, string>> {
-    return (await this.ownedOf(pipeline, targets)).releases;
-  }
-
   /**
-   * The releases several targets run, each named with one target that runs it: the set of
-   * releaseOf's values, without sending each target's entry back (an ApplicationSet fact's
+   * The releases several targets run, each named with one target that runs it: the set of the
+   * releases ownedOf names, without sending each target's entry back (an ApplicationSet fact's
    * routing asks this of its thousands of children, on each of its facts). The same targets asked
    * again while the index's version has not moved (no replica wrote it since) get the answer kept
    * here, for one small read. Shared: never change it.
@@ -195,7 +187,7 @@ export class TargetIndex {
     const index = this.keys.targetReleases(pipeline);
     const versionKey = this.keys.targetReleasesVersion(pipeline);
     const kept = this.among.get(pipeline);
-    if (kept && sameList(kept.targets, targets) && (await redis.glidepathTargetsVersion(index, versionKey)) === kept.version) return kept.releases;
+    if (kept && sameKeys(kept.targets, targets) && (await redis.glidepathTargetsVersion(index, versionKey)) === kept.version) return kept.releases;
     const out = new Map<string, string>();
     const seen = new Set<string>();
     const versions = new Set<string>();

@@ -110,12 +110,6 @@ export class PipelineCatalog {
     return this.pipelines().find((p) => p.name === name) ?? this.retired.get(name)?.pipeline;
   }
 
-  /** The generated pipelines listed now, with the template and group each came from. */
-  generated(): GeneratedPipeline[] {
-    const listed = new Set(this.pipelines());
-    return [...this.groups.values()].flatMap((g) => (g.generated && listed.has(g.generated.pipeline) ? [g.generated] : []));
-  }
-
   /** Called with each pipeline this replica generates or changes, and each it retires: the shared record follows. */
   onChange(listener: (g: GeneratedPipeline, change: 'generated' | 'retired') => void): void {
     this.changeListeners.push(listener);
@@ -337,17 +331,15 @@ export function generatedFromFact(fact: Fact): GeneratedFrom | undefined {
   return { kind: 'Application', cluster, namespace, name, ...(fact.application.uid ? { uid: fact.application.uid } : {}), ...(fact.application.resourceVersion ? { resourceVersion: fact.application.resourceVersion } : {}), labels: fact.application.labels, annotations: fact.application.annotations };
 }
 
-/** The pipelines a Rollout or Application fact is matched against (see PipelineCatalog.pipelinesFor). */
-export function pipelinesForFact(config: ConfigFile, fact: Fact): readonly PipelineConfig[] {
+/**
+ * The pipelines a Rollout or Application fact is matched against (see PipelineCatalog.pipelinesFor),
+ * once the catalog has seen its object: routing sees every cluster fact's object first, the one
+ * place generated pipelines come from, for ingest, the watch and the worker.
+ */
+export function routablePipelines(config: ConfigFile, fact: Fact): readonly PipelineConfig[] {
   const catalog = catalogOf(config);
   const o = catalog && catalog.templates.length > 0 ? generatedFromFact(fact) : undefined;
-  return o ? catalog!.pipelinesFor(o) : config.pipelines;
-}
-
-/** Routing sees every cluster fact's object first: the one place generated pipelines come from, for ingest, the watch and the worker. */
-export function observeFact(config: ConfigFile, fact: Fact): void {
-  const catalog = catalogOf(config);
-  if (!catalog || catalog.templates.length === 0) return;
-  const o = generatedFromFact(fact);
-  if (o) catalog.observe(o);
+  if (!o) return config.pipelines;
+  catalog!.observe(o);
+  return catalog!.pipelinesFor(o);
 }

@@ -192,7 +192,13 @@ ${o.templates ? `pipelineTemplates:${o.templates}` : ''}
         const [facts, writes] = await Promise.all([started.facts.counts(...NOW_STATES), started.slack?.queue?.getJobCounts(...NOW_STATES, 'delayed') ?? {}]);
         return [...Object.values(facts), ...Object.values(writes)].every((n) => n === 0);
       };
-      await waitFor(async () => (await idle()) && (await new Promise((r) => setTimeout(r, 200))) === undefined && (await idle()), 'Glidepath idle (no fact, no Slack call pending)', 60_000);
+      // Twice, 200 ms apart: a fact heard from the watch meanwhile, or a reply the last job queued, shows up in between.
+      const idleTwice = async (): Promise<boolean> => {
+        if (!(await idle())) return false;
+        await new Promise((r) => setTimeout(r, 200));
+        return idle();
+      };
+      await waitFor(idleTwice, 'Glidepath idle (no fact, no Slack call pending)', 60_000);
     },
     async close() {
       await app?.close();
