@@ -12,6 +12,11 @@ import { ConfigError, formatIssues } from './errors.js';
 import { identitiesSchema } from './identities.js';
 import { fillDeep, fillText, pipelineTemplateSchema, sampleBindings, type TemplateBindings } from './templates.js';
 
+/** A stage or generator naming a cluster the file does not list: which, and the ones it does. */
+function unknownCluster(name: string, clusterNames: ReadonlySet<string>): string {
+  return `unknown cluster "${name}" (clusters: ${[...clusterNames].join(', ') || 'none'})`;
+}
+
 const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const name = (what: string) =>
   z
@@ -253,7 +258,7 @@ export const configFileSchema = z
           ctx.addIssue({
             code: 'custom',
             path: ['pipelines', i, 'stages', j, 'cluster'],
-            message: `unknown cluster "${s.cluster}" (clusters: ${[...clusterNames].join(', ') || 'none'})`,
+            message: unknownCluster(s.cluster, clusterNames),
           });
         }
       });
@@ -269,7 +274,7 @@ function checkTemplates(cfg: { pipelineTemplates: readonly PipelineTemplate[] },
     if (templateNames.has(t.name)) ctx.addIssue({ code: 'custom', path: at('name'), message: `duplicate template "${t.name}"` });
     templateNames.add(t.name);
     t.generator.clusters.forEach((c, j) => {
-      if (!clusterNames.has(c)) ctx.addIssue({ code: 'custom', path: at('generator', 'clusters', j), message: `unknown cluster "${c}" (clusters: ${[...clusterNames].join(', ') || 'none'})` });
+      if (!clusterNames.has(c)) ctx.addIssue({ code: 'custom', path: at('generator', 'clusters', j), message: unknownCluster(c, clusterNames) });
     });
     const filled = instantiateTemplate(t, sampleBindings(t.generator.clusters[0] ?? 'sample'), t.channel);
     if ('problems' in filled) {
@@ -277,7 +282,7 @@ function checkTemplates(cfg: { pipelineTemplates: readonly PipelineTemplate[] },
       return;
     }
     filled.pipeline.stages.forEach((s, j) => {
-      if (!clusterNames.has(s.cluster)) ctx.addIssue({ code: 'custom', path: at('stages', j, 'cluster'), message: `unknown cluster "${s.cluster}" (clusters: ${[...clusterNames].join(', ') || 'none'})` });
+      if (!clusterNames.has(s.cluster)) ctx.addIssue({ code: 'custom', path: at('stages', j, 'cluster'), message: unknownCluster(s.cluster, clusterNames) });
     });
   });
 }
