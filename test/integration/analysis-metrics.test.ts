@@ -13,8 +13,13 @@ const STEPS = [{ setWeight: 20 }, { analysis: { templates: [{ templateName: 'suc
 
 describe('a failed or inconclusive analysis in the thread', () => {
   let world: WatchedWorld;
-  /** Each reply's whole text (the first section: the fallback `text` is its first line only). */
-  const replies = () => world.replies().map((r) => ({ text: (r.blocks[0] as { text?: { text?: string } } | undefined)?.text?.text ?? r.text }));
+  /**
+   * Each reply's whole text, its sections' (the fallback `text` is its first line only). Not the
+   * first block's: a reply that lands after the parent said Aborted (the failed analysis is what
+   * aborts) opens with a "posted late" context line.
+   */
+  const replies = () =>
+    world.replies().map((r) => ({ text: r.blocks.flatMap((b) => ((b as { type: string }).type === 'section' ? [(b as { text?: { text?: string } }).text?.text ?? ''] : [])).join('\n') || r.text }));
 
   beforeAll(async () => {
     // The new version of checkout fails its analysis; cart's is inconclusive.
