@@ -73,7 +73,7 @@ export class KubeServer {
   readonly registry: ResourceRegistry;
   readonly authorizer: Authorizer;
   private readonly http: Server;
-  private readonly watches: WatchStreams;
+  readonly watches: WatchStreams;
   private bookmarkTimer?: NodeJS.Timeout;
   private readonly maxBodyBytes: number;
   private readonly openapi: OpenApiDocuments;

@@ -22,12 +22,34 @@ function isTrue(v: string | null): boolean {
 export class WatchStreams {
   private readonly open = new Set<OpenWatch>();
 
+  /**
+   * How late this kind's stream delivers (real ms; a lagging stream, as an API server under load or
+   * a slow link makes one). Events keep their order within a stream; streams drift apart.
+   */
+  lagMs?: (rt: ResourceType) => number | undefined;
+
   constructor(private readonly store: ObjectStore) {}
 
   start(rt: ResourceType, namespace: string | undefined, params: URLSearchParams, res: ServerResponse, table: boolean): void {
     const now = (): number => this.store.clock.now();
+    // Lines held back by a lag, in order: lag reorders streams, never the events of one.
+    const held: { at: number; line: string }[] = [];
+    const release = (): void => {
+      while (held.length > 0 && held[0]!.at <= Date.now()) {
+        const { line } = held.shift()!;
+        if (!res.writableEnded) res.write(line);
+      }
+      if (held.length > 0) setTimeout(release, held[0]!.at - Date.now());
+    };
     const write = (type: WatchEventType | 'ERROR', object: unknown): void => {
-      if (!res.writableEnded) res.write(JSON.stringify({ type, object }) + '\n');
+      const line = JSON.stringify({ type, object }) + '\n';
+      const lag = this.lagMs?.(rt);
+      if (!lag && held.length === 0) {
+        if (!res.writableEnded) res.write(line);
+        return;
+      }
+      held.push({ at: Math.max(held.at(-1)?.at ?? 0, Date.now() + (lag ?? 0)), line });
+      if (held.length === 1) setTimeout(release, held[0]!.at - Date.now());
     };
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache' });
     res.flushHeaders();
