@@ -21,7 +21,7 @@
 import type { PipelineConfig } from '../config/file.js';
 import type { AppSetMemberState, AppSetState, StepProgress } from './appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from './record.js';
-import { appSetKeyOfStage } from './reduce-appset.js';
+import { appSetKeyOfStage, keepUnlisted } from './reduce-appset.js';
 import { childTargetKey } from './route-appset.js';
 import { activeTargets, troubleStatus } from './stage-targets.js';
 import { sameKeys } from './pending.js';
@@ -238,12 +238,17 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     return;
   }
   const { members, keys } = membersOfStep(appSet, sel.step);
-  // Children placed here before the ApplicationSet was heard, and children that changed step, leave.
+  // Children placed here before the ApplicationSet was heard, and children that changed step,
+  // leave; one it does not list (yet) is kept aside as heard, for its row once it does.
   let held = 0;
   for (const k of targetKeys) {
-    if (stage.targets[k] === undefined) continue;
+    const target = stage.targets[k];
+    if (target === undefined) continue;
     if (keys.has(k)) held += 1;
-    else delete stage.targets[k];
+    else {
+      delete stage.targets[k];
+      if (appSet.members[target.ref.name] === undefined) keepUnlisted(record, k, key, target);
+    }
   }
   // What is left are members' targets: one pass over the members sees each of them once.
   let done = 0;

@@ -10,6 +10,7 @@ import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
 import { pendingTargets } from './pending.js';
 import { judgeStepStage, notReachedHere, ownRevisions } from './derive-appset.js';
 import { adoptKnownAppSets } from './appset-known.js';
+import { placeListedChildren } from './reduce-appset.js';
 import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
@@ -233,6 +234,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   const notices = new Notices(record);
   // Step membership known beside the record (heard before this release opened, or since).
   adoptKnownAppSets(record, ctx.pipeline, ctx);
+  placeListedChildren(record, ctx.pipeline);
   const keysOf = new Map<StageState, TargetKeys>();
   for (const stage of record.stages) {
     // A known target running another app's release is not pending for this one (mixed-stage.ts).

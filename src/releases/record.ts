@@ -280,6 +280,13 @@ export interface ReleaseRecord {
   revision?: string;
   /** ApplicationSets the stages name, as last heard, by targetKey. */
   appSets?: Record<string, AppSetState>;
+  /**
+   * Children heard before their ApplicationSet listed them (its status is written after it creates
+   * them, and comes on another stream), by target key: kept out of every row, and placed in their
+   * step's row once it does (placeListedChildren), so no observation of them is lost. Bounded.
+   * `appSet`: the owning ApplicationSet's target key.
+   */
+  unlistedChildren?: Record<string, { appSet: string; target: TargetState }>;
   /** In pipeline order. */
   stages: StageState[];
   stall?: { alertedAt: number; silentSince: number };

@@ -68,19 +68,70 @@ export function dropUnnamedAppSets(record: ReleaseRecord, pipeline: PipelineConf
   else record.appSets = Object.fromEntries(kept);
 }
 
+/** Where a child's fact goes in a step stage: its row, the record's unlisted children, or nowhere. */
+export type ChildPlacement = { kind: 'here' } | { kind: 'unlisted'; appSet: string } | { kind: 'elsewhere'; reason: string };
+
 /**
- * Why a child's fact is not for this stage (undefined: it is), by the newer of the record's
- * membership and the one known beside it (`known`, appset-known.ts).
+ * Where a child's fact goes, by the newer of the record's membership and the one known beside it
+ * (`known`, appset-known.ts). A child the ApplicationSet does not list yet is kept aside, not
+ * dropped: the ApplicationSet writes its status after it creates the child, and the child's own
+ * facts, on another stream, often come first (a Healthy dropped then is not heard again).
  */
-export function childOutsideStage(record: ReleaseRecord | undefined, stage: StageConfig, fact: ApplicationFact, known?: KnownAppSets): string | undefined {
+export function childPlacement(record: ReleaseRecord | undefined, stage: StageConfig, fact: ApplicationFact, known?: KnownAppSets): ChildPlacement {
   const step = stage.applicationSet?.step;
   const key = appSetKeyOfStage(stage);
-  if (step === undefined || key === undefined) return undefined;
+  if (step === undefined || key === undefined) return { kind: 'here' };
   const appSet = latestAppSet(record, known, key);
-  if (!appSet) return undefined;
+  if (!appSet) return { kind: 'here' };
   const member = appSet.members[fact.target.name];
-  if (!member) return `ApplicationSet ${appSet.ref.name} does not list ${fact.target.name} (yet)`;
-  return member.step === String(step) ? undefined : `${fact.target.name} is in step ${member.step}, not ${step}`;
+  if (!member) return { kind: 'unlisted', appSet: key };
+  return member.step === String(step) ? { kind: 'here' } : { kind: 'elsewhere', reason: `${fact.target.name} is in step ${member.step}, not ${step}` };
+}
+
+/** Unlisted children a record keeps at most: the least recently heard go first. */
+export const MAX_UNLISTED_CHILDREN = 200;
+
+/**
+ * Keeps a child's target aside until its ApplicationSet lists it, unless a newer observation of
+ * it is kept already (replaced, never changed in place).
+ */
+export function keepUnlisted(record: ReleaseRecord, key: string, appSet: string, target: TargetState): void {
+  const held = record.unlistedChildren?.[key]?.target;
+  if (held && held !== target && compareObservations(target, held) < 0) return;
+  const kept = { ...record.unlistedChildren, [key]: { appSet, target } };
+  const keys = Object.keys(kept);
+  if (keys.length > MAX_UNLISTED_CHILDREN) {
+    keys.sort((a, b) => kept[a]!.target.lastHeardAt - kept[b]!.target.lastHeardAt);
+    for (const k of keys.slice(0, keys.length - MAX_UNLISTED_CHILDREN)) delete kept[k];
+  }
+  record.unlistedChildren = kept;
+}
+
+/**
+ * Each unlisted child its ApplicationSet now lists goes into the rows of its step (and rows that
+ * name the ApplicationSet without a step), unless a row holds a newer observation of it, and
+ * leaves the unlisted ones. Run before the rows are judged.
+ */
+export function placeListedChildren(record: ReleaseRecord, pipeline: PipelineConfig): void {
+  const unlisted = record.unlistedChildren;
+  if (!unlisted || !record.appSets) return;
+  let left: typeof unlisted | undefined;
+  for (const [key, { appSet, target }] of Object.entries(unlisted)) {
+    const member = record.appSets[appSet]?.members[target.ref.name];
+    if (!member) continue;
+    for (const config of pipeline.stages) {
+      const step = config.applicationSet?.step;
+      if (appSetKeyOfStage(config) !== appSet || (step !== undefined && member.step !== String(step))) continue;
+      const stage = record.stages.find((s) => s.name === config.name);
+      const held = stage?.targets[key];
+      if (stage && (!held || compareObservations(target, held) > 0)) stage.targets[key] = target;
+    }
+    left ??= { ...unlisted };
+    delete left[key];
+  }
+  if (!left) return;
+  if (Object.keys(left).length === 0) delete record.unlistedChildren;
+  else record.unlistedChildren = left;
 }
 
 /**
@@ -94,6 +145,8 @@ export function supersedeEveryCopy(record: ReleaseRecord, key: string, byRelease
     if (!target) continue;
     stage.targets[key] = { ...target, supersededBy: byReleaseId, supersededAt: at };
   }
+  const unlisted = record.unlistedChildren?.[key];
+  if (unlisted) keepUnlisted(record, key, unlisted.appSet, { ...unlisted.target, supersededBy: byReleaseId, supersededAt: at });
 }
 
 /**

@@ -20,7 +20,7 @@ import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState }
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
-import { applicationTargetFields, childOutsideStage, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
+import { applicationTargetFields, childPlacement, keepUnlisted, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
@@ -282,8 +282,8 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     : undefined;
   const stageConfig = ctx.pipeline.stages.find((s) => s.name === ctx.stage);
   if (!stageConfig) return unchanged('ignored', `stage ${ctx.stage ?? '(none)'} is not in pipeline ${ctx.pipeline.name}`);
-  const outside = stageConfig.applicationSet ? childOutsideStage(current, stageConfig, fact, ctx.appSets) : undefined;
-  if (outside) return unchanged('ignored', outside);
+  const placement = stageConfig.applicationSet ? childPlacement(current, stageConfig, fact, ctx.appSets) : undefined;
+  if (placement?.kind === 'elsewhere') return unchanged('ignored', placement.reason);
   const record = openRecord(current, ctx, ctx.releaseId, ctx.idSource ?? 'images', [], now);
   const stage = findStage(record, ctx.stage) as StageState;
   const effects: Effect[] = [];
@@ -304,18 +304,25 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
   }
 
   const key = targetKey(fact.target);
-  const prev = stage.targets[key];
+  const unlisted = placement?.kind === 'unlisted' ? placement.appSet : undefined;
+  const prev = unlisted !== undefined ? record.unlistedChildren?.[key]?.target : stage.targets[key];
   const order = prev ? compareObservations(app, prev) : 1;
   if (prev?.supersededAt && compareObservations(app, prev.supersededAt) <= 0) {
     return unchanged('out-of-order', `target moved on to release ${prev.supersededBy ?? '?'} after this observation`);
   }
   if (order < 0) return unchanged('out-of-order', `resourceVersion ${app.resourceVersion ?? '?'} is older than what was seen`);
-  if (order === 0 && prev) return heartbeat(current, record, stage, prev, now, ctx, effects);
+  if (order === 0 && prev && unlisted === undefined) return heartbeat(current, record, stage, prev, now, ctx, effects);
+  if (order === 0 && prev) {
+    // The same observation of a child kept aside (each step stage's route brings it once).
+    record.counters.duplicate += 1;
+    hear(record, now, effects);
+    return finish(record, now, ctx, 'heartbeat', effects);
+  }
   const { phase, message } = applicationPhase(fact);
   const fields = applicationTargetFields(fact);
   record.counters.facts += 1;
   if (stageConfig.applicationSet) noteRevision(record, fact);
-  stage.targets[key] = {
+  const target: TargetState = {
     ref: fact.target,
     uid: app.uid,
     generation: app.generation,
@@ -333,7 +340,11 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
     ...(prev?.healthyAt !== undefined && prev.revision === fields.revision && String(prev.revisions) === String(fields.revisions) ? { healthyAt: prev.healthyAt } : {}),
     lastHeardAt: now,
   };
-  stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+  if (unlisted !== undefined) keepUnlisted(record, key, unlisted, target);
+  else {
+    stage.targets[key] = target;
+    stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+  }
   hear(record, now, effects);
   supersedePrevious(ctx, record, fact.target, app, effects);
   return finish(record, now, ctx, 'applied', effects);
@@ -374,6 +385,13 @@ function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFa
   if (!current) return unchanged('ignored', 'release no longer exists');
   const key = targetKey(fact.target);
   const stage = current.stages.find((s) => s.targets[key] !== undefined);
+  const unlisted = current.unlistedChildren?.[key]?.target;
+  if (!stage && unlisted && unlisted.supersededBy !== fact.byReleaseId && (unlisted.uid === undefined || compareObservations(unlisted, fact.at) <= 0)) {
+    // A child kept aside moved on before its ApplicationSet listed it: placed, it counts as it last was here.
+    const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
+    supersedeEveryCopy(record, key, fact.byReleaseId, fact.at);
+    return finish(record, fact.receivedAt, ctx, 'applied', []);
+  }
   if (!stage) return unchanged('ignored', `target ${key} is not part of this release`);
   const existing = stage.targets[key] as TargetState;
   if (existing.supersededBy === fact.byReleaseId) return unchanged('ignored', 'already superseded');
