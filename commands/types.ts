@@ -6,29 +6,27 @@ import type { ViewsOpenArguments } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../src/audit/audit-log.js';
 import type { ConfigFile } from '../src/config/file.js';
-import type { KubeActions } from '../src/kube/actions.js';
+import type { KubeReads } from '../src/kube/reads-by-cluster.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
 import type { GroupDirectory } from '../src/policy/permissions.js';
 import type { IdentityMap } from '../src/policy/identity.js';
 import type { ReleaseReader } from '../src/releases/ports.js';
 import type { OwnActions } from '../src/releases/own-actions.js';
-import type { ApprovalStore } from './approvals.js';
+import type { ApprovalStore } from '../src/actions/approvals.js';
+import type { ThreadLocator } from '../src/actions/types.js';
 
 export interface SlackText {
   text: string;
   blocks?: unknown[];
 }
 
-/** Where a release's thread lives in Slack. */
-export interface ThreadLocator {
-  get(pipeline: string, releaseId: string): Promise<{ channel: string; ts: string } | undefined>;
-}
+export type { ThreadLocator } from '../src/actions/types.js';
 
 /** The services every subcommand shares (built once per process). */
 export interface CommandServices {
   config: ConfigFile;
   releases: ReleaseReader;
-  kube: KubeActions;
+  kube: KubeReads;
   /** For the few plain reads the operations do not cover (a Rollout before a typed approve). */
   clusters: ClusterClients;
   audit: AuditLog;
