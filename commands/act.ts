@@ -9,14 +9,7 @@ import type { SlackText } from './types.js';
 export type { Outcome } from '../src/actions/types.js';
 export { act, threadLine } from '../src/actions/engine.js';
 
-/**
- * A click's answer: the outcome when an action was attempted (the listener marks the clicked
- * message when it went through), and the message to show either way.
- */
-export interface ClickAnswer {
-  outcome?: Outcome<unknown>;
-  message: SlackText;
-}
+export type { ClickAnswer } from '../src/slack/listeners/command-port.js';
 
 /** An outcome in words, for the person who asked. */
 export function outcomeMessage(outcome: Outcome<unknown>): SlackText {

@@ -9,7 +9,8 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { ApprovalStore } from '../actions/approvals.js';
 import { OwnActions } from '../releases/own-actions.js';
-import type { CommandServices } from '../../commands/types.js';
+import type { CommandServices } from '../slack/listeners/command-port.js';
+import { commandHandlers } from '../../commands/handlers.js';
 import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import type { Env, Role } from '../config/env.js';
 import { finishedTtlMs, unfinishedTtlMs, type ConfigFile } from '../config/file.js';
@@ -101,7 +102,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
   const releases = new ReleaseStore(o.requests, keys, ttl);
   const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases }) : undefined;
   // Replays are refused across replicas: the signatures already seen live in Redis.
-  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands } : {}) }) : undefined;
+  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands: { services: commands, handlers: commandHandlers } } : {}) }) : undefined;
   let client: WebClient;
   if (app) client = app.client;
   else {
