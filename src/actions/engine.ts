@@ -89,7 +89,7 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     const { reason } = permission.decision;
     if (permission.decision.failed) {
       await audit(ctx, request, trail, 'failed', reason);
-      return { kind: 'failed', reason, error: new Error(reason) };
+      return { kind: 'failed', reason, error: permission.error };
     }
     await audit(ctx, request, trail, 'denied', reason);
     await line('denied', `${person(ctx)} tried to ${intent.describe} (${at}): refused, ${reason}`);

@@ -15,6 +15,8 @@ export interface PermissionAnswer {
   decision: Extract<GateDecision, { gate: 'permission' }>;
   /** The identity the write is sent as (undefined: Glidepath's own service account). */
   sentAs?: KubeIdentity;
+  /** Why the cluster could not be asked, when it could not. */
+  error?: unknown;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function permissionGate(ctx: ActionContext, request: { action: Clus
     byCluster = await clusterDecision(ctx, stage.cluster, request.writes);
   } catch (err) {
     const why = (err as Error).message;
-    return { decision: { gate: 'permission', allowed: false, failed: true, reason: `Glidepath could not ask cluster ${stage.cluster} whether you may (${why}); nothing was sent` } };
+    return { decision: { gate: 'permission', allowed: false, failed: true, reason: `Glidepath could not ask cluster ${stage.cluster} whether you may (${why}); nothing was sent` }, error: err };
   }
   const sentAs = byCluster.identity ? { sentAs: byCluster.identity } : {};
   if (!byCluster.allowed) return { decision: { gate: 'permission', allowed: false, reason: byCluster.reason }, ...sentAs };
