@@ -127,11 +127,11 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
   const where = stagesOfObject(ctx.config, { kind: 'object', cluster: value.c, namespace: value.ns, name: value.n }, 'ApplicationSet')[0];
   if (!where) return { message: { text: NOT_AN_APPSET_BUTTON } };
   const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
+  // The release at the stage, as for a typed approve: its thread gets the line of the approval, done or refused.
+  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
   // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
   const gate = await permissionGate(ctx, { action: 'approve', where, writes: rollingSyncStep(ctx, ref, value.step, value.rev).writes });
-  if (!gate.decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
-  // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
-  const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
+  if (!gate.decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, release?.releaseId)).message };
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   if (snapshot.report.stale.length > 0) {
     // The refresh is a write of its own (the refresh permission, its own audit entry), through act() like the approval.

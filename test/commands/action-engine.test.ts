@@ -62,8 +62,11 @@ describe('on an ApplicationSet (refresh, RollingSync step)', () => {
 
   const applicationWrites = () => w.server.writes.filter((x) => x.resource.startsWith('applications'));
 
-  it('a refresh by someone not allowed is refused before any PATCH, by command and by the Refresh-and-approve button, each with one audit entry', async () => {
+  it('a refresh by someone not allowed is refused before any PATCH, by command and by the Refresh-and-approve button, each with one audit entry and a line in the thread', async () => {
     await start();
+    await rig!.store.update('checkout', 'rel-a', () => ({ next: record({ pipeline: 'checkout', releaseId: 'rel-a', stages: [recordStage('rolling', 'Waiting')] }), result: null }));
+    const parent = await createSlackClient('xoxb-commands', rig!.slack.apiUrl).chat.postMessage({ channel: CHANNEL, text: 'Release rel-a (checkout)' });
+    await new ThreadStore(rig!.redis, rig!.keys, 3_600_000).saveParent('checkout', 'rel-a', { channel: CHANNEL, ts: parent.ts!, rendered: 'x', version: 1 });
     const sha = await newCommit();
     const typed = await (await rig!.command('freshness prod/argocd/checkout --refresh', MALLORY)).first();
     expect(said(typed)).toMatch(/^:no_entry: Not allowed: you may not refresh in checkout@rolling/);
@@ -76,6 +79,12 @@ describe('on an ApplicationSet (refresh, RollingSync step)', () => {
       ['approve', MALLORY, 'denied', ['permission:held']],
       ['refresh', MALLORY, 'denied', ['permission:held']],
     ]);
+    const lines = await eventually(() => {
+      const replies = rig!.slack.transcript.find(CHANNEL, parent.ts!)?.replies ?? [];
+      return replies.length >= 2 ? replies.map((r) => r.text) : undefined;
+    }, 'both refusals in the release thread');
+    expect(lines[0]).toMatch(new RegExp(`^:no_entry: <@${MALLORY}> tried to refresh 2 stale Applications of prod/argocd/checkout \\(checkout@rolling\\): refused`));
+    expect(lines[1]).toMatch(new RegExp(`^:no_entry: <@${MALLORY}> tried to approve RollingSync step 3 of prod/argocd/checkout at ${sha.slice(0, 7)} \\(checkout@rolling\\): refused`));
   });
 
   it('a RollingSync step refused as stale, a refresh, and the step approved again: one audit entry each, with the gates each passed', async () => {
