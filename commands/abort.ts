@@ -5,9 +5,9 @@
  * a fix, or a revert in git.
  */
 import { deriveRolloutState } from '../src/model/rollout-state.js';
-import { abortActionKey } from '../src/releases/own-actions.js';
-import { rolloutStatusAccess } from '../src/kube/write-access.js';
-import { act, outcomeMessage, permission, type Outcome } from './act.js';
+import { permissionGate } from '../src/actions/gates.js';
+import { rolloutAbort } from '../src/actions/intents.js';
+import { act, outcomeMessage, type Outcome } from './act.js';
 import type { RolloutRef } from './approve.js';
 import { ABORT_DIALOG_CALLBACK_ID, encodeAbortDialog, type AbortDialogMetadata } from '../src/slack/buttons.js';
 import { section } from './blocks.js';
@@ -32,25 +32,8 @@ export async function abortConfirmed(ctx: CommandContext, meta: Pick<AbortDialog
   const target = `${meta.c}/${meta.ns}/${meta.n}`;
   if (!where) return { outcome: { kind: 'denied', reason: 'no stage' }, message: { text: `:x: no configured stage selects ${target}` } };
   const known = await releaseWithTarget(ctx, where.pipeline.name, target);
-  const outcome = await act(ctx, {
-    action: 'abort',
-    target,
-    where,
-    ...(known ? { releaseId: known.record.releaseId } : {}),
-    describe: `abort ${target}`,
-    writes: rolloutStatusAccess(meta.ns, meta.n),
-    run: async (as) => {
-      // Recorded before the patch: the fact showing the abort must find it (else "aborted outside Glidepath").
-      const mark = abortActionKey(meta.h);
-      await ctx.ownActions?.record(target, mark, ctx.user.id);
-      const result = await ctx.kube.abortRollout(meta.c, meta.ns, meta.n, meta.h ? { podHash: meta.h } : undefined, as);
-      if (result.kind === 'refused') {
-        await ctx.ownActions?.forget(target, mark, ctx.user.id);
-        return { ...result, before: result.details.before };
-      }
-      return { kind: 'done', summary: `aborted ${target}: traffic goes back to the stable version`, before: result.before, after: result.after };
-    },
-  });
+  const intent = rolloutAbort(ctx, { cluster: meta.c, namespace: meta.ns, name: meta.n }, meta.h);
+  const outcome = await act(ctx, { intent, where, ...(known ? { releaseId: known.record.releaseId } : {}) });
   const message = outcomeMessage(outcome);
   if (outcome.kind === 'done') {
     message.text += `\n${wayBack({ cluster: meta.c, namespace: meta.ns, name: meta.n })}`;
@@ -76,9 +59,9 @@ export const abort: Subcommand = {
     if (target.kind !== 'object') throw new UsageError('name the Rollout as cluster/namespace/rollout', NAME);
     const { where, live } = await stageOfRollout(ctx, target);
     if (!where || !live) throw new UsageError(`no configured stage selects the Rollout ${target.cluster}/${target.namespace}/${target.name} (by namespace and label selector)`, NAME);
-    // The same gate act() applies (config, the cluster's RBAC, or both), so the dialog is never offered to someone it would refuse.
-    const gate = await permission(ctx, { action: 'abort', where, writes: rolloutStatusAccess(target.namespace, target.name) });
-    if (gate.kind === 'failed' || !gate.decision.allowed) {
+    // The same gate the engine applies (config, the cluster's RBAC, or both), so the dialog is never offered to someone it would refuse.
+    const gate = await permissionGate(ctx, { action: 'abort', where, writes: rolloutAbort(ctx, target, undefined).writes });
+    if (!gate.decision.allowed) {
       // No dialog for someone who may not abort: the attempt is refused (and audited) now.
       const { message } = await abortConfirmed(ctx, { c: target.cluster, ns: target.namespace, n: target.name });
       await ctx.slack.reply(message);

@@ -3,15 +3,15 @@
  * rollouts promote`), or the next RollingSync step of an ApplicationSet, only on fresh state.
  */
 import { deriveRolloutState } from '../src/model/rollout-state.js';
-import { progressText, short, type ChildFreshness } from '../src/kube/freshness.js';
+import { progressText, type ChildFreshness } from '../src/kube/freshness.js';
 import { refreshApplications, refreshOutcome } from './refresh.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
-import { applicationsAccess, approveCanaryAccess } from '../src/kube/write-access.js';
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
-import { act, outcomeMessage, permission, type ClickAnswer, type Outcome } from './act.js';
-import { resumeActionKey } from '../src/releases/own-actions.js';
+import { act, outcomeMessage, type ClickAnswer, type Outcome } from './act.js';
+import { permissionGate } from '../src/actions/gates.js';
+import { canaryStepApproval, rollingSyncStep } from '../src/actions/intents.js';
 import { encodeRefreshApprove, NOT_AN_APPSET_BUTTON, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
 import { actions, button, section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
@@ -34,32 +34,7 @@ export interface RolloutRef {
  * value can be edited.
  */
 export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome<RolloutRefusal>> {
-  const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
-  return act(ctx, {
-    action: 'approve',
-    target,
-    where,
-    ...(releaseId ? { releaseId } : {}),
-    approvalKey: `${target}@g${expected.generation}#${expected.podHash}#s${expected.stepIndex}`,
-    describe: `approve step ${expected.stepIndex + 1} of ${target}`,
-    writes: approveCanaryAccess(ref.namespace, ref.name),
-    run: async (as) => {
-      // Recorded before the patch: the fact showing the pause ended must find it (else "resumed outside Glidepath").
-      const mark = resumeActionKey(expected.podHash, expected.stepIndex);
-      await ctx.ownActions?.record(target, mark, ctx.user.id);
-      const result = await ctx.kube.approveCanaryStep(ref.cluster, ref.namespace, ref.name, expected, as);
-      if (result.kind === 'refused') {
-        await ctx.ownActions?.forget(target, mark, ctx.user.id);
-        return { ...result, before: result.details.before };
-      }
-      return {
-        kind: 'done',
-        summary: `approved step ${expected.stepIndex + 1} of ${target}: the canary moves on`,
-        before: result.before,
-        after: result.after,
-      };
-    },
-  });
+  return act(ctx, { intent: canaryStepApproval(ctx, ref, expected), where, ...(releaseId ? { releaseId } : {}) });
 }
 
 export interface AppSetRef {
@@ -101,26 +76,7 @@ export function staleRefusal(ref: AppSetRef, step: number, revision: string, sta
 
 /** Syncs a RollingSync step; refuses on stale children with their list and a Refresh-and-approve button. */
 export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome<RollingSyncRefusal>; message: SlackText }> {
-  const target = `${ref.cluster}/${ref.namespace}/${ref.name}`;
-  const outcome = await act(ctx, {
-    action: 'approve',
-    target,
-    where,
-    ...(releaseId ? { releaseId } : {}),
-    approvalKey: `${target}@appset#${revision}#s${step}`,
-    describe: `approve RollingSync step ${step} of ${target} at ${short(revision)}`,
-    // The step's children are Applications in the ApplicationSet's namespace.
-    writes: applicationsAccess(ref.namespace),
-    run: async (as) => {
-      const result = await ctx.kube.syncRollingSyncStep(ref.cluster, ref.namespace, ref.name, step, revision, { initiatedBy: `glidepath:${as?.user ?? ctx.user.id}` }, as);
-      if (result.kind === 'refused') return result;
-      if (result.synced.length === 0 && result.failed.length > 0) throw result.failed[0]!.error;
-      const parts = [`approved RollingSync step ${step} of ${target} at ${short(revision)}: syncing ${result.synced.join(', ') || 'nothing'}`];
-      if (result.skipped.length > 0) parts.push(`skipped ${result.skipped.map((s) => `${s.name} (${s.why})`).join(', ')}`);
-      if (result.failed.length > 0) parts.push(`NOT synced: ${result.failed.map((f) => `${f.name} (${f.error.message})`).join('; ')}`);
-      return { kind: 'done', summary: parts.join('; '), after: { synced: result.synced, skipped: result.skipped, failed: result.failed.map((f) => f.name) } };
-    },
-  });
+  const outcome = await act(ctx, { intent: rollingSyncStep(ctx, ref, step, revision), where, ...(releaseId ? { releaseId } : {}) });
   if (outcome.kind === 'refused' && outcome.details.why === 'stale') {
     return { outcome, message: staleRefusal(ref, step, revision, outcome.details.stale, outcome.reason) };
   }
@@ -171,11 +127,11 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
   const where = stagesOfObject(ctx.config, { kind: 'object', cluster: value.c, namespace: value.ns, name: value.n }, 'ApplicationSet')[0];
   if (!where) return { message: { text: NOT_AN_APPSET_BUTTON } };
   const ref: AppSetRef = { cluster: value.c, namespace: value.ns, name: value.n };
-  // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
-  const gate = await permission(ctx, { action: 'approve', where, writes: applicationsAccess(ref.namespace) });
-  if (gate.kind === 'failed' || !gate.decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, undefined)).message };
-  // The release at the stage, as for a typed approve: its thread gets the line of the approval that went through.
+  // The release at the stage, as for a typed approve: its thread gets the line of the approval, done or refused.
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
+  // No refresh on behalf of someone who may not approve: the attempt is refused (and audited) at once.
+  const gate = await permissionGate(ctx, { action: 'approve', where, writes: rollingSyncStep(ctx, ref, value.step, value.rev).writes });
+  if (!gate.decision.allowed) return { message: (await approveAppSetStep(ctx, where, ref, value.step, value.rev, release?.releaseId)).message };
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   if (snapshot.report.stale.length > 0) {
     // The refresh is a write of its own (the refresh permission, its own audit entry), through act() like the approval.

@@ -6,7 +6,8 @@
  * where to look. On a cluster heard only through webhooks nothing else would follow it (Kargo
  * sends no notifications), and promote.ts follows it as before.
  */
-import { freightDisplayName, type Freight } from '../src/model/kargo-freight.js';
+import type { Created as CreatedByPromote } from '../src/actions/intents.js';
+import { freightDisplayName } from '../src/model/kargo-freight.js';
 import { releaseDisplayName } from '../src/releases/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record.js';
 import { FREIGHT_RELEASE_PREFIX } from '../src/releases/route-kargo.js';
@@ -36,10 +37,7 @@ export async function releaseOfFreight(ctx: Pick<CommandContext, 'releases'>, pi
 }
 
 /** What a promote created, as the answer names it. */
-export interface Created {
-  kind: 'Promotion' | 'PromotionRequest';
-  freight: Freight;
-}
+export type Created = Pick<CreatedByPromote, 'kind' | 'freight'>;
 
 /**
  * The end of the answer on a watched cluster: where the promotion shows. The release thread of its

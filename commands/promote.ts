@@ -8,10 +8,10 @@
  */
 import { KubeActionError } from '../src/kube/errors.js';
 import { freightLabel } from '../src/kube/kargo-availability.js';
-import { availableFreight, promote as createPromotion, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
+import { availableFreight, TERMINAL_PROMOTION_PHASES } from '../src/kube/kargo.js';
 import { getStage } from '../src/kube/reads.js';
 import { upstreamKargoStage } from '../src/kube/promote-freight.js';
-import { kargoPromoteAccess } from '../src/kube/write-access.js';
+import { kargoPromote, type Created } from '../src/actions/intents.js';
 import { heldFreightName } from '../src/model/kargo-stage-reading.js';
 import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
@@ -19,7 +19,7 @@ import { act, outcomeMessage } from './act.js';
 import { actions, button, section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { releaseAtStage } from './releases.js';
-import { followedIn, releaseOfFreight, watchedCluster, type Created } from './kargo-follow.js';
+import { followedIn, releaseOfFreight, watchedCluster } from './kargo-follow.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
 import { stageByName, type StageRef } from './where.js';
 import { choiceOfSelection, choiceSelection, exactStage, selectionOfConfirm, type StageChoice } from './kargo-choice.js';
@@ -74,51 +74,22 @@ async function freightToPromote(ctx: CommandContext, scope: PromoteScope, stage:
  * Promotes one Kargo Stage and says where it is followed (or follows it); returns the line for the summary.
  * The Freight is chosen first (the newest available unless named), so the attempt names it and its
  * release; everything that can refuse the promote (permission, no Freight available, the cluster)
- * is inside act(), so every attempt is audited.
+ * is inside the engine's request, so every attempt is audited.
  */
 async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
-  const target = `${scope.cluster}/${scope.project}/${stage}`;
-  let followed: Followed | undefined;
+  let followed: Created | undefined;
   const chosen = await freightToPromote(ctx, scope, stage, freightWanted);
   // Watched: the promotion shows in its Freight's release thread (kargo-follow.ts), and the line goes there, never to another Freight's.
   const watched = watchedCluster(ctx, scope.cluster);
   const pipeline = scope.where.pipeline.name;
   const release = watched ? (chosen.kind === 'chosen' ? await releaseOfFreight(ctx, pipeline, chosen.name) : undefined) : await releaseAtStage(ctx, pipeline, scope.where.stage.name);
-  const outcome = await act(ctx, {
-    action: 'promote',
-    target,
-    where: scope.where,
-    ...(release ? { releaseId: release.releaseId } : {}),
-    describe: `promote ${chosen.kind === 'chosen' ? chosen.label : 'the newest available Freight'} to ${target}`,
-    writes: kargoPromoteAccess(scope.project, stage),
-    run: async (as) => {
-      if (chosen.kind === 'problem') throw chosen.error;
-      const freight = chosen.name;
-      const client = ctx.clusters.get(scope.cluster);
-      // Kargo's API (a target-aware Stage) is reached with its own token: it cannot be told the person (docs/actions.md).
-      const result = await createPromotion(as ? client.api.as(as) : client.api, scope.project, stage, freight, { ...(ctx.now ? { now: ctx.now } : {}), ...(client.kargoApi ? { kargoApi: client.kargoApi } : {}) });
-      if (result.kind === 'refused') return result;
-      const freightName = result.freight.metadata.name;
-      if (result.via === 'promotion-request') {
-        followed = { kind: 'PromotionRequest', name: result.name, freight: result.freight };
-        const targets = result.request.spec.targets?.length;
-        const fanOut = targets === undefined ? 'to its Targets' : `to its ${targets} Target${targets === 1 ? '' : 's'}`;
-        return { kind: 'done', summary: `created PromotionRequest ${result.name} of ${freightLabel(result.freight)} to ${target} through Kargo's API (the Stage selects Targets; Kargo promotes ${fanOut})`, after: { promotionRequest: result.name, freight: freightName } };
-      }
-      followed = { kind: 'Promotion', name: result.name, freight: result.freight };
-      return { kind: 'done', summary: `created Promotion ${result.name} of ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
-    },
-  });
+  const intent = kargoPromote(ctx, { cluster: scope.cluster, project: scope.project, stage, freight: chosen, onCreated: (created) => (followed = created) });
+  const outcome = await act(ctx, { intent, where: scope.where, ...(release ? { releaseId: release.releaseId } : {}) });
   const answer = `\`${stage}\`: ${outcomeMessage(outcome).text}`;
   if (outcome.kind !== 'done' || !followed) return answer;
   if (watched) return `${answer}; ${await followedIn(ctx, pipeline, followed, release)}`;
   follow(ctx, scope, stage, followed);
   return answer;
-}
-
-/** What a promote created: a Promotion, or for a target-aware Stage the PromotionRequest Kargo's API created. */
-interface Followed extends Created {
-  name: string;
 }
 
 /**
@@ -127,7 +98,7 @@ interface Followed extends Created {
  * thread under a message of its own. A PromotionRequest is followed in its Stage's
  * status (currentPromotionRequest, then lastPromotionRequest), where Kargo records it.
  */
-function follow(ctx: CommandContext, scope: PromoteScope, stage: string, followed: Followed): void {
+function follow(ctx: CommandContext, scope: PromoteScope, stage: string, followed: Created): void {
   const { name, kind } = followed;
   void (async () => {
     const header = { text: `:arrow_forward: ${kind} \`${name}\` to \`${stage}\` (${scope.project}${kind === 'PromotionRequest' ? ", through Kargo's API" : ''}): following its phase` };

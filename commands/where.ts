@@ -3,17 +3,15 @@
  * stage, so every cluster-changing target must map to one. An object no stage selects is refused
  * (nobody can have been given the right to change it).
  */
-import type { ConfigFile, PipelineConfig, StageConfig } from '../src/config/file.js';
+import type { ConfigFile } from '../src/config/file.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stageSelectsRollout } from '../src/releases/route.js';
 import { UsageError, type Target } from './parse.js';
 
-export interface StageRef {
-  pipeline: PipelineConfig;
-  stage: StageConfig;
-}
+export type { StageRef } from '../src/actions/types.js';
+import type { StageRef } from '../src/actions/types.js';
 
 export function stageByName(config: ConfigFile, pipeline: string, stage: string, subcommand: string): StageRef {
   const p = config.pipelines.find((x) => x.name === pipeline);

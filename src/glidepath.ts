@@ -44,7 +44,7 @@ import { ReleaseStore } from './releases/store.js';
 import { TargetIndex } from './releases/target-index.js';
 import { OwnActions } from './releases/own-actions.js';
 import { AnalysisRunReader } from './kube/analysis-runs.js';
-import { PromoteFreightResolver } from './kube/promote-freight.js';
+import { PromoteFreightResolver } from './releases/promote-freight.js';
 import { AnnouncedImages } from './releases/kargo-index.js';
 import { Watchdog, startWatchdogWorker } from './releases/watchdog.js';
 import { PartitionWorkers } from './releases/partition-workers.js';

@@ -228,6 +228,8 @@ export class KubeServer {
         throw forbidden(subject.user, 'create', 'subjectaccessreviews', 'authorization.k8s.io', undefined);
       }
       const review = JSON.parse((await readBuffer(req, this.maxBodyBytes)).toString('utf8')) as SubjectAccessReview;
+      // Counted as a write would be, so a test can tell how often a person's access was asked.
+      this.requestCounts.set('create subjectaccessreviews', (this.requestCounts.get('create subjectaccessreviews') ?? 0) + 1);
       return send(res, 201, answerSubjectAccessReview(this.authorizer, review));
     }
     if (protobuf) {

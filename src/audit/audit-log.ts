@@ -29,8 +29,21 @@ export interface AuditEntry {
   pipeline?: string;
   stage?: string;
   releaseId?: string;
+  /** Each gate's decision, in the order the engine asked them (src/actions/gates.ts). */
+  gates?: AuditGate[];
+  /** Why, in the person's words, when the request carried a reason. */
+  requestReason?: string;
   before?: unknown;
   after?: unknown;
+}
+
+/** A gate's decision as audited: which gate, whether it let the action through, and why. */
+export interface AuditGate {
+  gate: string;
+  allowed: boolean;
+  via?: string;
+  reason?: string;
+  [detail: string]: unknown;
 }
 
 export interface StoredAuditEntry extends AuditEntry {
@@ -48,6 +61,8 @@ const storedEntry = z.object({
   pipeline: z.string().optional(),
   stage: z.string().optional(),
   releaseId: z.string().optional(),
+  gates: z.array(z.object({ gate: z.string(), allowed: z.boolean(), via: z.string().optional(), reason: z.string().optional() }).passthrough()).optional(),
+  requestReason: z.string().optional(),
   before: z.unknown().optional(),
   after: z.unknown().optional(),
   at: z.string(),

@@ -7,6 +7,7 @@ import type { ConfigFile, StageConfig } from '../config/file.js';
 import type { KubeApi } from './api.js';
 import { KubeActionError, networkCode } from './errors.js';
 import { VERBS, type VerbDeclaration } from './verbs.js';
+import { authorizationOf } from '../policy/cluster-authorization.js';
 
 export type ServerProbe =
   | { kind: 'answers'; version: string }
@@ -62,7 +63,7 @@ export interface AccessNeed {
 export function accessNeeds(config: Pick<ConfigFile, 'pipelines'> & { clusters?: Pick<ConfigFile['clusters'][number], 'name' | 'authorization'>[] }, cluster: string): AccessNeed[] {
   const stages = config.pipelines.flatMap((p) => p.stages).filter((s) => s.cluster === cluster);
   const out: AccessNeed[] = [];
-  const actsAsThePerson = (config.clusters?.find((c) => c.name === cluster)?.authorization ?? 'config') !== 'config';
+  const actsAsThePerson = authorizationOf({ clusters: config.clusters ?? [] }, cluster) !== 'config';
   for (const verb of VERBS) {
     if (verb.actingAsThePerson) {
       if (actsAsThePerson && stages.length > 0) out.push({ verb });

@@ -107,7 +107,8 @@ export class KubeApi {
     return view;
   }
 
-  private async call<T>(res: ResourceRef, verb: string, subresource: string | undefined, namespace: string | undefined, name: string | undefined, run: () => Promise<T>): Promise<T> {
+  /** `run` builds its request options with the given builder: a write's carry the view's identity (as()), a read's never do. */
+  private async call<T>(res: ResourceRef, verb: string, subresource: string | undefined, namespace: string | undefined, name: string | undefined, run: (options: (extra?: ObservableMiddleware[]) => ConfigurationOptions) => Promise<T>): Promise<T> {
     const resource = subresource ? `${res.plural}/${subresource}` : res.plural;
     const write = verb !== 'get' && verb !== 'list' && verb !== 'watch';
     const call: KubeCall = { cluster: this.cluster, verb, resource, namespace, name, ...(write && this.sentAs ? { sentAs: this.sentAs.user } : {}) };
@@ -116,15 +117,15 @@ export class KubeApi {
       throw new KubeActionError('forbidden', `Glidepath tried to ${verb} ${resource} (${res.group}) without declaring it in src/kube/verbs.ts`, call);
     }
     try {
-      return await run();
+      return await run((extra) => this.options(extra, write));
     } catch (err) {
       throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });
     }
   }
 
   get(res: ResourceRef, namespace: string, name: string): Promise<unknown> {
-    return this.call(res, 'get', undefined, namespace, name, () =>
-      this.custom.getNamespacedCustomObject({ group: res.group, version: res.version, plural: res.plural, namespace, name }, this.options()),
+    return this.call(res, 'get', undefined, namespace, name, (options) =>
+      this.custom.getNamespacedCustomObject({ group: res.group, version: res.version, plural: res.plural, namespace, name }, options()),
     );
   }
 
@@ -142,10 +143,10 @@ export class KubeApi {
       if (++pages > MAX_LIST_PAGES) {
         throw new KubeActionError('malformed', `Cluster ${this.cluster} answered a list of ${res.plural} in ${namespace} with more than ${MAX_LIST_PAGES} pages; the list was given up`, { cluster: this.cluster, verb: 'list', resource: res.plural, namespace });
       }
-      const page = (await this.call(res, 'list', undefined, namespace, undefined, () =>
+      const page = (await this.call(res, 'list', undefined, namespace, undefined, (requestOptions) =>
         this.custom.listNamespacedCustomObject(
           { group: res.group, version: res.version, plural: res.plural, namespace, labelSelector: options.labelSelector, fieldSelector: options.fieldSelector, limit: options.limit ?? DEFAULT_PAGE_SIZE, _continue: token },
-          this.options(),
+          requestOptions(),
         ),
       )) as { items?: unknown; metadata?: { resourceVersion?: string; continue?: string } };
       // The first page's resourceVersion is the list's snapshot; later pages repeat it.
@@ -167,10 +168,10 @@ export class KubeApi {
   }
 
   patch(res: ResourceRef, namespace: string, name: string, body: unknown): Promise<unknown> {
-    return this.call(res, 'patch', undefined, namespace, name, () =>
+    return this.call(res, 'patch', undefined, namespace, name, (options) =>
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
-        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)], true),
+        options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)]),
       ),
     );
   }
@@ -181,26 +182,26 @@ export class KubeApi {
    * (422), and changes to other fields do not.
    */
   jsonPatch(res: ResourceRef, namespace: string, name: string, operations: readonly JsonPatchOperation[]): Promise<unknown> {
-    return this.call(res, 'patch', undefined, namespace, name, () =>
+    return this.call(res, 'patch', undefined, namespace, name, (options) =>
       this.custom.patchNamespacedCustomObject(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body: operations },
-        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.JsonPatch)], true),
+        options([headerMiddleware('Content-Type', clientNode().PatchStrategy.JsonPatch)]),
       ),
     );
   }
 
   patchStatus(res: ResourceRef, namespace: string, name: string, body: unknown): Promise<unknown> {
-    return this.call(res, 'patch', 'status', namespace, name, () =>
+    return this.call(res, 'patch', 'status', namespace, name, (options) =>
       this.custom.patchNamespacedCustomObjectStatus(
         { group: res.group, version: res.version, plural: res.plural, namespace, name, body },
-        this.options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)], true),
+        options([headerMiddleware('Content-Type', clientNode().PatchStrategy.MergePatch)]),
       ),
     );
   }
 
   create(res: ResourceRef, namespace: string, body: unknown): Promise<unknown> {
-    return this.call(res, 'create', undefined, namespace, undefined, () =>
-      this.custom.createNamespacedCustomObject({ group: res.group, version: res.version, plural: res.plural, namespace, body }, this.options([], true)),
+    return this.call(res, 'create', undefined, namespace, undefined, (options) =>
+      this.custom.createNamespacedCustomObject({ group: res.group, version: res.version, plural: res.plural, namespace, body }, options()),
     );
   }
 
@@ -225,16 +226,7 @@ export class KubeApi {
    * (system:basic-user). Nothing is changed; the answer is computed by the API server.
    */
   async canI(attributes: { group: string; resource: string; subresource?: string; verb: string; namespace?: string }): Promise<boolean> {
-    const call: KubeCall = { cluster: this.cluster, verb: 'create', resource: 'selfsubjectaccessreviews' };
-    try {
-      const review = await this.kubeConfig.makeApiClient(clientNode().AuthorizationV1Api).createSelfSubjectAccessReview(
-        { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } } },
-        this.options(),
-      );
-      return review.status?.allowed === true;
-    } catch (err) {
-      throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });
-    }
+    return (await this.accessReview(undefined, attributes)).allowed;
   }
 
   /**
@@ -242,21 +234,22 @@ export class KubeApi {
    * (declared in verbs.ts: it needs `create subjectaccessreviews`), before a write is sent as
    * that identity, so a refusal can name the missing verb and nothing is sent.
    */
-  async reviewAccess(identity: KubeIdentity, access: AccessAttributes): Promise<{ allowed: boolean; reason?: string }> {
-    const call: KubeCall = { cluster: this.cluster, verb: 'create', resource: 'subjectaccessreviews' };
-    if (!isDeclared('authorization.k8s.io', 'subjectaccessreviews', 'create')) throw new KubeActionError('forbidden', 'Glidepath tried to create subjectaccessreviews without declaring it in src/kube/verbs.ts', call);
+  reviewAccess(identity: KubeIdentity, access: AccessAttributes): Promise<{ allowed: boolean; reason?: string }> {
+    return this.accessReview(identity, access);
+  }
+
+  /** The one way an access question is asked: of Glidepath itself (no identity), or of `identity`. */
+  private async accessReview(identity: KubeIdentity | undefined, access: Omit<AccessAttributes, 'namespace'> & { namespace?: string }): Promise<{ allowed: boolean; reason?: string }> {
+    const resourceName = identity ? 'subjectaccessreviews' : 'selfsubjectaccessreviews';
+    const call: KubeCall = { cluster: this.cluster, verb: 'create', resource: resourceName };
+    if (identity && !isDeclared('authorization.k8s.io', resourceName, 'create')) throw new KubeActionError('forbidden', `Glidepath tried to create ${resourceName} without declaring it in src/kube/verbs.ts`, call);
     const { verb, group, resource, subresource, namespace, name } = access;
+    const resourceAttributes = { verb, group, resource, ...(namespace ? { namespace } : {}), ...(subresource ? { subresource } : {}), ...(name ? { name } : {}) };
+    const client = this.kubeConfig.makeApiClient(clientNode().AuthorizationV1Api);
     try {
-      const review = await this.kubeConfig.makeApiClient(clientNode().AuthorizationV1Api).createSubjectAccessReview(
-        {
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SubjectAccessReview',
-            spec: { user: identity.user, groups: [...identity.groups], resourceAttributes: { verb, group, resource, namespace, ...(subresource ? { subresource } : {}), ...(name ? { name } : {}) } },
-          },
-        },
-        this.options(),
-      );
+      const review = identity
+        ? await client.createSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user: identity.user, groups: [...identity.groups], resourceAttributes } } }, this.options())
+        : await client.createSelfSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } } }, this.options());
       return { allowed: review.status?.allowed === true, ...(review.status?.reason ? { reason: review.status.reason } : {}) };
     } catch (err) {
       throw toKubeActionError(err, call, { timeoutMs: this.requestTimeoutMs });

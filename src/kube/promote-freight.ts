@@ -1,18 +1,8 @@
 /**
- * The Freight a Promote button is shown for. When a stage becomes healthy and the next stage is a
- * Kargo Stage, the button carries what proved healthy: the Freight the upstream Kargo Stage runs
- * now (`status.freightHistory[0]`). Read by the reducer worker as it hands the reply to Slack, so
- * the reducer stays pure; a read that fails leaves the button without Freight (the click then
- * promotes what proved healthy at that moment, as before).
+ * Which upstream Kargo Stage's Freight moves on to a stage: the Freight a Promote button is shown
+ * for (src/releases/promote-freight.ts) and the one its click promotes (commands/promote.ts).
  */
-import type { Logger } from 'pino';
-import type { ConfigFile, StageConfig } from '../config/file.js';
-import { heldFreightName } from '../model/kargo-stage-reading.js';
-import type { ThreadEffect } from '../releases/ports.js';
-import type { ReleaseRecord } from '../releases/record.js';
-import type { ClusterClients } from './clusters.js';
-import { getStage } from './reads.js';
-
+import type { StageConfig } from '../config/file.js';
 
 /** The upstream Kargo Stage whose Freight moves on to `to`, when both are in one project of one cluster. */
 export function upstreamKargoStage(from: StageConfig | undefined, to: StageConfig | undefined): { cluster: string; project: string; stage: string } | undefined {
@@ -20,30 +10,4 @@ export function upstreamKargoStage(from: StageConfig | undefined, to: StageConfi
   const stage = from?.kargo?.selection.name?.exactName;
   if (!from?.kargo || !stage || from.kargo.selector || !to?.kargo || from.cluster !== to.cluster || from.kargo.project !== to.kargo.project) return undefined;
   return { cluster: from.cluster, project: from.kargo.project, stage };
-}
-
-export class PromoteFreightResolver {
-  constructor(
-    private readonly config: ConfigFile,
-    private readonly clusters: () => ClusterClients,
-    private readonly logger: Logger,
-  ) {}
-
-  async enrich(record: ReleaseRecord, effects: ThreadEffect[]): Promise<ThreadEffect[]> {
-    return Promise.all(effects.map((e) => this.one(record, e)));
-  }
-
-  private async one(record: ReleaseRecord, effect: ThreadEffect): Promise<ThreadEffect> {
-    if (effect.type !== 'thread.reply' || effect.kind !== 'stage-healthy' || !effect.detail.promoteTo || effect.detail.freight) return effect;
-    const stages = this.config.pipelines.find((p) => p.name === record.pipeline)?.stages ?? [];
-    const upstream = upstreamKargoStage(stages.find((s) => s.name === effect.stage), stages.find((s) => s.name === effect.detail.promoteTo));
-    if (!upstream) return effect;
-    try {
-      const freight = heldFreightName(await getStage(this.clusters().api(upstream.cluster), upstream.project, upstream.stage));
-      return freight ? { ...effect, detail: { ...effect.detail, freight } } : effect;
-    } catch (err) {
-      this.logger.warn({ ...upstream, err: (err as Error).message }, 'could not read the Freight of the healthy Kargo Stage; the Promote button carries none');
-      return effect;
-    }
-  }
 }

@@ -7,7 +7,7 @@
 import type { KubeApi } from './api.js';
 import { matchesExpressions } from '../model/label-selector.js';
 import { KubeActionError, type KubeCall } from './errors.js';
-import { boundedEach, checkFreshness } from './freshness-reader.js';
+import { boundedEach, checkFreshness, type FreshnessSnapshot } from './freshness-reader.js';
 import { revisionsOf, short, type ChildFreshness } from './freshness.js';
 import { done, refused, type Refusable } from './refusal.js';
 import { APPLICATIONS } from './resources.js';
@@ -71,9 +71,24 @@ export interface RollingSyncOptions {
   concurrency?: number;
 }
 
-export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSetName: string, step: number, expectedRevision: string, options: RollingSyncOptions = {}): Promise<RollingSyncOutcome> {
+/** The stale children a step's approval depends on: those of this step and every earlier one. */
+export function staleForStep(snapshot: Pick<FreshnessSnapshot, 'appSet' | 'children' | 'report'>, step: number): ChildFreshness[] {
+  const stepOf = stepsOfChildren(snapshot.appSet, snapshot.children);
+  const dependsOn = new Set(snapshot.children.filter((c) => (stepOf.get(c.metadata.name) ?? -1) >= 1 && stepOf.get(c.metadata.name)! <= step).map((c) => c.metadata.name));
+  return snapshot.report.stale.filter((s) => dependsOn.has(s.name));
+}
+
+export function staleReason(appSetName: string, step: number, stale: readonly ChildFreshness[]): string {
+  return `Not approving step ${step} of ${appSetName}: ${stale.length} of its Applications are not fresh (${listed(stale.map((s) => `${s.name}: ${s.reason}`))}); refresh them and approve again; nothing was changed`;
+}
+
+/**
+ * `options.snapshot`: what the engine's freshness gate read a moment ago; the step is judged and
+ * written on that same read (each patch carries its resourceVersion), so nothing is read twice.
+ */
+export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSetName: string, step: number, expectedRevision: string, options: RollingSyncOptions & { snapshot?: FreshnessSnapshot } = {}): Promise<RollingSyncOutcome> {
   const call: KubeCall = { cluster: api.cluster, verb: 'patch', resource: 'applications', namespace, name: appSetName };
-  const snapshot = await checkFreshness(api, namespace, appSetName, { now: options.now });
+  const snapshot = options.snapshot ?? (await checkFreshness(api, namespace, appSetName, { now: options.now }));
   const { appSet, children } = snapshot;
   if (appSet.spec?.strategy?.type !== 'RollingSync') {
     return refused(`ApplicationSet ${appSetName} in ${api.cluster}/${namespace} does not use RollingSync; there are no steps to approve; nothing was changed`, call, { why: 'not-rolling-sync' });
@@ -87,16 +102,8 @@ export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSe
   const thisStep = inStep(step);
   if (thisStep.length === 0) return refused(`Step ${step} of ${appSetName} selects no Applications; nothing was changed`, call, { why: 'empty-step' });
 
-  // Freshness of everything the decision reads: this step and every earlier one.
-  const dependsOn = new Set(children.filter((c) => (stepOf.get(c.metadata.name) ?? -1) >= 1 && stepOf.get(c.metadata.name)! <= step).map((c) => c.metadata.name));
-  const stale: ChildFreshness[] = snapshot.report.stale.filter((s) => dependsOn.has(s.name));
-  if (stale.length > 0) {
-    return refused(
-      `Not approving step ${step} of ${appSetName}: ${stale.length} of its Applications are not fresh (${listed(stale.map((s) => `${s.name}: ${s.reason}`))}); refresh them and approve again; nothing was changed`,
-      call,
-      { why: 'stale', stale },
-    );
-  }
+  const stale = staleForStep(snapshot, step);
+  if (stale.length > 0) return refused(staleReason(appSetName, step, stale), call, { why: 'stale', stale });
 
   const unfinished: string[] = [];
   for (let earlier = 1; earlier < step; earlier++) {

@@ -10,7 +10,7 @@ import type { IdentityMap } from './identity.js';
 export type Authorization = ConfigFile['clusters'][number]['authorization'];
 
 /** The cluster's switch; a cluster the config does not name acts as today. */
-export function authorizationOf(config: Pick<ConfigFile, 'clusters'>, cluster: string): Authorization {
+export function authorizationOf(config: { clusters: readonly Pick<ConfigFile['clusters'][number], 'name' | 'authorization'>[] }, cluster: string): Authorization {
   return config.clusters.find((c) => c.name === cluster)?.authorization ?? 'config';
 }
 

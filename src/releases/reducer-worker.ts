@@ -27,7 +27,7 @@ import { announcementRoutes } from './kargo-announce.js';
 import type { AppSetRollouts } from './appset-rollouts.js';
 import type { OwnAction, OwnActions } from './own-actions.js';
 import type { AnalysisRunReader } from '../kube/analysis-runs.js';
-import type { PromoteFreightResolver } from '../kube/promote-freight.js';
+import type { PromoteFreightResolver } from './promote-freight.js';
 import type { ReleaseStore, StoredRelease } from './store.js';
 import { indexesByLane, ReleaseLanes } from './release-lanes.js';
 import type { TargetEntry, TargetIndex } from './target-index.js';

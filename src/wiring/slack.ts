@@ -7,13 +7,14 @@ import type { Queue, Worker } from 'bullmq';
 import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { ApprovalStore } from '../../commands/approvals.js';
+import { ApprovalStore } from '../actions/approvals.js';
 import { OwnActions } from '../releases/own-actions.js';
-import type { CommandServices } from '../../commands/types.js';
+import type { CommandServices } from '../slack/listeners/command-port.js';
+import { commandHandlers } from '../../commands/handlers.js';
 import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import type { Env, Role } from '../config/env.js';
 import { finishedTtlMs, unfinishedTtlMs, type ConfigFile } from '../config/file.js';
-import { KubeActions } from '../kube/actions.js';
+import { KubeReads } from '../kube/reads-by-cluster.js';
 import type { ClusterClients } from '../kube/clusters.js';
 import { KubeActionError } from '../kube/errors.js';
 import type { Logger } from '../obs/logger.js';
@@ -101,7 +102,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
   const releases = new ReleaseStore(o.requests, keys, ttl);
   const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases }) : undefined;
   // Replays are refused across replicas: the signatures already seen live in Redis.
-  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands } : {}) }) : undefined;
+  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands: { services: commands, handlers: commandHandlers } } : {}) }) : undefined;
   let client: WebClient;
   if (app) client = app.client;
   else {
@@ -171,12 +172,12 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
  * with the reason, and is tried again at the next one.
  */
 function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader }): CommandServices {
-  let built: { clusters: ClusterClients; kube: KubeActions } | undefined;
-  const build = (): { clusters: ClusterClients; kube: KubeActions } => {
+  let built: { clusters: ClusterClients; kube: KubeReads } | undefined;
+  const build = (): { clusters: ClusterClients; kube: KubeReads } => {
     if (built) return built;
     try {
       const clusters = o.clusters();
-      built = { clusters, kube: new KubeActions(clusters) };
+      built = { clusters, kube: new KubeReads(clusters) };
       return built;
     } catch (err) {
       o.logger.warn({ err: (err as Error).message }, 'cluster clients could not be configured: /glidepath cannot act yet');

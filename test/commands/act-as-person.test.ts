@@ -91,10 +91,9 @@ describe('authorization: kubernetes', () => {
     const audit = await rig.auditEntries();
     expect(audit.map((e) => [e.actor.slackUserId, e.sentAs?.user, e.result])).toEqual([
       [ALICE, 'alice@example.com', 'done'],
-      [ALICE, 'alice@example.com', 'allowed'],
     ]);
     expect(audit[0]!.sentAs).toEqual({ user: 'alice@example.com', groups: ['shop-deployers'] });
-    expect(audit[1]!.reason).toContain('the Kubernetes RBAC of prod for alice@example.com (mapped by identities.users)');
+    expect(audit[0]!.gates?.[0]?.via).toContain('the Kubernetes RBAC of prod for alice@example.com (mapped by identities.users)');
   });
 
   it('bob, whose Kubernetes identity may patch rollouts/status but not rollouts, is refused before anything is sent, with the verb named', async () => {
@@ -183,6 +182,6 @@ describe('authorization: both', () => {
     const alice = await (await rig.click({ actionId: APPROVE_ACTION_ID, value: approveButton(at), user: ALICE })).first();
     expect(said(alice)).toContain('approved step 2 of prod/shop/checkout');
     expect(rolloutWrites().map((w) => w.subject.user)).toEqual(['alice@example.com']);
-    expect((await rig.auditEntries())[1]!.reason).toMatch(/^allowed via U0ALICE and the Kubernetes RBAC of prod for alice@example.com/);
+    expect((await rig.auditEntries())[0]!.gates?.[0]?.via).toMatch(/^U0ALICE and the Kubernetes RBAC of prod for alice@example.com/);
   });
 });

@@ -3,7 +3,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
-import { KubeActions } from '../../src/kube/actions.js';
+import { abortRollout } from '../../src/kube/rollout-operations.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { checkFreshness, refreshStale } from '../../src/kube/freshness-reader.js';
 import { KubeActionError } from '../../src/kube/errors.js';
@@ -46,10 +46,9 @@ describe('ClusterClients', () => {
     expect(err.message).toBe('Cluster eu cannot be configured: context "eu-west" is not in the kubeconfig (contexts: prod, admin@prod, no-status@prod, no-promote@prod)');
   });
 
-  it('KubeActions act by cluster name and name what is missing', async () => {
-    const actions = new KubeActions(world.clusters);
-    expect(() => actions.abortRollout('staging', 'shop', 'checkout')).toThrow('No cluster named "staging" is configured');
-    const err = await failure(actions.abortRollout('prod', 'shop', 'checkout'));
+  it('clusters are reached by name, and a write names what is missing', async () => {
+    expect(() => abortRollout(world.clusters.api('staging'), 'shop', 'checkout')).toThrow('No cluster named "staging" is configured');
+    const err = await failure(abortRollout(world.clusters.api('prod'), 'shop', 'checkout'));
     expect(err.kind).toBe('not-found');
     expect(err.message).toBe('checkout (rollouts) was not found in prod/shop: it may have been deleted or renamed, or its CRD is not installed');
   });

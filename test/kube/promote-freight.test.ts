@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { configFileSchema } from '../../src/config/file.js';
-import { PromoteFreightResolver } from '../../src/kube/promote-freight.js';
+import { PromoteFreightResolver } from '../../src/releases/promote-freight.js';
 import { createLogger } from '../../src/obs/logger.js';
 import type { ThreadEffect } from '../../src/releases/ports.js';
 import { record } from '../slack/support/records.js';

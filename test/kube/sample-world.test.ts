@@ -6,7 +6,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
-import { KubeActions } from '../../src/kube/actions.js';
+import { KubeReads } from '../../src/kube/reads-by-cluster.js';
+import { refreshAndWait } from '../../src/kube/freshness-reader.js';
+import { promote } from '../../src/kube/kargo.js';
+import { syncRollingSyncStep } from '../../src/kube/rolling-sync.js';
+import { approveCanaryStep } from '../../src/kube/rollout-operations.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { ADMIN_RULES } from '../../sandbox/kube/auth.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
@@ -34,7 +38,7 @@ describe('the Kubernetes layer on the sample world, with the shipped RBAC', () =
       { name: 'dev', kubeconfigPath, kubeconfigContext: 'dev' },
       { name: 'prod', kubeconfigPath, kubeconfigContext: 'prod', argocdNamespaces: ['argocd', 'argocd-apps'] },
     ]);
-    const actions = new KubeActions(clusters);
+    const actions = new KubeReads(clusters);
     const prod = world.clusters.prod.store;
     const rollout = (name: string): KubeObject => prod.get(prod.registry.byKind('Rollout'), 'shop', name);
     const advanceUntil = async (done: () => boolean, stepMs = 5000, max = 200): Promise<void> => {
@@ -46,7 +50,7 @@ describe('the Kubernetes layer on the sample world, with the shipped RBAC', () =
     };
     const approve = async (name: string): Promise<void> => {
       const r = rollout(name);
-      await actions.approveCanaryStep('prod', 'shop', name, { generation: r.metadata.generation!, podHash: r.status.currentPodHash, stepIndex: r.status.currentStepIndex });
+      await approveCanaryStep(clusters.api('prod'), 'shop', name, { generation: r.metadata.generation!, podHash: r.status.currentPodHash, stepIndex: r.status.currentStepIndex });
     };
     const image = (name: string): string => rollout(name).spec.template.spec.containers[0].image;
     const pausedAt = (name: string, index: number) => () => rollout(name).status?.phase === 'Paused' && rollout(name).status?.currentStepIndex === index;
@@ -67,15 +71,15 @@ describe('the Kubernetes layer on the sample world, with the shipped RBAC', () =
 
     // Step 3 (prod-us) is the manual gate. While the children have not reconciled since the
     // latest step transition, approval is refused with the stale list; refresh, then approve.
-    const refused = await refusal(actions.syncRollingSyncStep('prod', 'argocd', 'checkout', 3, sha));
+    const refused = await refusal(syncRollingSyncStep(clusters.api('prod'), 'argocd', 'checkout', 3, sha));
     expect(refused.kind).toBe('refused');
     expect(refused.details.stale.map((s: { name: string }) => s.name)).toContain('checkout-prod-us');
     const snapshot = await actions.checkFreshness('prod', 'argocd', 'checkout');
     let done = false;
-    const waiting = actions.refreshAndWait('prod', 'argocd', snapshot, { timeoutMs: 30_000 }).finally(() => (done = true));
+    const waiting = refreshAndWait(clusters.api('prod'), 'argocd', snapshot, { timeoutMs: 30_000 }).finally(() => (done = true));
     await advanceUntil(() => done, 500);
     expect((await waiting).report.stale).toEqual([]);
-    const synced = await completed(actions.syncRollingSyncStep('prod', 'argocd', 'checkout', 3, sha, { initiatedBy: 'glidepath:U0ALICE' }));
+    const synced = await completed(syncRollingSyncStep(clusters.api('prod'), 'argocd', 'checkout', 3, sha, { initiatedBy: 'glidepath:U0ALICE' }));
     expect(synced.synced).toEqual(['checkout-prod-us']);
     await advanceUntil(pausedAt('checkout-us', 1));
     await approve('checkout-us');
@@ -84,7 +88,7 @@ describe('the Kubernetes layer on the sample world, with the shipped RBAC', () =
     // Kargo on prod: the newest Freight for dev comes straight from the Warehouse.
     const freight = await actions.availableFreight('prod', 'kargo-checkout', 'dev');
     expect(freight.available.map((f) => f.freight.alias).sort()).toEqual(['brave-lynx', 'steady-otter']);
-    const promoted = await completed(actions.promote('prod', 'kargo-checkout', 'dev', 'brave-lynx'));
+    const promoted = await completed(promote(clusters.api('prod'), 'kargo-checkout', 'dev', 'brave-lynx'));
     expect(promoted.name).toMatch(/^dev\.[0-9a-z]{26}\.[0-9a-f]{7}$/);
     let followed = false;
     const following = actions.followPromotion('prod', 'kargo-checkout', promoted.name, { timeoutMs: 30_000 }).finally(() => (followed = true));

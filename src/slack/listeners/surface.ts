@@ -1,10 +1,10 @@
 /**
- * The Slack side of a request as the commands see it (commands/types.ts SlackSurface): answers
+ * The Slack side of a request as the commands see it (command-port.ts SlackSurface): answers
  * through response_url when there is one, otherwise as an ephemeral message to the person.
  */
 import type { RespondFn } from '@slack/bolt';
 import type { KnownBlock, WebClient } from '@slack/web-api';
-import type { CommandContext, CommandServices, SlackSurface } from '../../../commands/types.js';
+import type { CommandContext, CommandServices, SlackSurface } from './command-port.js';
 import { classifySlackError } from '../writer/slack-errors.js';
 
 type Blocks = KnownBlock[];

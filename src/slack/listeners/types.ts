@@ -3,14 +3,14 @@ import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ConfigFile } from '../../config/file.js';
 import type { ReleaseReader } from '../../releases/ports.js';
-import type { CommandServices } from '../../../commands/types.js';
+import type { CommandPort } from './command-port.js';
 
 export interface ListenerDeps {
   config: ConfigFile;
   releases: ReleaseReader;
   logger: Logger;
   /** Clusters, audit and approvals for /glidepath and the buttons; absent when no cluster is reachable. */
-  commands?: CommandServices;
+  commands?: CommandPort;
 }
 
 export interface ListenerGroup {

@@ -7,11 +7,7 @@
  */
 import type { App, BlockAction, ButtonAction, RespondFn } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { abortConfirmed } from '../../../../commands/abort.js';
-import type { ClickAnswer } from '../../../../commands/act.js';
-import { approveClicked, refreshAndApprove } from '../../../../commands/approve.js';
-import { confirmPromote, promoteClicked } from '../../../../commands/promote.js';
-import type { CommandContext, CommandServices } from '../../../../commands/types.js';
+import type { ClickAnswer, CommandContext, CommandHandlers, CommandPort, CommandServices } from '../command-port.js';
 import { KubeActionError } from '../../../kube/errors.js';
 import {
   ABORT_ACTION_ID,
@@ -82,7 +78,7 @@ async function show(ctx: CommandContext, args: ClickArgs, { outcome, message }: 
  * Acks, answers honestly when this process cannot act, decodes the button's value (a bad one is
  * refused with what to do instead) and runs `handler` with the click's context.
  */
-function onClick<T>(deps: { commands?: CommandServices | undefined }, decode: (raw: string | undefined) => Decoded<T>, handler: (ctx: CommandContext, value: T, args: ClickArgs) => Promise<void>) {
+function onClick<T>(deps: { commands?: CommandPort | undefined }, decode: (raw: string | undefined) => Decoded<T>, handler: (ctx: CommandContext, value: T, args: ClickArgs, handlers: CommandHandlers) => Promise<void>) {
   return async (args: ClickArgs & { ack: () => Promise<void> }): Promise<void> => {
     await args.ack();
     if (!deps.commands) {
@@ -90,13 +86,13 @@ function onClick<T>(deps: { commands?: CommandServices | undefined }, decode: (r
       return;
     }
     try {
-      const ctx = clickContext(deps.commands, args);
+      const ctx = clickContext(deps.commands.services, args);
       const decoded = decode(args.action.value);
       if (decoded.kind === 'refused') await ctx.slack.reply({ text: decoded.reason });
-      else await handler(ctx, decoded.value, args);
+      else await handler(ctx, decoded.value, args, deps.commands.handlers);
     } catch (err) {
       // A cluster or Redis failure outside an action's own handling: say so instead of going quiet.
-      deps.commands.logger.error({ err, action: args.action.action_id, user: args.body.user.id }, 'button failed');
+      deps.commands.services.logger.error({ err, action: args.action.action_id, user: args.body.user.id }, 'button failed');
       const why = err instanceof KubeActionError ? err.message : 'it failed unexpectedly; the Glidepath log has the details';
       await args.respond({ response_type: 'ephemeral', replace_original: false, text: `:x: ${why}` }).catch(() => undefined);
     }
@@ -108,25 +104,25 @@ export const actionButtons: ListenerGroup = {
   register(app: App, deps) {
     app.action<BlockAction<ButtonAction>>(
       APPROVE_ACTION_ID,
-      onClick(deps, decodeApproveClick, async (ctx, value, args) => show(ctx, args, await approveClicked(ctx, value))),
+      onClick(deps, decodeApproveClick, async (ctx, value, args, on) => show(ctx, args, await on.approveClicked(ctx, value))),
     );
 
     app.action<BlockAction<ButtonAction>>(
       ABORT_ACTION_ID,
       // The button carries Slack's own confirm dialog: the click is the confirmation.
-      onClick(deps, decodeAbortClick, async (ctx, value, args) => show(ctx, args, await abortConfirmed(ctx, { c: value.c, ns: value.ns, n: value.n, ...(value.h ? { h: value.h } : {}) }))),
+      onClick(deps, decodeAbortClick, async (ctx, value, args, on) => show(ctx, args, await on.abortConfirmed(ctx, { c: value.c, ns: value.ns, n: value.n, ...(value.h ? { h: value.h } : {}) }))),
     );
 
     app.action<BlockAction<ButtonAction>>(
       REFRESH_APPROVE_ACTION_ID,
       // The button is on the answer to a typed approve (the freshness refusal), not on a thread message.
-      onClick(deps, decodeRefreshApproveClick, async (ctx, value, args) => show(ctx, args, await refreshAndApprove(ctx, value), true)),
+      onClick(deps, decodeRefreshApproveClick, async (ctx, value, args, on) => show(ctx, args, await on.refreshAndApprove(ctx, value), true)),
     );
 
     app.action<BlockAction<ButtonAction>>(
       PROMOTE_CONFIRM_ACTION_ID,
-      onClick(deps, decodePromoteConfirmClick, async (ctx, value, args) => {
-        const result = await confirmPromote(ctx, value);
+      onClick(deps, decodePromoteConfirmClick, async (ctx, value, args, on) => {
+        const result = await on.confirmPromote(ctx, value);
         await markMessage(ctx, args, `<@${ctx.user.id}> confirmed:\n${result.text}`, false);
         await ctx.slack.reply({ ...result, inChannel: true });
       }),
@@ -134,8 +130,8 @@ export const actionButtons: ListenerGroup = {
 
     app.action<BlockAction<ButtonAction>>(
       PROMOTE_ACTION_ID,
-      onClick(deps, decodePromoteClick, async (ctx, value, args) => {
-        const asked = await promoteClicked(ctx, value);
+      onClick(deps, decodePromoteClick, async (ctx, value, args, on) => {
+        const asked = await on.promoteClicked(ctx, value);
         if (asked) await markMessage(ctx, args, asked, false);
       }),
     );
@@ -148,10 +144,10 @@ export const actionButtons: ListenerGroup = {
         return;
       }
       const slack = slackSurface({ client, channel: meta.value.channel, userId: body.user.id });
-      const ctx = commandContext(deps.commands, { id: body.user.id, ...(body.user.name ? { name: body.user.name } : {}) }, meta.value.channel, slack);
-      const { message } = await abortConfirmed(ctx, meta.value);
+      const ctx = commandContext(deps.commands.services, { id: body.user.id, ...(body.user.name ? { name: body.user.name } : {}) }, meta.value.channel, slack);
+      const { message } = await deps.commands.handlers.abortConfirmed(ctx, meta.value);
       // For the person who submitted (with the way back): ephemeral. An abort that happened is
-      // the channel's business: act() has put its line in the release thread.
+      // the channel's business: the action engine has put its line in the release thread.
       await slack.reply(message);
     });
   },

@@ -1,6 +1,5 @@
 /** `/glidepath …`: acked at once (Slack waits 3 s), then the subcommand answers through response_url. */
 import type { App } from '@slack/bolt';
-import { dispatch } from '../../../../commands/dispatch.js';
 import { commandContext, NOT_CONFIGURED, slackSurface } from '../surface.js';
 import type { ListenerGroup } from '../types.js';
 
@@ -16,7 +15,7 @@ export const glidepathCommand: ListenerGroup = {
         return;
       }
       const slack = slackSurface({ client, channel: command.channel_id, userId: command.user_id, respond, triggerId: command.trigger_id });
-      await dispatch(commandContext(deps.commands, { id: command.user_id, name: command.user_name }, command.channel_id, slack), command.text ?? '');
+      await deps.commands.handlers.dispatch(commandContext(deps.commands.services, { id: command.user_id, name: command.user_name }, command.channel_id, slack), command.text ?? '');
     });
   },
 };

@@ -4,7 +4,7 @@
  * A new generation or step is a new key, so an approval never carries over to what nobody saw.
  */
 import type { Redis } from 'ioredis';
-import type { Keys } from '../src/store/keys.js';
+import type { Keys } from '../store/keys.js';
 
 export type SecondApproval =
   | { kind: 'first'; }

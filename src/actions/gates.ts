@@ -1,0 +1,96 @@
+/**
+ * The gates an action passes, in order (docs/actions.md): permission, then freshness, then
+ * approvals. Each answers with a decision as a value; the engine stops at the first that holds the
+ * action and audits every decision made. Freeze windows (issue #23 item 5) go between permission
+ * and freshness; quorum (item 3) replaces the two-approver rule in `approvalsGate`.
+ */
+import { checkFreshness, type FreshnessSnapshot } from '../kube/freshness-reader.js';
+import { staleForStep } from '../kube/rolling-sync.js';
+import type { AccessAttributes, KubeIdentity } from '../kube/impersonation.js';
+import { authorizationOf, clusterAllows, type ClusterDecision } from '../policy/cluster-authorization.js';
+import { authorize, type ClusterAction } from '../policy/permissions.js';
+import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
+
+export interface PermissionAnswer {
+  decision: Extract<GateDecision, { gate: 'permission' }>;
+  /** The identity the write is sent as (undefined: Glidepath's own service account). */
+  sentAs?: KubeIdentity;
+  /** Why the cluster could not be asked, when it could not. */
+  error?: unknown;
+}
+
+/**
+ * One interaction's SubjectAccessReviews, asked once: a Refresh-and-approve asks for the same
+ * writes three times (the check before the refresh, the refresh, the approval).
+ */
+const reviewsOf = new WeakMap<object, Map<string, Promise<ClusterDecision>>>();
+
+function clusterDecision(ctx: ActionContext, cluster: string, writes: readonly AccessAttributes[]): Promise<ClusterDecision> {
+  let reviews = reviewsOf.get(ctx);
+  if (!reviews) reviewsOf.set(ctx, (reviews = new Map()));
+  const key = JSON.stringify([cluster, ctx.user.id, writes]);
+  let decision = reviews.get(key);
+  if (!decision) {
+    const reviewer = { reviewAccess: (c: string, identity: KubeIdentity, access: AccessAttributes) => ctx.clusters.api(c).reviewAccess(identity, access) };
+    decision = clusterAllows(reviewer, ctx.identities, cluster, ctx.user.id, writes);
+    // A review that could not be asked is asked again next time.
+    decision.catch(() => reviews.delete(key));
+    reviews.set(key, decision);
+  }
+  return decision;
+}
+
+/**
+ * Who may: the config's permissions, the cluster's RBAC for the person's Kubernetes identity, or
+ * both (each must allow), per the cluster's `authorization`. A cluster that cannot be asked holds
+ * the action (nothing is sent), as a decision that says it failed.
+ */
+export async function permissionGate(ctx: ActionContext, request: { action: ClusterAction; where: StageRef; writes: readonly AccessAttributes[] }): Promise<PermissionAnswer> {
+  const { pipeline, stage } = request.where;
+  const mode = authorizationOf(ctx.config, stage.cluster);
+  const byConfig = mode === 'kubernetes' ? undefined : await authorize(ctx.config, { pipeline: pipeline.name, stage: stage.name }, request.action, ctx.user.id, ctx.groups);
+  if (byConfig && !byConfig.allowed) return { decision: { gate: 'permission', allowed: false, reason: byConfig.reason } };
+  if (mode === 'config') return { decision: { gate: 'permission', allowed: true, via: byConfig!.via } };
+  let byCluster: ClusterDecision;
+  try {
+    byCluster = await clusterDecision(ctx, stage.cluster, request.writes);
+  } catch (err) {
+    const why = (err as Error).message;
+    return { decision: { gate: 'permission', allowed: false, failed: true, reason: `Glidepath could not ask cluster ${stage.cluster} whether you may (${why}); nothing was sent` }, error: err };
+  }
+  const sentAs = byCluster.identity ? { sentAs: byCluster.identity } : {};
+  if (!byCluster.allowed) return { decision: { gate: 'permission', allowed: false, reason: byCluster.reason }, ...sentAs };
+  const via = `the Kubernetes RBAC of ${stage.cluster} for ${byCluster.identity.user} (mapped by ${byCluster.via === 'table' ? 'identities.users' : 'Slack profile email'})`;
+  return { decision: { gate: 'permission', allowed: true, via: byConfig ? `${byConfig.via} and ${via}` : via }, ...sentAs };
+}
+
+/**
+ * A RollingSync step only on fresh state: the children of this step and every earlier one must
+ * have been reconciled since the latest step transition (docs/freshness.md). The snapshot read
+ * here is the one the write is judged and sent on. A step that cannot be judged (no RollingSync,
+ * no such step) passes here and is refused by the write, with its own words.
+ */
+export async function freshnessGate(ctx: ActionContext, intent: Intent): Promise<{ decision?: Extract<GateDecision, { gate: 'freshness' }>; snapshot?: FreshnessSnapshot }> {
+  const wanted = intent.freshness;
+  if (!wanted) return {};
+  const snapshot = await checkFreshness(ctx.clusters.api(intent.cluster), wanted.namespace, wanted.appSet, ctx.now ? { now: ctx.now } : {});
+  const stale = staleForStep(snapshot, wanted.step);
+  if (stale.length === 0) return { snapshot, decision: { gate: 'freshness', allowed: true, checked: snapshot.children.length } };
+  return { snapshot, decision: { gate: 'freshness', allowed: false, reason: `${stale.length} Applications are not fresh`, stale: stale.map((s) => s.name) } };
+}
+
+/** Where the second approval stands: needed and recorded, the same person again, or given. */
+export type ApprovalsAnswer = { decision?: Extract<GateDecision, { gate: 'approvals' }>; firstApprover?: string };
+
+/**
+ * The stage's `requireTwoApprovers`: the first approval of what the person saw is recorded and
+ * holds the action; a second, different person lets it through. (Quorum, N of M, goes here.)
+ */
+export async function approvalsGate(ctx: ActionContext, intent: Intent, where: StageRef): Promise<ApprovalsAnswer> {
+  const required = intent.action === 'approve' && (where.stage.permissions?.requireTwoApprovers ?? false);
+  if (!required || !intent.expected) return {};
+  const second = await ctx.approvals.approve(intent.expected, ctx.user.id);
+  if (second.kind === 'same-person') return { decision: { gate: 'approvals', allowed: false, reason: 'the same person approved already' } };
+  if (second.kind === 'first') return { decision: { gate: 'approvals', allowed: false, first: true, reason: 'first of two approvals recorded; nothing was changed yet' } };
+  return { decision: { gate: 'approvals', allowed: true, via: `second approver, after ${second.firstApprover}` }, firstApprover: second.firstApprover };
+}
