@@ -89,7 +89,7 @@ describe('a config that reloads without a restart', () => {
     world.deploy('old', '1.0.0', 'old-1', { 'app.kubernetes.io/part-of': 'legacy' });
     await world.runFor(3_000);
     await completes('legacy', 'old-1');
-    expect(threadOf('old-1', LEGACY)).toBeDefined();
+    await waitFor(async () => threadOf('old-1', LEGACY), 'the old-1 thread in the new pipeline\'s channel');
     // The next release pauses at its canary step: in flight.
     world.deploy('old', '2.0.0', 'old-2', { 'app.kubernetes.io/part-of': 'legacy' });
     await world.runFor(3_000);
