@@ -57,11 +57,16 @@ import { redisTargetFromEnv } from './wiring/redis-target.js';
 import { catalogEvents } from './routing/catalog-events.js';
 import { catalogOf, pipelineNamed, releaseIdAnnotationsOf, withCatalog } from './routing/catalog.js';
 import { SharedCatalog } from './routing/shared-catalog.js';
+import { applyConfig } from './routing/running-config.js';
+import { ConfigReloader, type ConfigReloadOptions, type ReloadResult, type ReloadTrigger } from './wiring/config-reload.js';
+import { writeProbesOf } from './wiring/write-probes.js';
 import { buildSlackPart, type CommandSeams, type SlackPart } from './wiring/slack.js';
 
 export interface GlidepathOptions {
   env: Env;
   config: ConfigFile;
+  /** The file `config` was read from: re-read by reloadConfig() (SIGHUP) and when it changes (src/wiring/config-reload.ts). */
+  configSource?: Omit<ConfigReloadOptions, 'running' | 'apply' | 'logger' | 'metrics'>;
   /** Roles to run; default env.GLIDEPATH_ROLE. An empty list runs nothing (a client of the deployment). */
   roles?: Iterable<Role>;
   logger?: Logger;
@@ -113,6 +118,10 @@ export interface Glidepath {
   audit: AuditLog;
   workers: Worker[];
   redis: RedisConnections;
+  /** Re-reads the config file and applies it if it is new and valid (SIGHUP); refused without a configSource. */
+  reloadConfig(trigger?: ReloadTrigger): Promise<ReloadResult>;
+  /** The running config file's hash (undefined without a configSource). */
+  configHash(): string | undefined;
   /**
    * Shuts down in order: /readyz fails (for `drainMs`), the server stops accepting and finishes
    * the requests in flight, workers finish the jobs in hand, queues close, Redis closes.
@@ -145,8 +154,12 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const releaseIdAnnotations = releaseIdAnnotationsOf(config);
   // What other replicas generated (a writer or a Slack replica sees no objects of its own).
   const catalog = catalogOf(config);
-  const sharedCatalog = catalog && catalog.templates.length > 0 ? new SharedCatalog({ redis: work, keys, catalog, ttlMs: longestReleaseTtlMs(config), logger }) : undefined;
-  await sharedCatalog?.start();
+  let sharedCatalog: SharedCatalog | undefined;
+  const shareCatalog = async (): Promise<void> => {
+    if (sharedCatalog || !catalog || catalog.templates.length === 0) return;
+    await (sharedCatalog = new SharedCatalog({ redis: work, keys, catalog, ttlMs: longestReleaseTtlMs(config), logger })).start();
+  };
+  await shareCatalog();
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
   const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
@@ -287,25 +300,30 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     metrics,
     metricsToken: env.METRICS_TOKEN,
     stopping: () => stopping,
-    writeProbes: () => {
-      // The queues this process writes: ingest any partition's, a worker its own partitions', the watchdog's and the Slack outbox.
-      const prefixes = new Set<string>();
-      if (roles.has('ingest')) for (let p = 0; p < keys.partitions; p++) prefixes.add(keys.factQueuePrefix(p));
-      if (roles.has('worker')) {
-        for (const p of partitions?.status().held ?? []) prefixes.add(keys.factQueuePrefix(p));
-        prefixes.add(keys.queuePrefix('watchdog'));
-      }
-      if ((roles.has('worker') && slack) || roles.has('writer')) prefixes.add(keys.queuePrefix('slack'));
-      return [...prefixes].map((prefix) => keys.writeProbe(prefix));
-    },
+    configHash: () => reloader?.hash,
+    writeProbes: () => writeProbesOf(roles, keys, partitions?.status().held ?? [], slack !== undefined),
     ...(partitions ? { partitions } : {}),
   });
   const server = createHttpServer(router, logger, mounts, httpLimitsFromEnv(env));
   // The watch source feeds the same queue as the webhooks; a Redis lease per cluster keeps it to one replica.
-  const watchSource =
-    roles.has('ingest') && config.clusters.some((c) => c.facts !== 'webhook')
-      ? new WatchSource({ config, clusters, facts: ingestFacts, redis: work, keys, logger, metrics }).start()
-      : undefined;
+  const watchClusters = (): WatchSource | undefined => (roles.has('ingest') && config.clusters.some((c) => c.facts !== 'webhook') ? new WatchSource({ config, clusters, facts: ingestFacts, redis: work, keys, logger, metrics }).start() : undefined);
+  let watchSource = watchClusters();
+
+  const reloader = options.configSource
+    ? new ConfigReloader({
+        ...options.configSource,
+        running: () => config,
+        logger,
+        metrics,
+        async apply(next) {
+          applyConfig(config, next);
+          const annotations = releaseIdAnnotationsOf(config);
+          for (const queue of [ingestFacts, workFacts]) queue.useReleaseIdAnnotations(annotations);
+          await shareCatalog();
+          await (watchSource ? watchSource.reconfigure() : (watchSource = watchClusters()));
+        },
+      })
+    : undefined;
 
   let closing: Promise<void> | undefined;
   const shutdown = async (drainMs: number): Promise<void> => {
@@ -318,6 +336,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     await closed;
     clearTimeout(grace);
     await slack?.stopRequests();
+    await reloader?.stop();
     // Hand the watch leases over at once, so another replica goes on without waiting out the TTL.
     await watchSource?.close();
     // Workers finish the jobs they hold (BullMQ's close waits for them), then nothing is taken;
@@ -339,6 +358,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     // Bolt and the writer start once the server listens (HTTP mode answers on it).
     const writerWorker = await slack?.start();
     if (writerWorker) workers.push(writerWorker);
+    reloader?.start();
   } catch (err) {
     // A port in use or a Slack that refuses us: leave no worker or connection behind.
     await shutdown(0).catch(() => undefined);
@@ -359,7 +379,9 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     watchdog,
     ...(reducer ? { reducer } : {}),
     ...(partitions ? { partitions } : {}),
-    ...(watchSource ? { watchSource } : {}),
+    get watchSource() {
+      return watchSource;
+    },
     threads,
     ...(slack ? { slack } : {}),
     metrics,
@@ -368,6 +390,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       return allWorkers();
     },
     redis,
+    reloadConfig: async (trigger = 'api') => (reloader ? reloader.reload(trigger) : { result: 'refused', problems: ['started from a config object, not a file: nothing to re-read'] }),
+    configHash: () => reloader?.hash,
     close(closeOptions = {}) {
       closing ??= shutdown(closeOptions.drainMs ?? 0);
       return closing;

@@ -6,16 +6,18 @@
 import { StartupError } from './config/errors.js';
 
 async function main(): Promise<void> {
-  const [{ parseEnv }, { configFromEnv }, { startGlidepath }, { createLogger }] = await Promise.all([
+  const [{ parseEnv }, { startupConfig }, { startGlidepath }, { createLogger }] = await Promise.all([
     import('./config/env.js'),
     import('./config/file.js'),
     import('./glidepath.js'),
     import('./obs/logger.js'),
   ]);
   const env = parseEnv();
-  const config = configFromEnv(env);
+  const { config, path, hash } = startupConfig(env);
   const logger = createLogger(env.LOG_LEVEL);
-  const glidepath = await startGlidepath({ env, config, logger });
+  // The file is watched for changes (a ConfigMap's symlink swap) and re-read on SIGHUP.
+  const glidepath = await startGlidepath({ env, config, logger, configSource: { path, hash, variable: 'GLIDEPATH_CONFIG' } });
+  process.on('SIGHUP', () => void glidepath.reloadConfig('SIGHUP').catch((err: unknown) => logger.error({ err }, 'config reload failed')));
   const stop = async (signal: string, drainMs: number) => {
     logger.info({ signal, drainMs }, 'shutting down: readiness fails, then the jobs in hand finish');
     try {

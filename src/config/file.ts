@@ -2,13 +2,13 @@
  * The YAML config: clusters, pipelines, stages and permissions. Validated with zod so that a
  * bad file stops start-up with every problem named by its path.
  */
-import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { compileLabelSelector, LabelSelectorError, type CompiledLabelSelector } from '../model/label-selector.js';
 import { compileStageName, StageSelectorError, type KargoStageSelection } from '../model/kargo-stage-selector.js';
 import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
+import { readConfigSource } from './source.js';
 import { identitiesSchema } from './identities.js';
 import { fillDeep, fillText, pipelineTemplateSchema, sampleBindings, type TemplateBindings } from './templates.js';
 
@@ -332,25 +332,9 @@ export function parseConfigFile(text: string, source = 'config'): ConfigFile {
   return result.data;
 }
 
-const UNREADABLE: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied (this process may not read it)',
-  EISDIR: 'is a directory, not a file',
-};
-
 /** `variable`: the environment variable that named the file, so a missing file says where the path came from. */
 export function loadConfigFile(path: string, variable?: string): ConfigFile {
-  const source = variable ? `${variable}=${path}` : path;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = (code && UNREADABLE[code]) ?? `cannot read the file: ${code ?? String(err)}`;
-    // One line, naming the variable and the path: "GLIDEPATH_CONFIG=/etc/glidepath.yaml: no such file".
-    throw new ConfigError(source, [why], `${source}: ${why}`);
-  }
-  return parseConfigFile(text, path);
+  return parseConfigFile(readConfigSource(path, variable).text, path);
 }
 
 /**
@@ -358,8 +342,15 @@ export function loadConfigFile(path: string, variable?: string): ConfigFile {
  * subcommands (prune-notified, check) and their messages.
  */
 export function configFromEnv(env: Pick<Env, 'GLIDEPATH_CONFIG'>): ConfigFile {
+  return startupConfig(env).config;
+}
+
+/** The config start-up reads, with the file it came from and its hash (what a reload compares and shows). */
+export function startupConfig(env: Pick<Env, 'GLIDEPATH_CONFIG'>): { config: ConfigFile; path: string; hash: string } {
   if (!env.GLIDEPATH_CONFIG) throw new ConfigError('environment', ['GLIDEPATH_CONFIG: set it to the path of the YAML config (see deploy/config.example.yaml)']);
-  return loadConfigFile(env.GLIDEPATH_CONFIG, 'GLIDEPATH_CONFIG');
+  const path = env.GLIDEPATH_CONFIG;
+  const { text, hash } = readConfigSource(path, 'GLIDEPATH_CONFIG');
+  return { config: parseConfigFile(text, path), path, hash };
 }
 
 export function stallAfterMs(cfg: ConfigFile, p: PipelineConfig, s?: StageConfig): number {

@@ -33,10 +33,15 @@ export class FactQueue {
   /** One queue per partition, in partition order. */
   readonly queues: Queue<FactJobData>[];
 
+  /** A reloaded config's release-id annotations (a change of release id is a new fact). */
+  useReleaseIdAnnotations(annotations: readonly string[]): void {
+    this.releaseIdAnnotations = annotations;
+  }
+
   constructor(
     connection: Redis,
     private readonly keys: Keys,
-    private readonly releaseIdAnnotations: readonly string[],
+    private releaseIdAnnotations: readonly string[],
     /** Routes cluster facts to their pipeline's partition; needed only with more than one partition. */
     private readonly config?: ConfigFile,
     /** Completed jobs kept to look at (FACT_JOBS_KEEP_COMPLETED; benchmarks read them for lag). */

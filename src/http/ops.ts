@@ -19,6 +19,8 @@ export interface OpsDeps {
   metricsToken?: string | undefined;
   /** True once the process is shutting down: readiness fails first, so traffic moves away before the server stops. */
   stopping?: () => boolean;
+  /** The running config file's hash, shown so a rollout of a ConfigMap a replica refused is visible. */
+  configHash?: () => string | undefined;
   /**
    * Keys in the slots of the queues this process writes (keys.writeProbe): /readyz writes each
    * one, so a read-only replica, a master out of memory (noeviction) or a shard that moved
@@ -68,6 +70,7 @@ export function registerOpsRoutes(router: Router, deps: OpsDeps): void {
       status: ready ? 'ready' : 'not ready',
       redis: redisProblem === undefined ? 'ok' : redisProblem === 'unreachable' ? 'unreachable' : redisProblem,
       workers,
+      ...(deps.configHash?.() !== undefined ? { config: { hash: deps.configHash() } } : {}),
       ...(deps.partitions ? { partitions: { ...deps.partitions.status(), ...(partitions?.reason ? { problem: partitions.reason } : {}) } } : {}),
     });
   });

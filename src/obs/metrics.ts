@@ -24,6 +24,8 @@ export interface Metrics {
   partitionsHeld: Gauge;
   generatedPipelines: Gauge<'template'>;
   templateProblems: Counter<'template' | 'reason'>;
+  configReloads: Counter<'result'>;
+  configInfo: Gauge<'hash'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -50,6 +52,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     fencedWrites: new Counter({ name: 'glidepath_fenced_writes_total', help: 'Writes refused because this process lost the lease it worked under (paused past its TTL, taken over), by what: record, dispatch, watch_fact', labelNames: ['what'], registers: [registry] }),
     generatedPipelines: new Gauge({ name: 'glidepath_generated_pipelines', help: 'Pipelines generated from templates now listed on this replica, by template', labelNames: ['template'], registers: [registry] }),
     templateProblems: new Counter({ name: 'glidepath_template_problems_total', help: 'Template groups that made no pipeline or a bad channel annotation, once each (reason invalid_pipeline, invalid_channel: not a channel id, channel_unusable: Slack says the bot cannot post there, shadowed: an explicit pipeline has its name)', labelNames: ['template', 'reason'], registers: [registry] }),
+    configReloads: new Counter({ name: 'glidepath_config_reload_total', help: 'Config reloads (SIGHUP or the file changed), by result: applied, refused (invalid, or a field that needs a restart; the running config stays), unchanged (same file)', labelNames: ['result'], registers: [registry] }),
+    configInfo: new Gauge({ name: 'glidepath_config_info', help: 'The running config: 1 for the hash (sha256, first 16 hex digits) of the file it was read from', labelNames: ['hash'], registers: [registry] }),
     partitionsHeld: new Gauge({ name: 'glidepath_fact_partitions_held', help: 'Fact partitions this replica holds a lease on and works', registers: [registry] }),
   };
 }

@@ -71,11 +71,55 @@ export class PipelineCatalog {
   /** The shared record, asked again when a name is not known here (set by the composition root). */
   remote?: { refresh(): Promise<void> };
 
+  /** The last shared record adopted: adopted again with the templates of a reloaded config. */
+  private lastShared: ReadonlyMap<string, SharedPipeline> = new Map();
+  /** Explicit pipelines a reload removed: found by name (their threads, rechecks and buttons work), never routed to. */
+  private readonly retiredExplicit = new Map<string, PipelineConfig>();
+  /** While a reload re-derives the groups: what each generated before, so only real changes are said. */
+  private before?: ReadonlyMap<string, GeneratedPipeline>;
+
   constructor(
-    readonly explicit: readonly PipelineConfig[],
-    readonly templates: readonly PipelineTemplate[],
+    public explicit: readonly PipelineConfig[],
+    public templates: readonly PipelineTemplate[],
     private readonly events: CatalogEvents = {},
   ) {}
+
+  /**
+   * A reloaded config: its explicit pipelines and templates from now on. Every object seen so far
+   * is grouped again by the new templates (a changed template refills its groups, so the next
+   * fact routes by the new stages and selectors); a pipeline no longer listed retires (found by
+   * name until its threads' TTL, as a generated pipeline whose last object is gone).
+   */
+  reconfigure(explicit: readonly PipelineConfig[], templates: readonly PipelineTemplate[]): void {
+    const names = new Set(explicit.map((p) => p.name));
+    for (const p of this.explicit) if (!names.has(p.name)) this.retiredExplicit.set(p.name, p);
+    for (const name of names) this.retiredExplicit.delete(name);
+    const before = new Map<string, GeneratedPipeline>();
+    const members = new Map<string, GeneratedFrom>();
+    for (const g of this.groups.values()) {
+      if (g.generated) before.set(g.generated.pipeline.name, g.generated);
+      for (const [key, o] of g.members) members.set(key, o);
+    }
+    this.explicit = explicit;
+    this.templates = templates;
+    this.groups.clear();
+    this.memberOf.clear();
+    this.reported.clear();
+    this.before = before;
+    try {
+      for (const o of members.values()) this.observe(o);
+    } finally {
+      this.before = undefined;
+    }
+    const now = new Set([...this.groups.values()].flatMap((g) => (g.generated ? [g.generated.pipeline.name] : [])));
+    for (const [name, g] of before) {
+      if (now.has(name)) continue;
+      this.retired.set(name, g);
+      this.events.retired?.(g);
+      for (const listener of this.changeListeners) listener(g, 'retired');
+    }
+    this.adopt(this.lastShared);
+  }
 
   /** Explicit pipelines, then generated ones by template order and name; an explicit pipeline wins over a generated one of its name. */
   pipelines(): PipelineConfig[] {
@@ -107,7 +151,7 @@ export class PipelineCatalog {
 
   /** A pipeline by name: listed ones first, then retired generated ones (their threads live on). */
   named(name: string): PipelineConfig | undefined {
-    return this.pipelines().find((p) => p.name === name) ?? this.retired.get(name)?.pipeline;
+    return this.pipelines().find((p) => p.name === name) ?? this.retired.get(name)?.pipeline ?? this.retiredExplicit.get(name);
   }
 
   /** Called with each pipeline this replica generates or changes, and each it retires: the shared record follows. */
@@ -121,6 +165,7 @@ export class PipelineCatalog {
    * a replica that never saw the objects (a writer, a Slack replica) has the same pipelines.
    */
   adopt(shared: ReadonlyMap<string, SharedPipeline>): void {
+    this.lastShared = shared;
     const adopted = new Map<string, GeneratedPipeline>();
     for (const [name, s] of shared) {
       const t = this.templates.find((x) => x.name === s.template);
@@ -202,13 +247,20 @@ export class PipelineCatalog {
     const t = group.template;
     const { channel, channelFrom } = this.channelOf(t, keys.map((k) => group.members.get(k)!));
     const b = bindingsOf(t, first)!;
-    const previous = group.generated;
+    // A reload re-derives every group: the pipeline it had before the reload is its previous one.
+    const previous = group.generated ?? this.before?.get(generatedName(t, b));
     const filled = instantiateTemplate(t, b, channel);
     if ('problems' in filled) {
       this.reportOnce(`invalid\n${groupKey}`, 'invalid_pipeline', { template: t.name, group: b.value, object: memberKey(first), problems: filled.problems.map((p) => `${p.path.join('.')}: ${p.message}`) });
       delete group.generated;
     } else {
-      if (previous && JSON.stringify(pipelineShape(previous.pipeline)) === JSON.stringify(pipelineShape(filled.pipeline))) return;
+      if (previous && JSON.stringify(pipelineShape(previous.pipeline)) === JSON.stringify(pipelineShape(filled.pipeline))) {
+        if (!group.generated) {
+          group.generated = previous;
+          this.listed = undefined;
+        }
+        return;
+      }
       group.generated = { pipeline: filled.pipeline, template: t.name, group: b.value, channelFrom, bindings: plainBindings(b) };
       this.adopted.delete(filled.pipeline.name);
       this.retired.delete(filled.pipeline.name);

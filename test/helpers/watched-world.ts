@@ -22,6 +22,8 @@ import { SLACK_LIMITS, type StandInLimits } from '../../sandbox/slack/rate-limit
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { dropPrefix, startTestGlidepath, testEnv } from './glidepath.js';
 import { waitFor } from './wait.js';
+import { mountConfig, type ConfigMount } from './config-mount.js';
+import type { Logger } from '../../src/obs/logger.js';
 import { GLIDEPATH_RULES, USERS } from '../kube/support.js';
 
 const LABELS = { 'app.kubernetes.io/part-of': 'shop', env: 'prod' };
@@ -52,6 +54,11 @@ export interface WatchedWorldOptions {
   controllers?: Omit<StandInControllers, 'rollouts' | 'kargo'>;
   /** Kargo's API stand-in on the cluster, and Glidepath configured with it (`kargoApi.url`, its token in KARGO_API_TOKENS). */
   kargoApi?: boolean;
+  /**
+   * The config is mounted as a ConfigMap is (test/helpers/config-mount.ts) and Glidepath reloads it
+   * when it changes (debounced 200 ms, no timed re-read); `logger` sees what it logs.
+   */
+  mountConfig?: { logger?: Logger };
   /** Glidepath is not started with the world (the cluster runs unwatched): `startGlidepath()` starts it later. */
   glidepathLater?: boolean;
 }
@@ -62,6 +69,8 @@ export interface WatchedWorld {
   /** The custom objects API as the cluster's admin (kubectl). */
   admin(): CustomObjectsApi;
   slack: SlackStandIn;
+  /** With `mountConfig`: the mounted config file (swap it to reload). */
+  mount?: ConfigMount;
   /** The Glidepath watching the cluster (with `glidepathLater`, only once `startGlidepath()` resolved). */
   readonly app: Glidepath;
   /** Starts Glidepath (with `glidepathLater`), resolving once it holds the cluster's watch lease. */
@@ -132,17 +141,20 @@ export async function startWatchedWorld(o: WatchedWorldOptions): Promise<Watched
     channel: ${o.channel}
     stages:
 ${stages.map((stage) => `      - ${stage}`).join('\n')}`;
-  const config = parseConfigFile(`
+  const configText = `
 settings: { watchLeaseSeconds: 2, watchResyncMinutes: 10${o.settings ? `, ${o.settings}` : ''} }
 clusters:
   - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch${kargoApi} }
 pipelines:${pipelines}
 ${o.templates ? `pipelineTemplates:${o.templates}` : ''}
-`);
+`;
+  const config = parseConfigFile(configText);
+  const mount = o.mountConfig ? mountConfig(configText) : undefined;
+  const reload = mount ? { configSource: { path: mount.path, hash: mount.hash, debounceMs: 200, pollMs: 0 }, ...(o.mountConfig?.logger ? { logger: o.mountConfig.logger } : {}) } : {};
   let app: Glidepath | undefined;
   const startApp = async (): Promise<Glidepath> => {
     if (app) return app;
-    const started = (app = await startTestGlidepath(config, env));
+    const started = (app = await startTestGlidepath(config, env, reload));
     await waitFor(async () => started.watchSource?.held().includes('prod') || undefined, 'lease held');
     return started;
   };
@@ -155,6 +167,7 @@ ${o.templates ? `pipelineTemplates:${o.templates}` : ''}
     clock,
     admin,
     slack,
+    ...(mount ? { mount } : {}),
     get app(): Glidepath {
       if (!app) throw new Error('Glidepath is not started yet (glidepathLater)');
       return app;

@@ -32,6 +32,11 @@ import { isGeneratorScope, watchedClusters, watchScopes, type WatchScope } from 
 import { catalogOf } from '../../routing/catalog.js';
 import { objectMetaSchema } from '../../model/meta.js';
 
+/** The scopes as one string, to compare. */
+function scopesKey(scopes: readonly WatchScope[]): string {
+  return JSON.stringify(scopes.map((s) => [s.resource.plural, s.namespace, s.labelSelector ?? '', s.fieldSelector ?? '', s.ownedBy ?? []]));
+}
+
 /** What a deletion needs of the object: which one, and which version was last seen. */
 const goneObjectMeta = objectMetaSchema.pick({ namespace: true, name: true, uid: true, resourceVersion: true });
 
@@ -88,6 +93,8 @@ class ClusterWatch {
   /** When this cluster's watches listed again (not the first lists), within the last watchRelistWarn.minutes. */
   private relists: number[] = [];
   private relistWarnedAt = Number.NEGATIVE_INFINITY;
+  /** The scopes the running watches list (scopesKey), to tell whether a reloaded config changed them. */
+  private scopesKey?: string;
 
   constructor(
     private readonly cluster: string,
@@ -127,6 +134,7 @@ class ClusterWatch {
     // What this cluster's watches know of its Kargo projects (Stage labels, Freight), for Promotion facts.
     const kargo = new KargoDirectory();
     const scopes = watchScopes(this.o.config, this.cluster);
+    this.scopesKey = scopesKey(scopes);
     // The ApplicationSets' lists are queued before their children's start (list-order.ts).
     const order = (this.order = new ListOrder(this.o.listOrderWaitMs ?? 5_000));
     for (const scope of scopes) {
@@ -237,6 +245,14 @@ class ClusterWatch {
     this.o.logger.warn({ cluster: this.cluster, relists: this.relists.length, minutes }, 'the cluster\'s watches keep listing again (410 or failures): check its API server');
   }
 
+  /** The config was reloaded: while the lease is held and the cluster's scopes changed, the watches stop and list again with the new ones. */
+  async rescope(): Promise<void> {
+    if (!this.lease.isHeld || this.scopesKey === undefined || this.scopesKey === scopesKey(watchScopes(this.o.config, this.cluster))) return;
+    this.o.logger.info({ cluster: this.cluster }, 'the reloaded config watches other objects on the cluster: its watches list again');
+    await this.end();
+    if (this.lease.isHeld) this.begin();
+  }
+
   /** Stops for good (shutdown): the lease is handed over (or left to expire) and the watches stop. */
   async close(options: { release?: boolean }): Promise<void> {
     await this.lease.stop(options);
@@ -261,17 +277,40 @@ class ClusterWatch {
 
 export class WatchSource {
   private readonly byCluster = new Map<string, ClusterWatch>();
+  private readonly holder: string;
 
-  constructor(private readonly options: WatchSourceOptions) {}
+  constructor(private readonly options: WatchSourceOptions) {
+    this.holder = options.holder ?? `${process.pid}-${randomBytes(4).toString('hex')}`;
+  }
 
   start(): this {
-    const holder = this.options.holder ?? `${process.pid}-${randomBytes(4).toString('hex')}`;
-    for (const cluster of watchedClusters(this.options.config)) {
-      const watch = new ClusterWatch(cluster, this.options, holder);
-      this.byCluster.set(cluster, watch);
-      watch.lease.start();
-    }
+    for (const cluster of watchedClusters(this.options.config)) this.watch(cluster);
     return this;
+  }
+
+  private watch(cluster: string): void {
+    const watch = new ClusterWatch(cluster, this.options, this.holder);
+    this.byCluster.set(cluster, watch);
+    watch.lease.start();
+  }
+
+  /**
+   * The config was reloaded (src/wiring/config-reload.ts): a cluster now watched starts (by its
+   * lease), one no longer watched stops and hands its lease over, and one whose pipelines or
+   * templates select other objects lists again with the new scopes.
+   */
+  async reconfigure(): Promise<void> {
+    const wanted = new Set(watchedClusters(this.options.config));
+    for (const [cluster, watch] of [...this.byCluster]) {
+      if (wanted.has(cluster)) continue;
+      this.byCluster.delete(cluster);
+      await watch.close({ release: true });
+    }
+    for (const cluster of wanted) {
+      const running = this.byCluster.get(cluster);
+      if (running) await running.rescope();
+      else this.watch(cluster);
+    }
   }
 
   /** Clusters this replica watches now. */
