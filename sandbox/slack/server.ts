@@ -330,6 +330,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       const body = await readBody(req, BODY_LIMIT);
       // The upload URL files.getUploadURLExternal handed out; its faults are injected as `files.upload`.
       if (req.method === 'POST' && url.pathname.startsWith('/upload/')) {
+        calls.set('files.upload', (calls.get('files.upload') ?? 0) + 1);
         const fault = takeFault('files.upload');
         if (fault) return answer(res, { status: fault.kind === 'http' ? fault.status : 500, body: { ok: false, error: 'upload_failed' } });
         const stored = uploads.upload(url.pathname.slice(8), body, req.headers['content-type']);
