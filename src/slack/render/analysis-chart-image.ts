@@ -17,14 +17,20 @@ function utcClock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
 
-/** The value axis spans the values and the threshold, with a little room, so the line is always in view. */
-function valueRange(chart: AnalysisChart): { min: number; max: number } {
+/**
+ * The value axis: it spans the values and the threshold, so the line is always in view, on ticks
+ * of 1, 2 or 5 × 10^k (about five), its ends on ticks so no label crowds another.
+ */
+function valueAxis(chart: AnalysisChart): { min: number; max: number; interval: number } {
   const values = chart.series.map((p) => p.value).concat(chart.threshold ? [chart.threshold.value] : []);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  const pad = hi > lo ? (hi - lo) * 0.15 : Math.abs(hi) * 0.1 || 1;
-  const step = 10 ** Math.floor(Math.log10(hi - lo + pad) - 1);
-  return { min: Number((Math.floor((lo - pad) / step) * step).toPrecision(6)), max: Number((Math.ceil((hi + pad) / step) * step).toPrecision(6)) };
+  let lo = Math.min(...values);
+  let hi = Math.max(...values);
+  if (hi === lo) [lo, hi] = [lo - (Math.abs(lo) * 0.1 || 1), hi + (Math.abs(hi) * 0.1 || 1)];
+  const raw = (hi - lo) / 5;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const interval = [1, 2, 5, 10].map((m) => m * magnitude).find((step) => step >= raw)!;
+  const tidy = (n: number) => Number(n.toPrecision(12));
+  return { min: tidy(Math.floor(lo / interval) * interval), max: tidy(Math.ceil(hi / interval) * interval), interval: tidy(interval) };
 }
 
 function thresholdMark(chart: AnalysisChart): Record<string, unknown> | undefined {
@@ -43,7 +49,7 @@ function thresholdMark(chart: AnalysisChart): Record<string, unknown> | undefine
 export function analysisChartSvg(chart: AnalysisChart): string {
   const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height: CHART_HEIGHT });
   try {
-    const range = valueRange(chart);
+    const axis = valueAxis(chart);
     const mark = thresholdMark(chart);
     const first = chart.series[0]!.at;
     const last = chart.series[chart.series.length - 1]!.at;
@@ -56,7 +62,7 @@ export function analysisChartSvg(chart: AnalysisChart): string {
       title: { text: chart.title, subtext: chart.subtitle, left: 16, top: 8, textStyle: { fontSize: 16 }, subtextStyle: { fontSize: 13, color: '#444' } },
       grid: { left: 64, right: 40, top: 80, bottom: 48 },
       xAxis: { type: 'time', min: first - pad, max: last + pad, axisLabel: { formatter: (ms: number) => utcClock(ms), hideOverlap: true }, name: 'UTC', nameLocation: 'end' },
-      yAxis: { type: 'value', min: range.min, max: range.max, scale: true, axisLabel: { formatter: (v: number) => shortNumber(v) } },
+      yAxis: { type: 'value', ...axis, axisLabel: { formatter: (v: number) => shortNumber(v) } },
       series: [
         {
           type: 'line',
