@@ -76,7 +76,7 @@ export class FileUploads {
     if (channel && fresh.length > 0) {
       const parent = threadTs ? this.transcript.messages(channel).find((m) => m.ts === threadTs) : undefined;
       if (threadTs && !parent) return { body: { ok: false, error: 'thread_not_found' } };
-      const shared: TranscriptFile[] = fresh.map((f) => ({ id: f.id, name: f.name, title: titles.get(f.id) ?? f.name, ...(f.altText ? { altText: f.altText } : {}), bytes: f.bytes! }));
+      const shared = fresh.map((f) => sharedFile({ id: f.id, name: f.name, title: titles.get(f.id) ?? f.name, ...(f.altText ? { altText: f.altText } : {}) }, f.bytes!));
       const ts = this.transcript.nextTs(this.now());
       const message: TranscriptMessage = { ts, channel, user: this.botUserId, text: '', blocks: [], at: this.now(), edits: [], replies: [], files: shared, ...(threadTs ? { threadTs } : {}) };
       if (parent) parent.replies.push(message);
@@ -85,6 +85,11 @@ export class FileUploads {
     }
     return { body: { files: files.map((f) => ({ id: f.id, name: f.name, title: titles.get(f.id) ?? f.name, size: f.length, mimetype: 'image/png' })) } };
   }
+}
+
+/** The bytes ride along unlisted: the transcript's JSON (`/_transcript`, the page) names the file, it does not carry it. */
+function sharedFile(file: Omit<TranscriptFile, 'bytes'>, bytes: Buffer): TranscriptFile {
+  return Object.defineProperty({ ...file }, 'bytes', { value: bytes, enumerable: false }) as TranscriptFile;
 }
 
 /** The first part's body of a multipart/form-data POST (Slack takes the file either way). */
