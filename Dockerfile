@@ -10,6 +10,8 @@ COPY commands ./commands
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-slim
+# The analysis chart's labels are drawn with the system's fonts (resvg); slim images have none.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production PORT=3000
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

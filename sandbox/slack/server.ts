@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readBody } from '../../src/http/io.js';
+import { FileUploads } from './files.js';
 import { conversationsHistory, conversationsReplies } from './history.js';
 import { RateLimiter, SLACK_LIMITS, type StandInLimits } from './rate-limits.js';
 import { SocketModeStandIn, STAND_IN_APP_TOKEN, type SocketModeOptions } from './socket-mode.js';
@@ -66,6 +67,7 @@ export interface SlackStandIn {
   /** 429 answers per method. */
   rateLimited: Map<string, number>;
   setLimits(limits: StandInLimits): void;
+  /** The next `count` calls of `method` meet `fault`; `files.upload` is the POST of bytes to an upload URL. */
   injectFaults(method: string, count: number, fault: Fault): void;
   /** Every API method answers 503 for the next `ms` (stand-in clock); 0 ends an outage now. */
   outage(ms: number): void;
@@ -80,7 +82,7 @@ export interface SlackStandIn {
 /** Far above any message Slack accepts (its own checks answer those); only a runaway body is refused. */
 const BODY_LIMIT = 2 * 1024 * 1024;
 
-const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata']);
+const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata', 'files']);
 
 /** WebClient sends form fields with objects as JSON strings; some callers send JSON bodies. */
 function parseParams(raw: string, contentType: string | undefined): Params {
@@ -138,6 +140,7 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
     if (options.notInChannel?.includes(channel)) return 'not_in_channel';
     return undefined;
   };
+  const uploads = new FileUploads(transcript, () => base, now, channelProblem, botUserId);
   const blocksOf = (p: Params) => (Array.isArray(p.blocks) ? (p.blocks as unknown[]) : []);
   /** Slack keeps `metadata` only when it has an event_type and an object payload; invalid metadata is invalid_metadata_format. */
   const metadataOf = (p: Params): { metadata?: MessageMetadata; problem?: string } => {
@@ -250,6 +253,8 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       const profile = { real_name: realName, display_name: user?.name ?? id.toLowerCase(), ...(user?.email ? { email: user.email } : {}) };
       return { body: { user: { id, team_id: teamId, name: user?.name ?? id.toLowerCase(), real_name: realName, is_admin: user?.is_admin ?? false, deleted: user?.deleted ?? false, profile } } };
     },
+    'files.getUploadURLExternal': (p) => uploads.getUploadURLExternal(p),
+    'files.completeUploadExternal': (p) => uploads.completeUploadExternal(p),
     'usergroups.users.list': (p) => {
       const id = str(p.usergroup);
       const members = id ? options.usergroups?.[id] : undefined;
@@ -261,6 +266,15 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const answer = (res: ServerResponse, a: Answer) => {
     res.writeHead(a.status ?? 200, { 'content-type': 'application/json', ...a.headers });
     res.end(JSON.stringify(a.status === undefined || a.status === 200 ? { ok: true, ...a.body } : a.body));
+  };
+
+  const takeFault = (method: string): Fault | undefined => {
+    const queued = faults.get(method);
+    const next = queued?.[0];
+    if (!next) return undefined;
+    next.count -= 1;
+    if (next.count <= 0) queued.shift();
+    return next.fault;
   };
 
   const handleApi = (method: string, params: Params, auth: string | undefined, res: ServerResponse) => {
@@ -278,13 +292,10 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
       outageRefused.set(method, (outageRefused.get(method) ?? 0) + 1);
       return answer(res, { status: 503, body: { ok: false, error: 'service_unavailable' } });
     }
-    const queued = faults.get(method);
-    const next = queued?.[0];
+    const next = takeFault(method);
     let after: Fault | undefined;
     if (next) {
-      next.count -= 1;
-      if (next.count <= 0) queued.shift();
-      const f = next.fault;
+      const f = next;
       if (f.kind === 'drop-connection') return res.socket?.destroy();
       if (f.kind === 'http') return answer(res, { status: f.status, body: { ok: false, error: 'internal_error' } });
       if (f.kind === 'error') return answer(res, { body: { ok: false, error: f.error } });
@@ -316,7 +327,17 @@ export async function startSlackStandIn(options: SlackStandInOptions = {}): Prom
   const server: Server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://stand-in');
-      const raw = (await readBody(req, BODY_LIMIT)).toString('utf8');
+      const body = await readBody(req, BODY_LIMIT);
+      // The upload URL files.getUploadURLExternal handed out; its faults are injected as `files.upload`.
+      if (req.method === 'POST' && url.pathname.startsWith('/upload/')) {
+        calls.set('files.upload', (calls.get('files.upload') ?? 0) + 1);
+        const fault = takeFault('files.upload');
+        if (fault) return answer(res, { status: fault.kind === 'http' ? fault.status : 500, body: { ok: false, error: 'upload_failed' } });
+        const stored = uploads.upload(url.pathname.slice(8), body, req.headers['content-type']);
+        transcript.changed();
+        return res.writeHead(stored.status, { 'content-type': 'text/plain' }).end(stored.text);
+      }
+      const raw = body.toString('utf8');
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
         let params: Params;
         try {

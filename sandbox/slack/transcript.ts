@@ -13,8 +13,19 @@ export interface MessageMetadata {
   event_payload: Record<string, unknown>;
 }
 
+/** A file shared into a channel or thread (files.completeUploadExternal), with the bytes uploaded for it. */
+export interface TranscriptFile {
+  id: string;
+  name: string;
+  title: string;
+  altText?: string;
+  bytes: Buffer;
+}
+
 export interface TranscriptMessage extends MessageVersion {
   ts: string;
+  /** A file share: the files it carries. */
+  files?: TranscriptFile[];
   metadata?: MessageMetadata;
   channel: string;
   threadTs?: string;

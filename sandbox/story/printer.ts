@@ -76,7 +76,8 @@ export class TranscriptPrinter {
     for (const pipeline of this.pipelines) {
       for (const parent of this.transcript.messages(pipeline.channel)) {
         for (const m of [parent, ...parent.replies]) {
-          const text = terminalText(describeMessage(m.text, m.blocks), this.color);
+          // A file share (the chart of a failed analysis) says what it shows.
+          const text = m.files?.length ? m.files.map((f) => `[image] ${f.altText ?? f.title}`).join('\n') : terminalText(describeMessage(m.text, m.blocks), this.color);
           const before = this.shown.get(m.ts);
           if (before === text) continue;
           this.shown.set(m.ts, text);

@@ -94,6 +94,16 @@ export interface FailingMetric {
   conditionKind?: 'failure' | 'success';
   /** The metric's or its last measurement's message (an error's reason). */
   message?: string;
+  /**
+   * The measurements over the run's time, oldest first, for the chart (src/slack/render/analysis-chart.ts):
+   * when each finished (ms; else when it started) and its value as text. The last 30 with a value and a time.
+   */
+  points?: MeasuredPoint[];
+}
+
+export interface MeasuredPoint {
+  at: number;
+  value: string;
 }
 
 /** The phases of a run that a person must hear the reasons of. */
@@ -101,6 +111,18 @@ export const FAILING_ANALYSIS_PHASES: ReadonlySet<string> = new Set(['Failed', '
 
 const MAX_METRICS = 10;
 const MAX_VALUES = 5;
+/** Points a chart draws per metric: a run's usual count (a few to a few dozen) fits; the record stays small. */
+export const MAX_CHART_POINTS = 30;
+
+function pointsOf(measurements: Record<string, unknown>[]): MeasuredPoint[] {
+  const points: MeasuredPoint[] = [];
+  for (const m of measurements) {
+    const value = str(m.value);
+    const at = Date.parse(str(m.finishedAt) ?? str(m.startedAt) ?? '');
+    if (value && Number.isFinite(at)) points.push({ at, value: value.slice(0, 120) });
+  }
+  return points.slice(-MAX_CHART_POINTS);
+}
 
 /**
  * The metrics of a run that failed, errored or were inconclusive, with what they measured and the
@@ -121,12 +143,14 @@ export function failingMetrics(run: unknown): FailingMetric[] {
     const success = str(metric?.successCondition);
     const lastMessage = [...measurements].reverse().map((m) => str(m.message)).find((m) => m);
     const message = str(result.message) || lastMessage;
+    const points = pointsOf(measurements);
     out.push({
       name,
       phase,
       values,
       ...(failure ? { condition: failure, conditionKind: 'failure' as const } : success ? { condition: success, conditionKind: 'success' as const } : {}),
       ...(message ? { message } : {}),
+      ...(points.length > 0 ? { points } : {}),
     });
     if (out.length === MAX_METRICS) break;
   }

@@ -44,6 +44,16 @@ describe('failing metrics of an AnalysisRun', () => {
     expect(metrics[0]!.values).toEqual(['15', '16', '17', '18', '19']);
   });
 
+  it('keeps the measurements over time for the chart: finishedAt (else startedAt) and value, the last 30', () => {
+    const at = (i: number) => new Date(Date.UTC(2026, 11, 1, 10, i)).toISOString();
+    const measurements = Array.from({ length: 40 }, (_, i) => ({ phase: 'Successful', value: `[${i}]`, ...(i % 2 ? { finishedAt: at(i) } : { startedAt: at(i) }) }));
+    const run = { ...failedRun, status: { phase: 'Failed', metricResults: [{ name: 'success-rate', phase: 'Failed', measurements: [...measurements, { phase: 'Failed', value: '[9]' }] }] } };
+    const [metric] = failingMetrics(run);
+    expect(metric!.points).toHaveLength(30);
+    expect(metric!.points![0]).toEqual({ at: Date.parse(at(10)), value: '[10]' });
+    expect(metric!.points![29]).toEqual({ at: Date.parse(at(39)), value: '[39]' }); // the last one has no time: not drawn
+  });
+
   it('renders each metric escaped and within Slack limits, whatever the provider returned', () => {
     const metrics = Array.from({ length: 10 }, (_, i) => ({ name: `<!channel> m${i}`, phase: 'Failed', values: ['<!here>'.repeat(500)], condition: 'result[0] < 0.9 <@U1>', conditionKind: 'failure' as const, message: '<!everyone>' }));
     const msg = renderReply(reply('analysis-failed', { metrics }), record());

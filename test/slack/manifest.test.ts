@@ -20,6 +20,6 @@ describe('deploy/slack/manifest.yaml', () => {
   });
 
   it('asks for the bot scopes Glidepath uses and no more', () => {
-    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'commands', 'groups:history', 'groups:read', 'usergroups:read', 'users:read']);
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'commands', 'files:write', 'groups:history', 'groups:read', 'usergroups:read', 'users:read']);
   });
 });

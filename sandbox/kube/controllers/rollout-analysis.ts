@@ -9,8 +9,12 @@ import type { ResourceType } from '../resources.js';
 import type { ObjectStore } from '../store.js';
 import type { StepAnalysisResult } from './rollout-reconcile.js';
 
-/** `value`: what the provider measured (Prometheus: a vector as text, e.g. `[0.82]`); by default one that fits the phase. */
-export type AnalysisOutcome = (rollout: KubeObject, templates: string[]) => { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string; value?: string };
+/**
+ * `value`: what the provider measured (Prometheus: a vector as text, e.g. `[0.82]`); by default one
+ * that fits the phase. `values`: several measurements instead, spread evenly over the analysis (a
+ * metric with `count` and `interval`), the last one deciding.
+ */
+export type AnalysisOutcome = (rollout: KubeObject, templates: string[]) => { phase: 'Successful' | 'Failed' | 'Error' | 'Inconclusive'; message?: string; value?: string; values?: string[] };
 
 /** Against `result[0] >= 0.95` / `result[0] < 0.9`: a value that is judged the given phase. */
 const VALUE_OF: Record<string, string | undefined> = { Successful: '[0.99]', Failed: '[0.82]', Inconclusive: '[0.93]', Error: undefined };
@@ -27,6 +31,15 @@ export interface StepAnalysisRun {
   analysisMs: number;
   outcome?: AnalysisOutcome;
   wake: (at: number) => void;
+}
+
+/** Measurements taken at even intervals from `start` to `end`; the earlier ones passed, the last is judged `phase`. */
+function seriesOf(values: string[], start: number, end: number, phase: string): Record<string, string>[] {
+  const step = values.length > 1 ? (end - start) / (values.length - 1) : 0;
+  return values.map((value, i) => {
+    const at = isoSeconds(values.length > 1 ? start + step * i : end);
+    return { phase: i === values.length - 1 ? phase : 'Successful', startedAt: at, finishedAt: at, value };
+  });
 }
 
 export function runStepAnalysis(a: StepAnalysisRun): StepAnalysisResult {
@@ -74,7 +87,8 @@ export function runStepAnalysis(a: StepAnalysisRun): StepAnalysisResult {
             ...(outcome.phase === 'Error' ? { message: ERROR_MESSAGE } : {}),
           };
           const counter = { Successful: 'successful', Failed: 'failed', Inconclusive: 'inconclusive', Error: 'error' }[outcome.phase];
-          return { name: t, phase: outcome.phase, count: 1, [counter]: 1, measurements: [measurement], ...(outcome.phase === 'Error' ? { message: ERROR_MESSAGE } : {}) };
+          const measurements = outcome.values ? seriesOf(outcome.values, Date.parse(runStatus.startedAt), now, outcome.phase) : [measurement];
+          return { name: t, phase: outcome.phase, count: measurements.length, [counter]: 1, measurements, ...(outcome.phase === 'Error' ? { message: ERROR_MESSAGE } : {}) };
         }),
       };
     });

@@ -59,7 +59,21 @@ export interface SettleJob {
   retry?: RetryState;
 }
 
-export type SlackJob = ParentJob | ReplyJob | SettleJob;
+/**
+ * The charts of a posted reply's failing analysis metrics, uploaded into its thread
+ * (chart-upload.ts). Its own job, queued once the reply is posted: a failed upload retries alone
+ * and never posts the reply again.
+ */
+export interface ChartJob {
+  type: 'chart';
+  pipeline: string;
+  releaseId: string;
+  effect: ThreadReplyEffect;
+  slot?: BookedSlot;
+  retry?: RetryState;
+}
+
+export type SlackJob = ParentJob | ReplyJob | SettleJob | ChartJob;
 
 /** BullMQ priorities: lower runs first. */
 /**
@@ -67,7 +81,7 @@ export type SlackJob = ParentJob | ReplyJob | SettleJob;
  * click on a stale button is refused with what changed anyway, and in a storm those edits would
  * otherwise take the chat.update budget the parents need.
  */
-export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3, settle: 4 } as const;
+export const PRIORITY = { replyNeedingPerson: 1, reply: 2, parent: 3, chart: 3, settle: 4 } as const;
 
 export function needsPerson(effect: ThreadReplyEffect): boolean {
   return effect.needsPerson || REPLIES_NEEDING_A_PERSON.includes(effect.kind);
@@ -80,6 +94,10 @@ function digest(...parts: string[]): string {
 
 export function replyJobId(pipeline: string, releaseId: string, effectIds: readonly string[]): string {
   return `reply-${digest(pipeline, releaseId, ...effectIds)}`;
+}
+
+export function chartJobId(pipeline: string, releaseId: string, effectId: string): string {
+  return `chart-${digest(pipeline, releaseId, effectId)}`;
 }
 
 export function settleJobId(pipeline: string, releaseId: string, effectId: string): string {

@@ -4,6 +4,7 @@
  * new thread (the message to edit was deleted).
  */
 import { ErrorCode } from '@slack/web-api';
+import { UnrecoverableError } from 'bullmq';
 import { PERMANENT_SLACK_ERRORS } from '../errors.js';
 
 export type SlackFailure =
@@ -37,3 +38,9 @@ export function mayHaveLanded(err: unknown): boolean {
   if (code === ErrorCode.RateLimitedError || code === ErrorCode.PlatformError) return false;
   return true;
 }
+
+/**
+ * The message to edit was deleted in Slack. Unrecoverable for the job that met it, but no
+ * configuration error: the writer forgets the thread, and the retry starts a new one.
+ */
+export class ParentGoneError extends UnrecoverableError {}

@@ -270,6 +270,16 @@ export class ThreadStore {
     await this.writeReplyMessage(pipeline, releaseId, `settled:${effectId}`, JSON.stringify(ended));
   }
 
+  /** The files of a chart upload whose completion may have reached Slack: a retry completes these, not new ones. */
+  async chartFiles(pipeline: string, releaseId: string, chartId: string): Promise<{ id: string; title: string }[] | undefined> {
+    const saved = await this.redis.hget(this.keys.slackReplyMessages(pipeline, releaseId), `files:${chartId}`);
+    return saved ? (JSON.parse(saved) as { id: string; title: string }[]) : undefined;
+  }
+
+  async saveChartFiles(pipeline: string, releaseId: string, chartId: string, files: { id: string; title: string }[]): Promise<void> {
+    await this.writeReplyMessage(pipeline, releaseId, `files:${chartId}`, JSON.stringify(files));
+  }
+
   private async writeReplyMessage(pipeline: string, releaseId: string, field: string, value: string): Promise<void> {
     const key = this.keys.slackReplyMessages(pipeline, releaseId);
     // Bounded from its first write, like the replies set; expireWhenFinished sets the release's own TTL.

@@ -17,25 +17,18 @@ import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { withoutRetries } from '../client.js';
 import { DEFAULT_BUDGETS, SlackBudgets, type BudgetSpec, type WriterBudgets } from './budget.js';
 import { SLACK_QUEUE, needsPerson, type ReplyProduced, type SlackJob } from './jobs.js';
+import { queueCharts, uploadCharts, type ChartCalls } from './chart-upload.js';
 import { lateReply } from './late-reply.js';
 import { PARENT_EFFECT, PostLedger, findPosted, messageDigest, parentKey, postMetadata, type PostKey } from './post-ledger.js';
 import { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry.js';
-import { classifySlackError, mayHaveLanded } from './slack-errors.js';
+import { ParentGoneError, classifySlackError, mayHaveLanded } from './slack-errors.js';
 import { ThreadStore, type ThreadRef } from './threads.js';
 import { DEFAULT_SLACK_JOB_LOCK_MS, writerLockOptions, type SlackWriterOptions } from './writer-options.js';
 import { FencedSlackError, jobLockHeld, requestRepair } from './writer-fence.js';
 
 export { DEFAULT_BUDGETS, type WriterBudgets } from './budget.js';
 export type { SlackWriterOptions } from './writer-options.js';
-
 const LOCK_BUSY_RETRY_MS = 200;
-
-/**
- * The message to edit was deleted in Slack. Unrecoverable for the job that met it (as before),
- * but no configuration error: sendParent forgets the thread, and the retry starts a new one.
- */
-class ParentGoneError extends UnrecoverableError {}
-
 interface JobContext {
   job: Job<SlackJob>;
   token: string | undefined;
@@ -113,6 +106,7 @@ export class SlackWriter {
     const ctx: JobContext = { job, token, record };
     if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
     else if (job.data.type === 'settle') for (const effect of job.data.effects) await this.settleReply(ctx, effect);
+    else if (job.data.type === 'chart') await uploadCharts({ client: this.client, threads: this.threads, lockMs: this.lockMs }, job.data, this.chartCalls(ctx));
     else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect, job.data.produced);
     if (job.data.retry) await this.options.redis.zrem(this.options.keys.slackRetrying(), String(job.id));
   }
@@ -188,6 +182,7 @@ export class SlackWriter {
       );
       // Buttons are taken away later (settleReply): keep where they are.
       if (message.blocks.some((b) => b.type === 'actions')) await this.threads.saveReplyTs(record.pipeline, record.releaseId, effect.id, posted.ts);
+      if (this.counts) await queueCharts(this.counts, record, effect); // before the mark: a retry that adopts the post queues them again
       await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
       await this.threads.markEnded(record.pipeline, record.releaseId, produced);
       await this.ledger.done(key);
@@ -298,6 +293,14 @@ export class SlackWriter {
     }
   }
 
+  /** A chart job calls Slack, spends (as a routine post) and retries exactly as replies do. */
+  private chartCalls = (ctx: JobContext): ChartCalls => ({
+    call: (method, budget, send, onError) => this.call(ctx, method, budget, send, onError),
+    spend: (budget) => this.spend(ctx, budget, this.spec.postPerChannel, { book: false, reserve: Math.min(1, this.spec.postPerChannel.burst - 1) }),
+    busy: () => this.reschedule(ctx, LOCK_BUSY_RETRY_MS),
+    retryLater: (method, error, cause) => this.retryLater(ctx, method, error, cause),
+  });
+
   /** Told at warn and counted: the write that would have followed is not made. */
   private fenced(ctx: JobContext, what: 'job' | 'thread' | 'reply', why: string): FencedSlackError {
     this.options.metrics.fencedWrites.inc({ what });
@@ -337,7 +340,7 @@ export class SlackWriter {
   private async call<T>(ctx: JobContext, method: string, budget: string, send: () => Promise<T>, onError?: (err: unknown) => Promise<void>): Promise<T> {
     const { metrics } = this.options;
     // The job's own fence: a writer that woke after BullMQ handed its job to another must not post or edit.
-    if (method.startsWith('chat.') && !(await jobLockHeld(ctx.job, ctx.token, this.lockMs))) throw this.fenced(ctx, 'job', `the lock of job ${ctx.job.id} is no longer ours before ${method}`);
+    if ((method.startsWith('chat.') || method === 'files.completeUploadExternal') && !(await jobLockHeld(ctx.job, ctx.token, this.lockMs))) throw this.fenced(ctx, 'job', `the lock of job ${ctx.job.id} is no longer ours before ${method}`);
     try {
       const result = await send();
       metrics.calls.inc({ method, outcome: 'ok' });
