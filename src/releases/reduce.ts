@@ -16,7 +16,7 @@ import { targetKey } from '../facts/fact.js';
 import { MAX_EVENTS, type ReduceContext } from './context.js';
 import { evaluate, expectsProgress, noticeReply } from './derive.js';
 import { imageDrift, withNewRepositories } from './images.js';
-import type { Effect, ReleaseEventKind, ReleaseRecord, StageState, TargetState } from './record.js';
+import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseEventKind, type ReleaseRecord, type StageState, type TargetState } from './record.js';
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded, pauseSuperseded } from './pause-end.js';
@@ -57,6 +57,9 @@ export function reduceDraft(draft: ReleaseRecord | undefined, fact: Fact, ctx: R
 function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: ReduceContext): Reduction {
   // Read before anything may be updated in place.
   const ctx = { ...options, wasExpectingProgress: current !== undefined && expectsProgress(current.status) && current.stall === undefined };
+  if (current && ctx.stage !== undefined && FINISHED_RELEASE_STATUSES.includes(current.status) && !current.stages.some((s) => s.name === ctx.stage)) {
+    return unchanged('ignored', `stage ${ctx.stage} was added to the pipeline after release ${current.releaseId} ended`);
+  }
   switch (fact.kind) {
     case 'rollout':
       return reduceRollout(current, fact, ctx);
