@@ -35,6 +35,14 @@ export interface MemberState {
   lastTransitionTime?: string;
 }
 
+/** A revision of its own per child of APPSET_STEPS (a source per child, one change pushed to all). */
+export const OWN_REVISIONS: Record<string, string> = {
+  'checkout-staging': 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1',
+  'checkout-eu-1': 'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2',
+  'checkout-eu-2': 'c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3',
+  'checkout-us': 'd4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4',
+};
+
 export type Observation =
   | { kind: 'app'; name: string; rv: number; state: ChildState }
   | { kind: 'appset'; rv: number; members: Record<string, MemberState & { step: number }> };

@@ -9,16 +9,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stepRow } from '../../src/slack/render/step-row.js';
-import { APPSET_PIPELINE, APPSET_STEPS, appSetPipelineConfig, factOf, rollingSyncTimeline, type Observation } from '../helpers/appset-world.js';
+import { APPSET_PIPELINE, APPSET_STEPS, OWN_REVISIONS as OWN, appSetPipelineConfig, factOf, rollingSyncTimeline, type Observation } from '../helpers/appset-world.js';
 import { Harness } from '../helpers/reduce-harness.js';
 
 const RELEASE = 'rel-2026-08-20.1';
-const OWN: Record<string, string> = {
-  'checkout-staging': 'a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1',
-  'checkout-eu-1': 'b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2',
-  'checkout-eu-2': 'c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3',
-  'checkout-us': 'd4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4',
-};
 const T0 = Date.parse('2026-08-20T10:00:00Z');
 const config = appSetPipelineConfig();
 // checkout-us was Degraded at the previous revision: the new one is what repairs it.
