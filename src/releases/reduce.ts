@@ -8,7 +8,6 @@ import type {
   Fact,
   ReleaseAnnouncedFact,
   RolloutFact,
-  SupersededFact,
   TargetRef,
   WatchdogFact,
 } from '../facts/fact.js';
@@ -19,8 +18,9 @@ import { imageDrift, withNewRepositories } from './images.js';
 import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseEventKind, type ReleaseRecord, type StageState, type TargetState } from './record.js';
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations, compareSync } from './versions.js';
-import { pauseEnded, pauseSuperseded } from './pause-end.js';
-import { applicationTargetFields, childPlacement, keepUnlisted, noteRevision, reduceApplicationSet, supersedeEveryCopy } from './reduce-appset.js';
+import { pauseEnded } from './pause-end.js';
+import { applicationTargetFields, childPlacement, keepUnlisted, noteRevision, reduceApplicationSet } from './reduce-appset.js';
+import { reduceSuperseded } from './reduce-superseded.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
@@ -72,7 +72,7 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
     case 'watchdog':
       return fact.recheck ? reduceRecheck(current, fact, ctx, KIT) : reduceWatchdog(current, fact, ctx);
     case 'superseded':
-      return reduceSuperseded(current, fact, ctx);
+      return reduceSuperseded(current, fact, ctx, KIT);
     case 'kargo-stage':
     case 'kargo-promotion':
     case 'kargo-freight':
@@ -382,29 +382,4 @@ function reduceWatchdog(current: ReleaseRecord | undefined, fact: WatchdogFact, 
   const reply = noticeReply(record, `stall:${current.lastHeardAt}`, 'stall', stall.detail, stall.stage, stall.ref);
   // The stall is set, so finish() does not arm the watchdog again: the next fact will.
   return finish(record, fact.receivedAt, ctx, 'applied', reply ? [reply] : []);
-}
-
-function reduceSuperseded(current: ReleaseRecord | undefined, fact: SupersededFact, ctx: ReduceContext): Reduction {
-  if (!current) return unchanged('ignored', 'release no longer exists');
-  const key = targetKey(fact.target);
-  const stage = current.stages.find((s) => s.targets[key] !== undefined);
-  const unlisted = current.unlistedChildren?.[key]?.target;
-  if (!stage && unlisted && unlisted.supersededBy !== fact.byReleaseId && (unlisted.uid === undefined || compareObservations(unlisted, fact.at) <= 0)) {
-    // A child kept aside moved on before its ApplicationSet listed it: placed, it counts as it last was here.
-    const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
-    supersedeEveryCopy(record, key, fact.byReleaseId, fact.at);
-    return finish(record, fact.receivedAt, ctx, 'applied', []);
-  }
-  if (!stage) return unchanged('ignored', `target ${key} is not part of this release`);
-  const existing = stage.targets[key] as TargetState;
-  if (existing.supersededBy === fact.byReleaseId) return unchanged('ignored', 'already superseded');
-  // The target came back to this release after the newer one took it: the newer observation wins.
-  if (existing.uid !== undefined && compareObservations(existing, fact.at) > 0) return unchanged('out-of-order', 'target is newer here');
-  const record = openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
-  const target = findStage(record, stage.name)?.targets[key] as TargetState;
-  // Judged before the change below (a batch updates the record in place).
-  const settled = pauseSuperseded(record, stage.name, target, fact.byReleaseId);
-  supersedeEveryCopy(record, key, fact.byReleaseId, fact.at);
-  addEvent(record, fact.receivedAt, 'superseded', `moved on to release ${fact.byReleaseId}`, key);
-  return finish(record, fact.receivedAt, ctx, 'applied', settled);
 }
