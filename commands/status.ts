@@ -11,6 +11,7 @@ import type { ConfigFile } from '../src/config/file.js';
 import { section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { kargoStatusLines } from './status-kargo.js';
+import { channelProblemsSection, generatedPipelinesSection, originLine } from './status-pipelines.js';
 import type { CommandContext, Subcommand } from './types.js';
 import { stageByName } from './where.js';
 
@@ -71,9 +72,13 @@ export const status: Subcommand = {
       sections.push(...(await mixedStageLines(ctx, p, records, s)));
     } else if (arg && ctx.config.pipelines.some((p) => p.name === arg)) {
       const records = await ctx.releases.list(arg, { limit: 10 });
+      const origin = originLine(ctx.config, arg);
+      if (origin) sections.push(origin);
       sections.push(...records.map((r) => releaseLines(ctx.config, r)));
       if (records.length === 0) sections.push(`No release of ${arg} is in flight.`);
       sections.push(...(await mixedStageLines(ctx, arg, records)));
+      const problems = await channelProblemsSection(ctx, arg);
+      if (problems) sections.push(problems);
     } else if (arg) {
       for (const p of ctx.config.pipelines) {
         const r = await ctx.releases.get(p.name, arg);
@@ -89,6 +94,10 @@ export const status: Subcommand = {
       }
       if (sections.length === 0) sections.push('No release is in flight.');
       sections.push(...mixed);
+      const pipelines = generatedPipelinesSection(ctx.config);
+      if (pipelines) sections.push(pipelines);
+      const problems = await channelProblemsSection(ctx);
+      if (problems) sections.push(problems);
     }
     const body = sections.join('\n\n');
     await ctx.slack.reply({ text: body, blocks: sections.slice(0, 40).map((s) => section(s)) });

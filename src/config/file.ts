@@ -159,12 +159,23 @@ const cluster = z
 /** A Slack channel id: the config's channels and a template's `glidepath.io/channel` annotations alike. */
 export const channelId = z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'must be a Slack channel id such as C0123ABCD (not a #name)');
 
+/** Owners as written (entries may be comma-separated lists), one name each, deduplicated. */
+function ownersList(list: readonly string[]): string[] {
+  return [...new Set(list.flatMap((o) => o.split(',')).map((o) => o.trim()).filter((o) => o !== ''))].slice(0, 100);
+}
+
 const pipeline = z
   .object({
     name: name('pipeline name'),
     channel: channelId,
     releaseIdAnnotation: z.string().min(1).default('hangar.io/release-id'),
     stallAfterMinutes: z.number().positive().optional(),
+    /**
+     * Whose app this is: Kubernetes users and groups (as the identity map names people). The App
+     * Home lists a person's own pipelines first. Entries may hold several, comma-separated (a
+     * template fills them from an annotation); empty ones are dropped.
+     */
+    owners: z.array(z.string().max(2_000)).max(50).transform(ownersList).optional(),
     stages: z.array(stage).min(1),
   })
   .strict();
@@ -299,6 +310,7 @@ export function instantiateTemplate(t: PipelineTemplate, b: TemplateBindings, ch
     channel,
     releaseIdAnnotation: fillText(t.releaseIdAnnotation, b),
     ...(t.stallAfterMinutes !== undefined ? { stallAfterMinutes: t.stallAfterMinutes } : {}),
+    owners: t.owners.map((o) => fillText(o, b)),
     stages: fillDeep(t.stages, b),
   });
   if (result.success) return { pipeline: result.data };

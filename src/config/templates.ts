@@ -94,13 +94,15 @@ export function pipelineTemplateSchema(parts: TemplateParts) {
       channelAnnotation: labelKey.default('glidepath.io/channel'),
       releaseIdAnnotation: z.string().min(1).max(253).default('hangar.io/release-id'),
       stallAfterMinutes: z.number().positive().optional(),
+      /** The generated pipeline's owners (see the pipeline's `owners`); by default the group's `glidepath.io/owners` annotation. */
+      owners: z.array(z.string().min(1).max(300)).max(20).default(['{{annotation:glidepath.io/owners}}']),
       generator,
       /** Stages as a pipeline's, with placeholders: checked at load by filling them with sample values. */
       stages: z.array(z.record(z.string(), z.unknown())).min(1),
     })
     .strict()
     .superRefine((t, ctx) => {
-      for (const [field, value] of [['name', t.name], ['releaseIdAnnotation', t.releaseIdAnnotation], ['stages', t.stages]] as const) {
+      for (const [field, value] of [['name', t.name], ['releaseIdAnnotation', t.releaseIdAnnotation], ['owners', t.owners], ['stages', t.stages]] as const) {
         for (const bad of badPlaceholders(value)) {
           ctx.addIssue({ code: 'custom', path: [field, ...bad.path], message: `unknown placeholder ${bad.names.map((n) => `{{${n}}}`).join(', ')} (known: {{value}}, {{namespace}}, {{cluster}}, {{label:KEY}}, {{annotation:KEY}})` });
         }

@@ -4,6 +4,7 @@ import { safeEqual } from '../http/auth.js';
 import { HttpError } from '../http/http-error.js';
 import { bearerToken, sendJson } from '../http/io.js';
 import type { Router } from '../http/router.js';
+import { listPipelines } from '../routing/pipeline-origins.js';
 import type { ReleaseReader } from './ports.js';
 import type { ReleaseRecord } from './record.js';
 
@@ -34,6 +35,17 @@ export function registerReadRoutes(router: Router, deps: ReadApiDeps): void {
     if (!deps.config.pipelines.some((p) => p.name === name)) throw new HttpError(404, 'unknown_pipeline', `no pipeline "${name.slice(0, 63)}"`);
     return name;
   };
+
+  // The pipelines routing uses now, with where each came from; `?template=` narrows to one template's.
+  router.on('GET', '/v1/pipelines', async (req, res, _params, url) => {
+    requireReadToken(deps.readToken, bearerToken(req));
+    const template = url.searchParams.get('template');
+    const limitParam = Number(url.searchParams.get('limit') ?? 500);
+    const limit = Number.isInteger(limitParam) && limitParam > 0 ? Math.min(limitParam, 5_000) : 500;
+    const all = listPipelines(deps.config).filter((l) => template === null || (l.origin.source === 'template' && l.origin.template === template));
+    const pipelines = all.slice(0, limit).map(({ pipeline, origin }) => ({ name: pipeline.name, channel: pipeline.channel, stages: pipeline.stages.map((s) => s.name), owners: pipeline.owners ?? [], origin }));
+    sendJson(res, 200, { total: all.length, pipelines });
+  });
 
   router.on('GET', '/v1/releases', async (req, res, _params, url) => {
     requireReadToken(deps.readToken, bearerToken(req));

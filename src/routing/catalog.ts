@@ -123,14 +123,17 @@ export class PipelineCatalog {
 
   /** Explicit pipelines, then generated ones by template order and name; an explicit pipeline wins over a generated one of its name. */
   pipelines(): PipelineConfig[] {
-    if (this.listed) return this.listed;
+    return (this.listed ??= [...this.explicit, ...this.generatedPipelines().map((g) => g.pipeline)]);
+  }
+
+  /** The generated pipelines listed (not shadowed by an explicit one), with the template and group each came from. */
+  generatedPipelines(): GeneratedPipeline[] {
     const names = new Set(this.explicit.map((p) => p.name));
-    const generated = [...[...this.groups.values()].flatMap((g) => (g.generated ? [g.generated] : [])), ...this.adopted.values()]
+    return [...[...this.groups.values()].flatMap((g) => (g.generated ? [g.generated] : [])), ...this.adopted.values()]
       .map((g) => ({ order: this.templates.findIndex((t) => t.name === g.template), g }))
       .sort((a, b) => a.order - b.order || (a.g.pipeline.name < b.g.pipeline.name ? -1 : a.g.pipeline.name > b.g.pipeline.name ? 1 : 0))
       .filter(({ g }) => !names.has(g.pipeline.name) && (names.add(g.pipeline.name), true))
-      .map(({ g }) => g.pipeline);
-    return (this.listed = [...this.explicit, ...generated]);
+      .map(({ g }) => g);
   }
 
   /**

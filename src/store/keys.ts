@@ -65,6 +65,8 @@ export interface Keys {
   openReleaseIndex(pipeline: string): string;
   /** String with a TTL: digest of the Slack channels last found usable (conversations.info once per deployment). */
   slackChannelsChecked(): string;
+  /** Hash with a TTL (a day, renewed on each write): pipeline → the channel problem Slack last reported for it (src/slack/channel-problems.ts). */
+  slackChannelProblems(): string;
   /**
    * Hash with a TTL (renewed on each write, the longest release TTL): the pipelines templates
    * generated, by name, as the template and group that fill them (src/routing/shared-catalog.ts);
@@ -229,6 +231,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${pl(pipeline)}:${part(releaseId)}:${part(effectId)}`,
     slackRetrying: () => `${prefix}:slack-retrying`,
     slackChannelsChecked: () => `${prefix}:slack-channels-checked`,
+    slackChannelProblems: () => `${prefix}:slack-channel-problems`,
     generatedPipelines: () => `${prefix}:generated-pipelines`,
     generatedPipelinesVersion: () => sameSlotKey(prefix, `${prefix}:generated-pipelines`, 'version'),
     watchLease: (cluster) => `${prefix}:watch-lease:${part(cluster)}`,

@@ -21,6 +21,7 @@ import type { Logger } from '../obs/logger.js';
 import type { ReleaseReader } from '../releases/ports.js';
 import { ReleaseStore } from '../releases/store.js';
 import { createSlackApp, checkBotToken, type SlackApp } from '../slack/app.js';
+import { ChannelProblems } from '../slack/channel-problems.js';
 import { checkChannels, checkChannelsOnce, type ChannelProblem } from '../slack/channels.js';
 import { createSlackClient } from '../slack/client.js';
 import { SlackGroupDirectory } from '../slack/group-directory.js';
@@ -139,7 +140,14 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
     ...(writer ? { writer } : {}),
     ...(commands ? { commands } : {}),
     async start() {
-      if (writer) await checkChannelsOnce(o.workers, keys.slackChannelsChecked(), client, config.pipelines, logger);
+      const problems = new ChannelProblems(o.workers, keys.slackChannelProblems());
+      const remember = (checked: readonly { name: string }[], found: readonly ChannelProblem[]) =>
+        problems.record(checked, found).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'channel problems could not be kept for /glidepath status'));
+      if (writer) {
+        const pipelines = config.pipelines;
+        const found = await checkChannelsOnce(o.workers, keys.slackChannelsChecked(), client, pipelines, logger);
+        if (found !== 'already checked') await remember(pipelines, found);
+      }
       // A generated pipeline's channel (a template's, or an app's own annotation) is looked up once
       // per process when it first appears: a channel the bot is not in is one clear error line.
       const checked = new Set(config.pipelines.map((p) => p.channel));
@@ -147,8 +155,9 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
         if (checked.has(g.pipeline.channel)) return;
         checked.add(g.pipeline.channel);
         void checkChannels(client, [g.pipeline], logger).then(
-          (problems) => {
-            for (const p of problems) o.onChannelProblem?.(g.template, p);
+          async (found) => {
+            for (const p of found) o.onChannelProblem?.(g.template, p);
+            await remember([g.pipeline], found);
           },
           () => checked.delete(g.pipeline.channel),
         );
@@ -202,6 +211,7 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
     groups,
     identities: new IdentityMap(o.config.identities, groups, byEmail ? new SlackProfileDirectory(slackClient, byEmail.cacheSeconds * 1000) : undefined),
     threads: new ThreadStore(o.requests, o.keys, finishedTtlMs(o.config), unfinishedTtlMs(o.config)),
+    channelProblems: new ChannelProblems(o.requests, o.keys.slackChannelProblems()),
     logger: o.logger.child({ component: 'commands' }),
     ...(o.seams.now ? { now: o.seams.now } : {}),
     ...(o.seams.followTimeoutMs !== undefined ? { followTimeoutMs: o.seams.followTimeoutMs } : {}),

@@ -45,6 +45,8 @@ export interface WatchedWorldOptions {
   notInChannel?: string[];
   /** More settings, as YAML flow entries (`unhealthyGraceMinutes: 0`). */
   settings?: string;
+  /** More top-level config, as YAML (an `identities:` block, …). */
+  extraConfig?: string;
   /** More environment (CI_TOKENS, …). */
   env?: Record<string, string>;
   /** The pipeline (default `shop`) and its stages, one YAML flow mapping each (default: Rollouts of shop, env=prod); ignored with `pipelines`. */
@@ -147,6 +149,7 @@ clusters:
   - { name: prod, kubeconfigPath: ${cluster.kubeconfigPath}, kubeconfigContext: prod, facts: watch${kargoApi} }
 pipelines:${pipelines}
 ${o.templates ? `pipelineTemplates:${o.templates}` : ''}
+${o.extraConfig ?? ''}
 `;
   const config = parseConfigFile(configText);
   const mount = o.mountConfig ? mountConfig(configText) : undefined;

@@ -15,6 +15,7 @@ import type { IdentityMap } from '../../policy/identity.js';
 import type { ReleaseReader } from '../../releases/ports.js';
 import type { OwnActions } from '../../releases/own-actions.js';
 import type { ApprovalStore } from '../../actions/approvals.js';
+import type { ChannelProblems } from '../channel-problems.js';
 import type { Outcome, ThreadLocator } from '../../actions/types.js';
 import type { AbortDialogMetadata, ApproveClick, PromoteButtonValue, PromoteConfirmValue, RefreshApproveValue } from '../buttons.js';
 
@@ -38,6 +39,8 @@ export interface CommandServices {
   /** Who each Slack user is in Kubernetes, for clusters with `authorization: kubernetes` or `both`. */
   identities: IdentityMap;
   threads: ThreadLocator;
+  /** Channels Slack said the bot cannot post in, by pipeline (status names them). */
+  channelProblems?: ChannelProblems;
   logger: Logger;
   now?: () => number;
   /** How long promote follows a Promotion, and the default freshness --refresh timeout. */

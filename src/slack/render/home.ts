@@ -17,14 +17,23 @@ export function glance(record: ReleaseRecord): string {
   return record.stages.map((s) => `${STATUS_ICON[s.status]} ${untrusted(s.name, 63, { oneLine: true })}`).join('  →  ');
 }
 
-export function renderHome(pipelines: readonly HomePipeline[]): HomeView {
+export interface HomeLayout {
+  /** How many of the pipelines, from the first, are the person's own apps (listed under their own header). */
+  own?: number;
+  /** Pipelines not read for this view (a fleet): named as a count, with where to look. */
+  notShown?: number;
+}
+
+export function renderHome(pipelines: readonly HomePipeline[], layout: HomeLayout = {}): HomeView {
+  const own = Math.min(layout.own ?? 0, pipelines.length);
   const blocks: Block[] = [
-    { type: 'header', text: { type: 'plain_text', text: 'Active releases' } },
+    { type: 'header', text: { type: 'plain_text', text: own > 0 ? 'Your apps' : 'Active releases' } },
   ];
   if (pipelines.length === 0) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: 'No pipelines are configured.' } });
   }
-  for (const { pipeline, releases } of pipelines) {
+  for (const [i, { pipeline, releases }] of pipelines.entries()) {
+    if (own > 0 && i === own) blocks.push({ type: 'header', text: { type: 'plain_text', text: 'Other pipelines' } });
     blocks.push({ type: 'divider' });
     blocks.push({
       type: 'section',
@@ -44,6 +53,9 @@ export function renderHome(pipelines: readonly HomePipeline[]): HomeView {
         },
       });
     }
+  }
+  if (layout.notShown) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${layout.notShown} more pipelines are not shown here: \`/glidepath status <pipeline>\` shows any of them.` }] });
   }
   return { type: 'home', blocks: fitBlocks(blocks, { maxBlocks: HOME_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET * 2 }) };
 }

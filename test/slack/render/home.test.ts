@@ -28,4 +28,18 @@ describe('renderHome', () => {
     expect(view.blocks.length).toBeLessThanOrEqual(HOME_BLOCK_LIMIT);
     expectNoPings(view.blocks, ['<#C0CHECKOUT>']);
   });
+
+  it('puts the person\'s own pipelines under their own header and says how many pipelines a fleet left out', () => {
+    const view = renderHome(
+      [
+        { pipeline: pipelineConfig('ledger', 'C0LEDGER'), releases: [] },
+        { pipeline: pipelineConfig(), releases: [record({ releaseId: 'rel-5' })] },
+      ],
+      { own: 1, notShown: 960 },
+    );
+    const texts = view.blocks.flatMap((b) => (b.type === 'header' ? [b.text.text] : b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e) => e.text) : []));
+    expect(texts.slice(0, 4)).toEqual(['Your apps', '*ledger* in <#C0LEDGER>', 'No active release.', 'Other pipelines']);
+    expect(texts[4]).toBe('*checkout* in <#C0CHECKOUT>');
+    expect(texts.at(-1)).toBe('960 more pipelines are not shown here: `/glidepath status <pipeline>` shows any of them.');
+  });
 });

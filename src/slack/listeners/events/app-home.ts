@@ -1,19 +1,40 @@
-/** Publishes the App Home tab (active releases per pipeline) when a user opens it. */
+/**
+ * Publishes the App Home tab (active releases per pipeline) when a user opens it. With an identity
+ * map, the person's own apps (pipelines whose `owners` name their Kubernetes user or a group of
+ * theirs) come first; a fleet's other pipelines are read only up to what the tab can show.
+ */
 import type { App } from '@slack/bolt';
+import type { PipelineConfig } from '../../../config/file.js';
+import { ownedBy } from '../../../routing/pipeline-origins.js';
 import { renderHome } from '../../render/home.js';
 import type { ListenerDeps, ListenerGroup } from '../types.js';
 
 /** Releases shown per pipeline; the Home tab holds 100 blocks. */
 const PER_PIPELINE = 10;
+/** Pipelines read for one view: more than the tab's 100 blocks can show is wasted reads. */
+const PIPELINES_READ = 40;
 
-async function homeFor(deps: ListenerDeps) {
-  const pipelines = await Promise.all(
-    deps.config.pipelines.map(async (pipeline) => ({
-      pipeline,
-      releases: await deps.releases.list(pipeline.name, { limit: PER_PIPELINE }),
-    })),
-  );
-  return renderHome(pipelines);
+/** The person's Kubernetes identity when the identity map knows them; undefined otherwise (all pipelines, config order). */
+async function identityOf(deps: ListenerDeps, userId: string) {
+  const identities = deps.commands?.services.identities;
+  if (!identities) return undefined;
+  try {
+    const answer = await identities.resolve(userId);
+    return answer.kind === 'mapped' ? answer.identity : undefined;
+  } catch (err) {
+    deps.logger.warn({ err: (err as Error).message, user: userId }, 'App Home: the identity map could not answer; showing every pipeline');
+    return undefined;
+  }
+}
+
+async function homeFor(deps: ListenerDeps, userId: string) {
+  const identity = await identityOf(deps, userId);
+  const all = deps.config.pipelines;
+  const own: PipelineConfig[] = identity ? all.filter((p) => ownedBy(p, identity)) : [];
+  const ordered = own.length > 0 ? [...own, ...all.filter((p) => !own.includes(p))] : all;
+  const read = ordered.slice(0, PIPELINES_READ);
+  const pipelines = await Promise.all(read.map(async (pipeline) => ({ pipeline, releases: await deps.releases.list(pipeline.name, { limit: PER_PIPELINE }) })));
+  return renderHome(pipelines, { own: Math.min(own.length, read.length), notShown: ordered.length - read.length });
 }
 
 export const appHome: ListenerGroup = {
@@ -21,7 +42,7 @@ export const appHome: ListenerGroup = {
   register(app: App, deps: ListenerDeps) {
     app.event('app_home_opened', async ({ event, client }) => {
       if (event.tab !== 'home') return;
-      await client.views.publish({ user_id: event.user, view: await homeFor(deps) });
+      await client.views.publish({ user_id: event.user, view: await homeFor(deps, event.user) });
     });
   },
 };
