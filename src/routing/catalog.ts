@@ -15,6 +15,7 @@ import type { ConfigFile, PipelineConfig, PipelineTemplate } from '../config/fil
 import { channelId, instantiateTemplate } from '../config/file.js';
 import type { TemplateBindings } from '../config/templates.js';
 import type { Fact } from '../facts/fact.js';
+import { isLate, pipelineShape, plainBindings, sameObject } from './catalog-objects.js';
 import { bindingsOf, generatedName, memberKey, type GeneratedFrom } from './generator.js';
 
 export interface GeneratedPipeline {
@@ -59,6 +60,8 @@ export class PipelineCatalog {
   private readonly groups = new Map<string, Group>();
   /** Groups each object is a member of (one per template at most). */
   private readonly memberOf = new Map<string, Set<string>>();
+  /** Each member object as last observed: a heartbeat with the same labels and annotations is in the same groups (no template filled). */
+  private readonly lastSeen = new Map<string, GeneratedFrom>();
   private readonly retired = new Map<string, GeneratedPipeline>();
   /** Deleted objects by key: the uid and resourceVersion of what was last seen of them. */
   private readonly tombstones = new Map<string, { uid: string; resourceVersion?: string }>();
@@ -104,6 +107,7 @@ export class PipelineCatalog {
     this.templates = templates;
     this.groups.clear();
     this.memberOf.clear();
+    this.lastSeen.clear();
     this.reported.clear();
     this.before = before;
     try {
@@ -141,8 +145,8 @@ export class PipelineCatalog {
    * groups (one pipeline per app: another app's pipeline never takes this app's facts, and
    * routing a fact costs the same with a thousand generated pipelines as with none).
    */
-  pipelinesFor(o: GeneratedFrom): readonly PipelineConfig[] {
-    const groups = this.memberOf.get(memberKey(o));
+  pipelinesFor(o: GeneratedFrom, key = memberKey(o)): readonly PipelineConfig[] {
+    const groups = this.memberOf.get(key);
     if (!groups) return this.explicit;
     const own: PipelineConfig[] = [];
     for (const groupKey of groups) {
@@ -190,14 +194,15 @@ export class PipelineCatalog {
   }
 
   /** Seen: the object joins (or, relabelled, leaves) its groups. Cheap when nothing changed, as on a heartbeat. */
-  observe(o: GeneratedFrom): void {
+  observe(o: GeneratedFrom, key = memberKey(o)): void {
     if (this.templates.length === 0) return;
-    const key = memberKey(o);
     const tomb = this.tombstones.get(key);
     if (tomb) {
       if (isLate(o, tomb)) return;
       this.tombstones.delete(key);
     }
+    const seen = this.lastSeen.get(key);
+    if (seen && sameObject(seen, o)) return;
     const now = new Set<string>();
     for (const t of this.templates) {
       const b = bindingsOf(t, o);
@@ -213,8 +218,13 @@ export class PipelineCatalog {
       if (!before || !sameObject(before, o)) this.refill(groupKey, group);
     }
     for (const groupKey of this.memberOf.get(key) ?? []) if (!now.has(groupKey)) this.leave(groupKey, key);
-    if (now.size > 0) this.memberOf.set(key, now);
-    else this.memberOf.delete(key);
+    if (now.size > 0) {
+      this.memberOf.set(key, now);
+      this.lastSeen.set(key, o);
+    } else {
+      this.memberOf.delete(key);
+      this.lastSeen.delete(key);
+    }
   }
 
   /** Gone (deleted, or missing from a relist): the object leaves its groups; a group's last object retires its pipeline. */
@@ -227,6 +237,7 @@ export class PipelineCatalog {
     }
     for (const groupKey of this.memberOf.get(key) ?? []) this.leave(groupKey, key);
     this.memberOf.delete(key);
+    this.lastSeen.delete(key);
   }
 
   private leave(groupKey: string, key: string): void {
@@ -297,38 +308,6 @@ export class PipelineCatalog {
   }
 }
 
-/**
- * A fact of a deleted object from before its deletion (queued, then routed after the watch saw it
- * go). The same object seen again with a newer version (relabelled back in) is not late.
- */
-function isLate(o: GeneratedFrom, tomb: { uid: string; resourceVersion?: string }): boolean {
-  if (o.uid === undefined || o.uid !== tomb.uid) return false;
-  if (o.resourceVersion === undefined || tomb.resourceVersion === undefined) return true;
-  // resourceVersions are opaque, but the API server's are integers; otherwise only the same version is late.
-  const numeric = /^\d{1,30}$/;
-  if (numeric.test(o.resourceVersion) && numeric.test(tomb.resourceVersion)) return BigInt(o.resourceVersion) <= BigInt(tomb.resourceVersion);
-  return o.resourceVersion === tomb.resourceVersion;
-}
-
-/** Bindings as data, to share: the object's labels and annotations copied. */
-function plainBindings(b: TemplateBindings): TemplateBindings {
-  return { value: b.value, namespace: b.namespace, cluster: b.cluster, labels: { ...b.labels }, annotations: { ...b.annotations } };
-}
-
-function sameObject(a: GeneratedFrom, b: GeneratedFrom): boolean {
-  return a.uid === b.uid && sameRecord(a.labels, b.labels) && sameRecord(a.annotations, b.annotations);
-}
-
-function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
-}
-
-/** A pipeline as data (its compiled selectors by their text), to tell whether a refill changed it. */
-function pipelineShape(p: PipelineConfig): unknown {
-  return JSON.parse(JSON.stringify(p, (_k, v: unknown) => (v !== null && typeof v === 'object' && 'matches' in v && 'text' in v ? (v as { text: string }).text : v)));
-}
-
 const CATALOG = Symbol('glidepath.pipelineCatalog');
 type WithCatalog = ConfigFile & { [CATALOG]?: PipelineCatalog };
 
@@ -395,6 +374,7 @@ export function routablePipelines(config: ConfigFile, fact: Fact): readonly Pipe
   const catalog = catalogOf(config);
   const o = catalog && catalog.templates.length > 0 ? generatedFromFact(fact) : undefined;
   if (!o) return config.pipelines;
-  catalog!.observe(o);
-  return catalog!.pipelinesFor(o);
+  const key = memberKey(o);
+  catalog!.observe(o, key);
+  return catalog!.pipelinesFor(o, key);
 }
