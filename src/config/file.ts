@@ -165,6 +165,8 @@ const pipeline = z
     channel: channelId,
     releaseIdAnnotation: z.string().min(1).default('hangar.io/release-id'),
     stallAfterMinutes: z.number().positive().optional(),
+    /** `false`: no release timeline image in this pipeline's threads when a release completes or fails (absent: drawn). */
+    charts: z.boolean().optional(),
     stages: z.array(stage).min(1),
   })
   .strict();

@@ -93,7 +93,8 @@ function holdLabel(hold: TimelineHold, to: number, names: ReadonlyMap<string, st
 
 /** Step rows of a stage: one per step each target was heard at, until its next step or the stage's end. */
 function stepRows(stage: StageState, end: number): { row: TimelineRow; target: string; index: number }[] {
-  const steps = stage.timeline?.steps ?? [];
+  // A step index at the count is the canary done (Argo's currentStepIndex after the last step): no step of its own.
+  const steps = (stage.timeline?.steps ?? []).filter((s) => s.count === undefined || s.index < s.count);
   const targets = new Set(steps.map((s) => s.target));
   return steps.map((step, i) => {
     const next = steps.slice(i + 1).find((s) => s.target === step.target);
