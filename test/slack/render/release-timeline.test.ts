@@ -4,6 +4,8 @@
  * per canary step, bars to healthy or to the failure, waits for people apart from pauses, and who
  * ended a wait, by name.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { targetKey } from '../../../src/facts/fact.js';
@@ -11,8 +13,12 @@ import { resumeActionKey } from '../../../src/releases/own-actions.js';
 import type { StageState, TargetState } from '../../../src/releases/record.js';
 import { MAX_TIMELINE_HOLDS, MAX_TIMELINE_STEPS, noteRolloutChange } from '../../../src/releases/timeline.js';
 import { MAX_TIMELINE_ROWS, releaseTimeline, spanText } from '../../../src/slack/render/release-timeline.js';
-import { TIMELINE_COLORS, releaseTimelineSvg, timelineHeight } from '../../../src/slack/render/release-timeline-image.js';
+import { TIMELINE_COLORS, TIMELINE_WIDTH, releaseTimelinePng, releaseTimelineSvg, timelineHeight } from '../../../src/slack/render/release-timeline-image.js';
+import { readPngHeader } from '../support/png.js';
 import { T0, record, stage, target } from '../support/records.js';
+
+/** The image of the finished release below is kept here for a look (docs/images/release-timeline.png is a copy). */
+const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/charts/', import.meta.url));
 
 const S = 1_000;
 const at = (step: number, extra: Partial<TargetState> = {}): TargetState => target('checkout', { step: { index: step, count: 4 }, ...extra });
@@ -151,5 +157,10 @@ describe('the timeline chart of a record', () => {
     expect(svg).toContain(`fill="${TIMELINE_COLORS.healthy}"`);
     expect(svg).toContain(`fill="${TIMELINE_COLORS.step}"`);
     expect(svg).toContain('approved by Alice Approver');
+    const chart = releaseTimeline(finished(), names);
+    const png = releaseTimelinePng(chart);
+    expect(readPngHeader(png)).toMatchObject({ width: TIMELINE_WIDTH, height: timelineHeight(chart) });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(`${ARTIFACTS}release-timeline-model.png`, png);
   });
 });
