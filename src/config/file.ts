@@ -176,6 +176,8 @@ const pipeline = z
      * template fills them from an annotation); empty ones are dropped.
      */
     owners: z.array(z.string().max(2_000)).max(50).transform(ownersList).optional(),
+    /** `false`: no release timeline image in this pipeline's threads when a release completes or fails (absent: drawn). */
+    charts: z.boolean().optional(),
     stages: z.array(stage).min(1),
   })
   .strict();
@@ -311,6 +313,7 @@ export function instantiateTemplate(t: PipelineTemplate, b: TemplateBindings, ch
     releaseIdAnnotation: fillText(t.releaseIdAnnotation, b),
     ...(t.stallAfterMinutes !== undefined ? { stallAfterMinutes: t.stallAfterMinutes } : {}),
     owners: t.owners.map((o) => fillText(o, b)),
+    ...(t.charts !== undefined ? { charts: t.charts } : {}),
     stages: fillDeep(t.stages, b),
   });
   if (result.success) return { pipeline: result.data };

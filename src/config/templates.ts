@@ -96,6 +96,8 @@ export function pipelineTemplateSchema(parts: TemplateParts) {
       stallAfterMinutes: z.number().positive().optional(),
       /** The generated pipeline's owners (see the pipeline's `owners`); by default the group's `glidepath.io/owners` annotation. */
       owners: z.array(z.string().min(1).max(300)).max(20).default(['{{annotation:glidepath.io/owners}}']),
+      /** As the pipeline's `charts`: `false`, no release timeline image in the generated pipelines' threads. */
+      charts: z.boolean().optional(),
       generator,
       /** Stages as a pipeline's, with placeholders: checked at load by filling them with sample values. */
       stages: z.array(z.record(z.string(), z.unknown())).min(1),

@@ -54,7 +54,7 @@ export function abortedBy(t: TargetState, ctx: Pick<ReduceContext, 'ownActions'>
   return own ? { by: 'glidepath', ...(own.user ? { user: own.user } : {}) } : { by: 'outside' };
 }
 
-function resumedBy(prev: TargetState, ctx: Pick<ReduceContext, 'ownActions'>): Pick<PauseEnd, 'by' | 'user'> {
+export function resumedBy(prev: TargetState, ctx: Pick<ReduceContext, 'ownActions'>): Pick<PauseEnd, 'by' | 'user'> {
   if (ctx.ownActions === undefined) return {};
   const own = findOwnAction(ctx.ownActions[targetKey(prev.ref)], resumeActionKey(prev.podHash, prev.step?.index));
   return own ? { by: 'glidepath', ...(own.user ? { user: own.user } : {}) } : { by: 'outside' };

@@ -94,6 +94,38 @@ export interface StageState {
    * release, shown and replied about instead. Absent when the stage holds one app.
    */
   otherReleases?: OtherReleases;
+  /** What the release timeline draws (timeline.ts): first fact, canary steps as first heard, pauses. Bounded. */
+  timeline?: StageTimeline;
+}
+
+/** A stage's history at this release, kept for the timeline image (the rest of the record holds only the present). */
+export interface StageTimeline {
+  /** The stage's first fact at this release (fact time). */
+  startedAt: number;
+  /** Canary steps as first heard, per target (its name), oldest first. */
+  steps: TimelineStep[];
+  /** Pauses, oldest first: `approval` waited for a person (the "paused" reply asked), `pause` did not (a timed pause, the controller's). */
+  holds: TimelineHold[];
+}
+
+export interface TimelineStep {
+  target: string;
+  index: number;
+  count?: number;
+  at: number;
+}
+
+export interface TimelineHold {
+  target: string;
+  kind: 'approval' | 'pause';
+  step?: number;
+  from: number;
+  /** Absent while the pause lasts. */
+  to?: number;
+  /** How it ended and who ended it (PauseEnd), when it did. */
+  how?: PauseEnd['how'];
+  by?: PauseEnd['by'];
+  user?: string;
 }
 
 /** A stage that mixes apps: what this release runs on, what the others run, and the label that would split them. */

@@ -19,6 +19,7 @@ import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseEventKind, type Rel
 import { alignStages, newRecord } from './record-factory.js';
 import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded } from './pause-end.js';
+import { noteRolloutChange, noteStageFact } from './timeline.js';
 import { applicationTargetFields, childPlacement, keepUnlisted, noteRevision, reduceApplicationSet } from './reduce-appset.js';
 import { reduceSuperseded } from './reduce-superseded.js';
 import { reduceKargo } from './reduce-kargo.js';
@@ -233,6 +234,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
 
   stage.targets[key] = next;
   effects.push(...pauseEnded(record, stage.name, prev && sameObject ? prev : undefined, next, ctx));
+  noteRolloutChange(stage, prev && sameObject ? prev : undefined, next, now, ctx);
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
   hear(record, now, effects);
   supersedePrevious(ctx, record, fact.target, obs, effects);
@@ -347,6 +349,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
   else {
     stage.targets[key] = target;
     stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
+    noteStageFact(stage, now);
   }
   hear(record, now, effects);
   supersedePrevious(ctx, record, fact.target, app, effects);

@@ -214,6 +214,8 @@ export async function startWriterRig(options: {
       const out = new Map<string, number>();
       for (const parent of base.slack.transcript.messages(channel)) {
         for (const r of parent.replies) {
+          // A file share (an analysis chart, the release timeline) is no reply of an effect: counted by the chart tests.
+          if (r.files && r.files.length > 0) continue;
           const effect = String(r.metadata?.event_payload.effect ?? '(no metadata)');
           out.set(effect, (out.get(effect) ?? 0) + 1);
         }

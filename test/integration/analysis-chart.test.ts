@@ -42,6 +42,13 @@ describe('the chart of a failed or inconclusive analysis in the thread', () => {
     world = await startWatchedWorld({
       channel: CHANNEL,
       steps: STEPS,
+      // The analysis charts alone: the calls below count their uploads (the release timeline has its own test).
+      pipelines: `
+  - name: shop
+    channel: ${CHANNEL}
+    charts: false
+    stages:
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app.kubernetes.io/part-of=shop,env=prod" } }`,
       rollouts: {
         analysisMs: 5_000,
         analysisOutcome: (rollout) => (rollout.metadata.name === 'checkout' ? { phase: 'Failed', values: FAILED } : { phase: 'Inconclusive', values: INCONCLUSIVE }),

@@ -61,8 +61,8 @@ describe('roles', () => {
     const together = await releaseThread([['ingest', 'worker', 'writer']]);
     const apart = await releaseThread([['ingest'], ['worker'], ['writer']]);
     expect(together.parent).toBe('Release rel-5 (checkout): Complete. staging Healthy, prod Healthy');
-    // staging healthy, paused, resumed outside Glidepath (the scenario resumes without it), prod healthy, complete.
-    expect(together.replies).toHaveLength(5);
+    // staging healthy, paused, resumed outside Glidepath (the scenario resumes without it), prod healthy, complete, the release timeline.
+    expect(together.replies).toHaveLength(6);
     expect(apart).toEqual(together);
   });
 

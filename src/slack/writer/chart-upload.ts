@@ -6,14 +6,20 @@
  * (ChartCalls), so a failed upload retries with backoff, alone, and the reply is never posted
  * twice. Once: a claim while uploading, a mark when shared, and the file ids kept before the
  * completion, so a retry after an answer that was lost completes the same files, not new ones.
+ * The release timeline travels the same way, once per release (its id is the release's, not a
+ * reply's), after the reply that said the release completed or failed.
  */
 import type { WebClient } from '@slack/web-api';
 import type { FilesCompleteUploadExternalArguments } from '@slack/web-api';
 import { analysisCharts } from '../render/analysis-chart.js';
 import { analysisChartPng } from '../render/analysis-chart-image.js';
+import { releaseTimeline, timelineUsers } from '../render/release-timeline.js';
+import { releaseTimelinePng } from '../render/release-timeline-image.js';
 import type { ThreadReplyEffect } from '../render/types.js';
+import type { PipelineConfig } from '../../config/file.js';
+import type { ReleaseRecord, ReplyKind } from '../../releases/record.js';
 import type { Queue } from 'bullmq';
-import { PRIORITY, chartJobId, type ChartJob, type SlackJob } from './jobs.js';
+import { PRIORITY, chartJobId, type ChartJob, type ReplyProduced, type SlackJob } from './jobs.js';
 import { mayHaveLanded } from './slack-errors.js';
 import type { ThreadStore } from './threads.js';
 import { FencedSlackError } from './writer-fence.js';
@@ -34,6 +40,27 @@ export interface ChartUploadDeps {
   lockMs: number;
   /** The POST of the bytes to the upload URL (default 10 s). */
   uploadTimeoutMs?: number;
+  /** The release as stored when the job runs: what the timeline is drawn from. */
+  record: ReleaseRecord;
+}
+
+/** The id the release timeline is marked, claimed and kept under: one per release. */
+export const TIMELINE_CHART_ID = 'chart:timeline';
+
+/** Replies that say a release failed, when the record that emitted them had failed (or was aborted). */
+const FAILURE_REPLIES: readonly ReplyKind[] = ['degraded', 'analysis-failed', 'aborted', 'sync-failed', 'promotion-failed', 'verification-failed'];
+
+/** The reply ended the release: it said Complete, or it is a failure's reply of a record that had failed. */
+export function endsRelease(effect: ThreadReplyEffect, produced: ReplyProduced | undefined): boolean {
+  if (effect.kind === 'release-complete') return true;
+  return FAILURE_REPLIES.includes(effect.kind) && (produced?.status === 'Failed' || produced?.status === 'Aborted');
+}
+
+interface ChartImage {
+  filename: string;
+  title: string;
+  altText: string;
+  png: Uint8Array;
 }
 
 /** The id the chart of a reply is marked, claimed and kept under (beside the reply's own). */
@@ -46,11 +73,41 @@ export function repliesWithCharts(effect: ThreadReplyEffect): boolean {
   return (effect.kind === 'analysis-failed' || effect.kind === 'paused') && (effect.detail.metrics?.some((m) => (m.points?.length ?? 0) > 0) ?? false);
 }
 
-/** Once the reply is posted: its charts' job, once per reply (the job id), a no-op for replies without numeric measurements. */
-export async function queueCharts(queue: Queue<SlackJob>, record: { pipeline: string; releaseId: string }, effect: ThreadReplyEffect): Promise<void> {
-  if (!repliesWithCharts(effect)) return;
-  const job: ChartJob = { type: 'chart', pipeline: record.pipeline, releaseId: record.releaseId, effect };
-  await queue.add('chart', job, { jobId: chartJobId(record.pipeline, record.releaseId, effect.id), priority: PRIORITY.chart });
+/**
+ * Once the reply is posted: its charts' job, once per reply (the job id), a no-op for replies
+ * without numeric measurements; and the release timeline's, once per release, after the reply
+ * that ended it, unless the pipeline says `charts: false`.
+ */
+export async function queueCharts(queue: Queue<SlackJob>, record: { pipeline: string; releaseId: string }, effect: ThreadReplyEffect, pipeline: PipelineConfig, produced: ReplyProduced | undefined): Promise<void> {
+  if (repliesWithCharts(effect)) {
+    const job: ChartJob = { type: 'chart', pipeline: record.pipeline, releaseId: record.releaseId, effect };
+    await queue.add('chart', job, { jobId: chartJobId(record.pipeline, record.releaseId, effect.id), priority: PRIORITY.chart });
+  }
+  if (pipeline.charts !== false && endsRelease(effect, produced)) {
+    const job: ChartJob = { type: 'chart', pipeline: record.pipeline, releaseId: record.releaseId, effect, timeline: true };
+    await queue.add('chart', job, { jobId: chartJobId(record.pipeline, record.releaseId, TIMELINE_CHART_ID), priority: PRIORITY.chart });
+  }
+}
+
+/** The names the timeline labels who acted with; a name Slack does not give is shown as the user id. */
+async function userNames(client: WebClient, ids: readonly string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  await Promise.all(
+    ids.map(async (id) => {
+      const user = await client.users.info({ user: id }).then((r) => r.user, () => undefined);
+      const name = user?.profile?.display_name || user?.real_name || user?.name;
+      if (name) names.set(id, name);
+    }),
+  );
+  return names;
+}
+
+async function imagesOf(deps: ChartUploadDeps, job: ChartJob): Promise<ChartImage[]> {
+  if (job.timeline) {
+    const chart = releaseTimeline(deps.record, await userNames(deps.client, timelineUsers(deps.record)));
+    return chart.rows.length === 0 ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: releaseTimelinePng(chart) }];
+  }
+  return analysisCharts(job.effect.detail.metrics, where(job.effect)).map((chart) => ({ filename: chart.filename, title: chart.title, altText: chart.altText, get png() { return analysisChartPng(chart); } }));
 }
 
 function where(effect: ThreadReplyEffect): string | undefined {
@@ -61,12 +118,13 @@ function where(effect: ThreadReplyEffect): string | undefined {
 export async function uploadCharts(deps: ChartUploadDeps, job: ChartJob, calls: ChartCalls): Promise<void> {
   const { threads } = deps;
   const { pipeline, releaseId, effect } = job;
-  const id = chartId(effect);
+  const id = job.timeline ? TIMELINE_CHART_ID : chartId(effect);
   if (await threads.replied(pipeline, releaseId, id)) return;
   const thread = await threads.get(pipeline, releaseId);
-  const charts = analysisCharts(effect.detail.metrics, where(effect));
-  // No thread any more (expired) or nothing numeric to draw: nothing to upload, ever.
-  if (!thread || charts.length === 0) return;
+  if (!thread) return;
+  // Nothing numeric to draw (or no stage started): nothing to upload, ever.
+  const charts = await imagesOf(deps, job);
+  if (charts.length === 0) return;
   const claim = await threads.claimReply(pipeline, releaseId, id, deps.lockMs);
   if (!claim) return calls.busy();
   try {
@@ -75,7 +133,7 @@ export async function uploadCharts(deps: ChartUploadDeps, job: ChartJob, calls: 
     if (!files || files.length === 0) {
       files = [];
       for (const chart of charts) {
-        const png = analysisChartPng(chart);
+        const png = chart.png;
         // Slack documents `alt_txt`; the client's types name it `alt_text`: the documented name is sent.
         const args = { filename: chart.filename, length: png.length, alt_txt: chart.altText };
         const upload = await calls.call('files.getUploadURLExternal', 'files', () => deps.client.files.getUploadURLExternal(args));

@@ -69,6 +69,8 @@ export interface ChartJob {
   pipeline: string;
   releaseId: string;
   effect: ThreadReplyEffect;
+  /** The release timeline (release-timeline.ts), once per release, drawn from the record when the job runs; `effect` is the reply that ended the release. */
+  timeline?: true;
   slot?: BookedSlot;
   retry?: RetryState;
 }

@@ -106,7 +106,7 @@ export class SlackWriter {
     const ctx: JobContext = { job, token, record };
     if (job.data.type === 'parent') await this.sendParent(ctx, pipeline);
     else if (job.data.type === 'settle') for (const effect of job.data.effects) await this.settleReply(ctx, effect);
-    else if (job.data.type === 'chart') await uploadCharts({ client: this.client, threads: this.threads, lockMs: this.lockMs }, job.data, this.chartCalls(ctx));
+    else if (job.data.type === 'chart') await uploadCharts({ client: this.client, threads: this.threads, lockMs: this.lockMs, record }, job.data, this.chartCalls(ctx));
     else for (const effect of job.data.effects) await this.sendReply(ctx, pipeline, effect, job.data.produced);
     if (job.data.retry) await this.options.redis.zrem(this.options.keys.slackRetrying(), String(job.id));
   }
@@ -182,7 +182,7 @@ export class SlackWriter {
       );
       // Buttons are taken away later (settleReply): keep where they are.
       if (message.blocks.some((b) => b.type === 'actions')) await this.threads.saveReplyTs(record.pipeline, record.releaseId, effect.id, posted.ts);
-      if (this.counts) await queueCharts(this.counts, record, effect); // before the mark: a retry that adopts the post queues them again
+      if (this.counts) await queueCharts(this.counts, record, effect, pipeline, produced); // before the mark: a retry that adopts the post queues them again
       await this.threads.markReplied(record.pipeline, record.releaseId, effect.id);
       await this.threads.markEnded(record.pipeline, record.releaseId, produced);
       await this.ledger.done(key);
