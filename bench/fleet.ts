@@ -34,6 +34,7 @@ import { routeFact } from '../src/releases/route.js';
 import { withCatalog } from '../src/routing/catalog.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { percentile } from './lib/http-load.js';
+import { untilDrained } from './lib/drain.js';
 import { RedisCounter } from './lib/redis-count.js';
 import { stormRolloutBody } from './storm-facts.js';
 
@@ -159,16 +160,8 @@ async function runConfig(name: keyof typeof CONFIGS, slackUrl: string): Promise<
     const base = Date.now();
     await counter.run('ingest', () => Promise.all(facts.map((f, i) => glidepath.facts.add({ ...f, receivedAt: base + i } as Fact))));
     counter.take();
-    const t = performance.now();
     workers.forEach((w) => w.resume());
-    await counter.run('bench', async () => {
-      for (;;) {
-        const c = await glidepath.facts.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
-        if (Object.values(c).every((n) => n === 0)) break;
-        if (performance.now() - t > TIMEOUT_MS) throw new Error(`${name}: not reduced after ${TIMEOUT_MS / 1000} s`);
-        await sleep(50);
-      }
-    });
+    await counter.run('bench', () => untilDrained(glidepath.facts.queue, name, TIMEOUT_MS));
     const tally = counter.take().get('fact');
     const n = times.length;
     const line: WorkerLine = {
@@ -196,11 +189,7 @@ async function firstThreadMs(): Promise<number[]> {
     // The fleet first: every app's first fact reduced (its thread queued in the fleet's channel).
     const base = Date.now();
     await Promise.all(facts.slice(0, APPS).map((f, i) => glidepath.facts.add({ ...f, receivedAt: base + i } as Fact)));
-    for (;;) {
-      const c = await glidepath.facts.queue.getJobCounts('waiting', 'active', 'prioritized');
-      if (Object.values(c).every((n) => n === 0)) break;
-      await sleep(50);
-    }
+    await untilDrained(glidepath.facts.queue, 'the fleet', TIMEOUT_MS, ['waiting', 'active', 'prioritized']);
     const out: number[] = [];
     for (let k = 0; k < NEW_APPS; k++) {
       const channel = `C0NEW${k}`;
@@ -224,8 +213,8 @@ const started = Date.now();
 console.log(`fleet: ${APPS} apps on ${CLUSTERS.length} clusters, ${facts.length} Rollout facts (${TIMELINE_STEPS.length} per app)`);
 const slack = await startSlackStandIn({ botToken: 'xoxb-bench' });
 const lines: WorkerLine[] = [];
-let memoryKiB: number | null = null;
-let firstThread: number[] = [];
+let memoryKiB: number | null;
+let firstThread: number[];
 try {
   for (const name of ['template', 'one', 'each'] as const) routingMicros(CONFIGS[name]());
   for (const name of ['template', 'one', 'each'] as const) lines.push(await runConfig(name, slack.apiUrl));

@@ -33,6 +33,7 @@ import { createMetrics } from '../src/obs/metrics.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { startSlackStandIn } from '../sandbox/slack/server.js';
 import { percentile } from './lib/http-load.js';
+import { untilDrained } from './lib/drain.js';
 import { RedisCounter, type Tally } from './lib/redis-count.js';
 import { kargoStream } from './kinds-kargo.js';
 import { APPSET_PIPELINE, appSetStream, KARGO_PIPELINE, kindsConfig, pipelinesFor, rolloutStream, WATCHED_CLUSTER } from './kinds-streams.js';
@@ -46,7 +47,6 @@ const TIMEOUT_MS = Number(process.env.BENCH_KINDS_TIMEOUT_S ?? 240) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const started = Date.now();
 const counter = new RedisCounter().install();
@@ -145,14 +145,7 @@ async function runStream(stream: (typeof STREAMS)[number]): Promise<StreamResult
   counter.take();
   const t = performance.now();
   workers.forEach((w) => w.resume());
-  await counter.run('bench', async () => {
-    for (;;) {
-      const c = await glidepath.facts.queue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
-      if (Object.values(c).every((n) => n === 0)) break;
-      if (performance.now() - t > TIMEOUT_MS) throw new Error(`${stream.name}: not reduced after ${TIMEOUT_MS / 1000} s`);
-      await sleep(50);
-    }
-  });
+  await counter.run('bench', () => untilDrained(glidepath.facts.queue, stream.name, TIMEOUT_MS));
   const seconds = (performance.now() - t) / 1000;
   const tallies = counter.take();
   const jobs = [...times.values()].reduce((n, l) => n + l.length, 0);

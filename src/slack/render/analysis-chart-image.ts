@@ -45,6 +45,17 @@ function thresholdMark(chart: AnalysisChart): Record<string, unknown> | undefine
   };
 }
 
+/** What every chart Glidepath draws shares: no animation, UTC, a white ground, the image's font, its title and subtitle. */
+export function chartFrame(chart: { title: string; subtitle: string }) {
+  return {
+    animation: false,
+    useUTC: true,
+    backgroundColor: '#ffffff',
+    textStyle: { fontFamily: 'DejaVu Sans, Arial, sans-serif' },
+    title: { text: chart.title, subtext: chart.subtitle, left: 16, top: 8, textStyle: { fontSize: 16 }, subtextStyle: { fontSize: 13, color: '#444' } },
+  };
+}
+
 /** The chart as SVG text. ECharts escapes the label text it writes; the model has already cut it to one short line. */
 export function analysisChartSvg(chart: AnalysisChart): string {
   const instance = echarts.init(null, null, { renderer: 'svg', ssr: true, width: CHART_WIDTH, height: CHART_HEIGHT });
@@ -55,11 +66,7 @@ export function analysisChartSvg(chart: AnalysisChart): string {
     const last = chart.series[chart.series.length - 1]!.at;
     const pad = last > first ? 0 : 30_000;
     instance.setOption({
-      animation: false,
-      useUTC: true,
-      backgroundColor: '#ffffff',
-      textStyle: { fontFamily: 'DejaVu Sans, Arial, sans-serif' },
-      title: { text: chart.title, subtext: chart.subtitle, left: 16, top: 8, textStyle: { fontSize: 16 }, subtextStyle: { fontSize: 13, color: '#444' } },
+      ...chartFrame(chart),
       grid: { left: 64, right: 40, top: 80, bottom: 48 },
       xAxis: { type: 'time', min: first - pad, max: last + pad, axisLabel: { formatter: (ms: number) => utcClock(ms), hideOverlap: true }, name: 'UTC', nameLocation: 'end' },
       yAxis: { type: 'value', ...axis, axisLabel: { formatter: (v: number) => shortNumber(v) } },

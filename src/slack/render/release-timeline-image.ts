@@ -4,7 +4,7 @@
  * a PNG (svgToPng, as the analysis chart). Pure: the model in, bytes out; times in UTC.
  */
 import * as echarts from 'echarts';
-import { svgToPng } from './analysis-chart-image.js';
+import { chartFrame, svgToPng } from './analysis-chart-image.js';
 import type { ReleaseTimelineChart, TimelineBarKind, TimelineMark } from './release-timeline.js';
 
 export const TIMELINE_WIDTH = 900;
@@ -55,11 +55,7 @@ export function releaseTimelineSvg(chart: ReleaseTimelineChart): string {
   try {
     const pad = Math.max(1_000, (chart.end - chart.start) * 0.02);
     instance.setOption({
-      animation: false,
-      useUTC: true,
-      backgroundColor: '#ffffff',
-      textStyle: { fontFamily: 'DejaVu Sans, Arial, sans-serif' },
-      title: { text: chart.title, subtext: chart.subtitle, left: 16, top: 8, textStyle: { fontSize: 16 }, subtextStyle: { fontSize: 13, color: '#444' } },
+      ...chartFrame(chart),
       grid: { left: 180, right: 32, top: TOP, bottom: BOTTOM - 16 },
       xAxis: { type: 'time', min: chart.start - pad, max: chart.end + pad, axisLabel: { formatter: (ms: number) => utcClock(ms), hideOverlap: true }, name: 'UTC', nameLocation: 'end', splitLine: { show: true, lineStyle: { color: '#eeeeee' } } },
       yAxis: { type: 'category', inverse: true, data: chart.rows.map((r) => (r.kind === 'step' ? `  ${r.label}` : r.label)), axisLabel: { fontSize: 12, fontWeight: 'normal' }, axisTick: { show: false } },
