@@ -107,14 +107,14 @@ async function syncWindows(ctx: ActionContext, request: ActionRequest, now: numb
   const cache = new Map<string, Promise<AppProject | undefined>>();
   let applied = 0;
   for (const app of apps) {
-    const projectName = app.spec?.project || 'default';
+    const projectName = app.project || 'default';
     const project = await projectOf(ctx, intent.cluster, projectName, cache);
-    const windows = (project?.spec?.syncWindows ?? []).filter((w) => windowApplies(w, { name: app.metadata.name, destination: app.spec?.destination }));
+    const windows = (project?.spec?.syncWindows ?? []).filter((w) => windowApplies(w, app));
     if (windows.length === 0) continue;
     applied++;
     const verdict = canSyncManually(windows, now);
     if (verdict.allowed) continue;
-    const at = `AppProject ${projectName} holds a sync of ${app.metadata.name}`;
+    const at = `AppProject ${projectName} holds a sync of ${app.name}`;
     if (verdict.why === 'invalid') return { gate: 'freeze', allowed: false, reason: `${at}: a sync window cannot be read (${verdict.problem}), and Argo CD refuses every sync then; fix the AppProject's syncWindows` };
     const said = verdict.windows.map((w) => `${w.kind} \`${untrusted(w.schedule ?? '', 100, { oneLine: true })}\` for ${untrusted(w.duration ?? '', 40)}${w.timeZone ? ` ${untrusted(w.timeZone, 64)}` : ''}${w.description ? ` (${untrusted(w.description, 200, { oneLine: true })})` : ''}`).join(', ');
     // Argo CD reads a time zone it does not know as UTC; so does the answer.

@@ -16,7 +16,7 @@ import type { OwnActions } from '../releases/own-actions.js';
 import type { FreshnessSnapshot } from '../kube/freshness-reader.js';
 import type { ChildFreshness } from '../kube/freshness.js';
 import type { ApprovalStore } from './approvals.js';
-import type { Application } from '../model/application.js';
+import type { WindowSubject } from '../policy/sync-windows.js';
 
 /** Where a release's thread lives in Slack. */
 export interface ThreadLocator {
@@ -70,7 +70,7 @@ export interface Intent<D = unknown> {
   /** The ApplicationSet whose children must be fresh before the write (RollingSync steps). */
   freshness?: { namespace: string; appSet: string; step: number; refusal(stale: ChildFreshness[]): { reason: string; details: D } };
   /** The Argo CD Applications the write syncs or refreshes: their AppProjects' syncWindows hold it (the freeze gate). */
-  syncs?: (api: KubeApi) => Promise<Application[]>;
+  syncs?: (api: KubeApi) => Promise<WindowSubject[]>;
   /** `api` sends its writes as the person when the cluster decides, else as Glidepath. */
   send(api: KubeApi, as: KubeIdentity | undefined, read: { snapshot?: FreshnessSnapshot }): Promise<SendResult<D>>;
 }

@@ -39,6 +39,8 @@ export type AppProject = z.infer<typeof appProjectSchema>;
 /** What of an Application a window is matched on. */
 export interface WindowSubject {
   name: string;
+  /** `spec.project`; unset or empty: `default`, as Argo CD reads it. */
+  project?: string | null | undefined;
   destination?: { name?: string | undefined; server?: string | undefined; namespace?: string | undefined } | null | undefined;
 }
 
