@@ -55,6 +55,17 @@ export function frozenText(open: OpenFreeze, now: number): string {
   return `frozen until ${formatInZone(open.until, open.freeze.timeZone, now)} by freeze '${open.freeze.name}': ${open.freeze.reason}`;
 }
 
+/** The parent message's line for each stage of a pipeline an open freeze holds at `now` (src/slack/render/parent.ts). */
+export function frozenStageLines(freezes: readonly FreezeConfig[], pipeline: { name: string; stages: readonly { name: string }[] }, now: number): Map<string, string> {
+  const lines = new Map<string, string>();
+  if (freezes.length === 0) return lines;
+  for (const stage of pipeline.stages) {
+    const open = openFreezes(freezes, { pipeline: pipeline.name, stage: stage.name }, now);
+    if (open.length > 0) lines.set(stage.name, open.map((o) => frozenText(o, now)).join('; '));
+  }
+  return lines;
+}
+
 async function isIn(ctx: ActionContext, principals: readonly string[]): Promise<boolean> {
   if (principals.includes(ctx.user.id)) return true;
   for (const group of principals.filter((p) => p.startsWith('S'))) if (await ctx.groups.isMember(group, ctx.user.id)) return true;
