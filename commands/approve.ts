@@ -9,7 +9,7 @@ import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
-import { act, outcomeMessage, type ClickAnswer, type Outcome } from './act.js';
+import { act, breakGlassOf, outcomeMessage, overriding, type BreakGlass, type ClickAnswer, type Outcome } from './act.js';
 import { permissionGate } from '../src/actions/gates.js';
 import { canaryStepApproval, rollingSyncStep } from '../src/actions/intents.js';
 import { encodeRefreshApprove, NOT_AN_APPSET_BUTTON, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
@@ -33,11 +33,6 @@ export interface RolloutRef {
  * shows the Rollout in, looked up by the caller: never a release id a button claims, as a button
  * value can be edited.
  */
-/** `--break-glass "why"`: override an open config freeze (the freeze gate, src/actions/freeze.ts). */
-export type BreakGlass = { reason: string } | undefined;
-
-const overriding = (breakGlass: BreakGlass) => (breakGlass ? { breakGlass: true, reason: breakGlass.reason } : {});
-
 export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined, breakGlass?: BreakGlass): Promise<Outcome<RolloutRefusal>> {
   return act(ctx, { intent: canaryStepApproval(ctx, ref, expected), where, ...(releaseId ? { releaseId } : {}), ...overriding(breakGlass) });
 }
@@ -171,9 +166,7 @@ export const approve: Subcommand = {
   examples: ['/glidepath approve prod/shop/checkout', '/glidepath approve checkout@prod-eu'],
   async run(ctx, text) {
     const words = splitWords(text, NAME, ['break-glass'], []);
-    const glass = words.flags.get('break-glass');
-    // An empty reason still reaches the freeze gate, whose refusal says a reason is needed and how.
-    const breakGlass: BreakGlass = typeof glass === 'string' ? { reason: glass.slice(0, 500) } : undefined;
+    const breakGlass = breakGlassOf(words.flags);
     if (words.positional.length !== 1) throw new UsageError('name exactly one target', NAME);
     const target = parseTarget(words.positional[0]!, NAME);
     let message: SlackText;

@@ -1,9 +1,9 @@
 /**
- * The freeze gate (docs/actions.md), between permission and freshness: an action that moves a
- * release forward (approve, promote, refresh; never an abort, which is what a freeze wants
- * possible) is held while
+ * The freeze gate (docs/actions.md), between permission and freshness. An action is held while
  *
- * - a config freeze (`freezes:`, src/config/freezes.ts) covering the stage is open: refused with
+ * - a config freeze (`freezes:`, src/config/freezes.ts) covering the stage is open, for an approve
+ *   or a promote (never an abort, which is what a freeze wants possible; nor a refresh, which
+ *   deploys nothing): refused with
  *   when it ends, unless a person in every open freeze's `breakGlass.groups` overrides with a
  *   reason (`--break-glass "why"`), which is audited and announced in the thread; or
  * - an Argo CD syncWindow of the AppProject of an Application the write syncs or refreshes holds
@@ -72,7 +72,16 @@ async function isIn(ctx: ActionContext, principals: readonly string[]): Promise<
   return false;
 }
 
+/** The command that overrides, for this request (a click has no flags: the person types it). */
+function overrideCommand(request: ActionRequest): string {
+  const { intent, where } = request;
+  const target = intent.action === 'promote' ? `${where.pipeline.name}@${where.stage.name}` : intent.target;
+  return `/glidepath ${intent.action} ${target} --break-glass "why"`;
+}
+
 async function configFreeze(ctx: ActionContext, request: ActionRequest, now: number): Promise<FreezeDecision | undefined> {
+  // A refresh deploys nothing: only Argo CD's windows concern it.
+  if (request.intent.action !== 'approve' && request.intent.action !== 'promote') return undefined;
   const open = openFreezes(ctx.config.freezes, { pipeline: request.where.pipeline.name, stage: request.where.stage.name }, now);
   if (open.length === 0) return undefined;
   const frozen = open.map((o) => frozenText(o, now)).join('; ');
@@ -80,11 +89,11 @@ async function configFreeze(ctx: ActionContext, request: ActionRequest, now: num
   const wanted = request.intent.describe;
   if (!request.breakGlass) {
     const who = [...new Set(open.flatMap((o) => o.freeze.breakGlass?.groups ?? []))];
-    const how = who.length > 0 && open.every((o) => o.freeze.breakGlass) ? `; in an emergency ${who.join(', ')} may override with \`--break-glass "why"\`` : '; nobody may override it (no breakGlass in the freeze)';
+    const how = who.length > 0 && open.every((o) => o.freeze.breakGlass) ? `; in an emergency ${who.join(', ')} may override with \`${overrideCommand(request)}\`` : '; nobody may override it (no breakGlass in the freeze)';
     return { gate: 'freeze', allowed: false, until, reason: `${frozen}${how}` };
   }
   const reason = request.reason?.trim();
-  if (!reason) return { gate: 'freeze', allowed: false, until, reason: `${frozen}; a break-glass override needs a reason: \`--break-glass "why it cannot wait"\`` };
+  if (!reason) return { gate: 'freeze', allowed: false, until, reason: `${frozen}; a break-glass override needs a reason: \`${overrideCommand(request)}\`` };
   for (const o of open) {
     const groups = o.freeze.breakGlass?.groups ?? [];
     if (!(await isIn(ctx, groups))) {

@@ -64,7 +64,7 @@ it('a config freeze refuses an approval with when it ends; break-glass without a
   const sha = w!.git.resolve(REPO, 'main')!;
 
   const refused = await (await rig!.command('approve checkout@rolling')).first();
-  expect(said(refused)).toBe(`:no_entry: Not allowed: frozen until 16:00 Europe/Berlin by freeze 'black-friday': no deploys during the sale; in an emergency ${OPS_GROUP} may override with \`--break-glass "why"\``);
+  expect(said(refused)).toBe(`:no_entry: Not allowed: frozen until 16:00 Europe/Berlin by freeze 'black-friday': no deploys during the sale; in an emergency ${OPS_GROUP} may override with \`/glidepath approve prod/argocd/checkout --break-glass "why"\``);
   const byOutsider = await (await rig!.command('approve checkout@rolling --break-glass "hotfix"', ALICE)).first();
   expect(said(byOutsider)).toContain(`only ${OPS_GROUP} may override freeze 'black-friday', so the break-glass to approve RollingSync step 3`);
   const noReason = await (await rig!.command('approve checkout@rolling --break-glass ""', BOB)).first();
