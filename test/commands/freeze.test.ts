@@ -3,7 +3,7 @@
  * when it ends and nothing is patched; break-glass by a member of its groups with a reason goes
  * through, audited and announced in the release thread; without a reason or by a non-member it is
  * refused. An Argo CD AppProject deny syncWindow refuses a RollingSync approval; `manualSync: true`
- * lets it through. Real Bolt, Slack stand-in, Redis, client-node against the stand-in API server,
+ * lets it through. A recurring freeze holds a Kargo promote the same way. Real Bolt, Slack stand-in, Redis, client-node against the stand-in API server,
  * whose clock (2026-08-20T09:02:30Z, 11:02 in Berlin) the bot reads through `now`.
  */
 import { afterEach, expect, it } from 'vitest';
@@ -14,6 +14,9 @@ import type { StoredAuditEntry } from '../../src/audit/audit-log.js';
 import { startArgoWorld, REPO, type ArgoWorld } from '../kube/argo-world.js';
 import { record, stage as recordStage } from '../slack/support/records.js';
 import { eventually } from '../helpers/slack-harness.js';
+import { FakeClock } from '../../sandbox/kube/clock.js';
+import { kargoObjects } from '../helpers/kargo-objects.js';
+import { startKubeWorld } from '../kube/support.js';
 import { ALICE, BOB, CHANNEL, commandsConfig, OPS_GROUP, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
 let w: ArgoWorld | undefined;
@@ -110,4 +113,31 @@ it('an AppProject deny syncWindow refuses a RollingSync approval with when it en
   const approved = await (await rig!.command('approve checkout@rolling')).first();
   expect(said(approved)).toBe(`:white_check_mark: approved RollingSync step 3 of prod/argocd/checkout at ${sha.slice(0, 7)}: syncing checkout-prod`);
   expect((await rig!.auditEntries())[0]!.gates).toContainEqual(expect.objectContaining({ gate: 'freeze', allowed: true }));
+});
+
+it('a recurring freeze (cron in Berlin time) refuses a Kargo promote with its end; break-glass by a listed user with a reason creates the Promotion', async () => {
+  const clock = new FakeClock('2026-08-20T12:00:00Z');
+  const world = await startKubeWorld({ clock });
+  const kargo = kargoObjects(world.store, 'kargo-demo');
+  kargo.stage('dev', { direct: true });
+  kargo.stage('staging', { stages: ['dev'] });
+  kargo.freight('f0e1d2c3b4a5968778695a4b3c2d1e0f98765432', 'jolly-jaguar', '2026-08-20T11:30:00Z', { verifiedIn: { dev: { verifiedAt: '2026-08-20T11:40:00Z' } } });
+  const config = configFileSchema.parse({
+    ...commandsConfig(),
+    // 13:00 to 15:00 in Berlin every day; the world's 12:00Z is 14:00 there.
+    freezes: [{ name: 'lunch', reason: 'the on-call is at lunch', timeZone: 'Europe/Berlin', schedule: '0 13 * * *', duration: '2h', pipelines: ['glob:sh*'], breakGlass: { groups: [ALICE] } }],
+  });
+  const kargoRig = await startCommandsRig({ clusters: world.clusters, now: () => clock.now(), config });
+  try {
+    const refused = await (await kargoRig.command('promote shop@staging')).first();
+    expect(said(refused)).toBe(`\`staging\`: :no_entry: Not allowed: frozen until 15:00 Europe/Berlin by freeze 'lunch': the on-call is at lunch; in an emergency ${ALICE} may override with \`/glidepath promote shop@staging --break-glass "why"\``);
+    expect(kargo.list('Promotion')).toEqual([]);
+    const broke = await (await kargoRig.command('promote shop@staging --break-glass "customer demo in ten minutes"')).first();
+    expect(said(broke)).toContain('created Promotion');
+    expect(kargo.list('Promotion').map((p) => p.spec)).toEqual([expect.objectContaining({ stage: 'staging', freight: 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432' })]);
+    expect((await kargoRig.auditEntries())[0]).toMatchObject({ action: 'promote', result: 'done', requestReason: 'customer demo in ten minutes', gates: expect.arrayContaining([expect.objectContaining({ gate: 'freeze', overridden: { by: ALICE, reason: 'customer demo in ten minutes', freezes: ['lunch'] } })]) });
+  } finally {
+    await kargoRig.close();
+    await world.close();
+  }
 });
