@@ -64,6 +64,20 @@ describe('openUntil', () => {
     );
   });
 
+  it('property: in zones without DST, a daily window is open exactly when the local time of day is within duration after its start (both ways)', () => {
+    const FIXED: Record<string, number> = { UTC: 0, 'Asia/Kolkata': 330, 'Asia/Tokyo': 540, 'Asia/Kathmandu': 345, 'America/Phoenix': -420 };
+    fc.assert(
+      fc.property(fc.constantFrom(...Object.keys(FIXED)), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 1, max: 23 * 60 }), fc.integer({ min: at('2026-01-01T00:00:00Z'), max: at('2027-12-31T00:00:00Z') }), (tz, hour, minute, minutes, now) => {
+        const window = { kind: 'cron' as const, schedule: `${minute} ${hour} * * *`, durationMs: minutes * 60_000, timeZone: tz };
+        const dayMs = 86_400_000;
+        const localMsOfDay = (((now + FIXED[tz]! * 60_000) % dayMs) + dayMs) % dayMs;
+        const sinceStart = (localMsOfDay - (hour * 60 + minute) * 60_000 + dayMs) % dayMs;
+        expect(openUntil(window, now)).toBe(sinceStart < window.durationMs ? now - sinceStart + window.durationMs : undefined);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('property: a span is open in [start, end) only', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 40 }), fc.integer({ min: 1, max: 2 ** 30 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 }), (start, length, offset) => {
