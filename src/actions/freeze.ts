@@ -134,9 +134,9 @@ async function syncWindows(ctx: ActionContext, request: ActionRequest, now: numb
     applied++;
     const verdict = canSyncManually(windows, now);
     if (verdict.allowed) continue;
-    const at = `AppProject ${projectName} holds a sync of ${app.name}`;
+    const at = `AppProject ${untrusted(projectName, 253, { oneLine: true })} holds a sync of ${untrusted(app.name, 253, { oneLine: true })}`;
     if (verdict.why === 'invalid') return { gate: 'freeze', allowed: false, reason: `${at}: a sync window cannot be read (${verdict.problem}), and Argo CD refuses every sync then; fix the AppProject's syncWindows` };
-    const said = verdict.windows.map((w) => `${w.kind} \`${untrusted(w.schedule ?? '', 100, { oneLine: true })}\` for ${untrusted(w.duration ?? '', 40)}${w.timeZone ? ` ${untrusted(w.timeZone, 64)}` : ''}${w.description ? ` (${untrusted(w.description, 200, { oneLine: true })})` : ''}`).join(', ');
+    const said = verdict.windows.map((w) => `\`${untrusted(w.schedule ?? '', 100, { oneLine: true })}\` for ${untrusted(w.duration ?? '', 40)}${w.timeZone ? ` ${untrusted(w.timeZone, 64)}` : ''}${w.description ? ` (${untrusted(w.description, 200, { oneLine: true })})` : ''}`).join(', ');
     // Argo CD reads a time zone it does not know as UTC; so does the answer.
     const named = verdict.windows[0]?.timeZone;
     const tz = named && validTimeZone(named) ? named : 'UTC';

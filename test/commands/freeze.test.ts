@@ -104,7 +104,7 @@ it('an AppProject deny syncWindow refuses a RollingSync approval with when it en
   w!.store.create(projects, 'argocd', { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'default' }, spec: { syncWindows: [window] } });
 
   const refused = await (await rig!.command('approve checkout@rolling')).first();
-  expect(said(refused)).toBe(':no_entry: Not allowed: AppProject default holds a sync of checkout-prod: deny sync window deny `0 10 * * *` for 8h Europe/Berlin (release train) is open until 18:00 Europe/Berlin; Argo CD would refuse the sync. Wait, or ask the platform team to set manualSync: true on the window');
+  expect(said(refused)).toBe(':no_entry: Not allowed: AppProject default holds a sync of checkout-prod: deny sync window `0 10 * * *` for 8h Europe/Berlin (release train) is open until 18:00 Europe/Berlin; Argo CD would refuse the sync. Wait, or ask the platform team to set manualSync: true on the window');
   expect(applicationWrites()).toEqual([]);
   expect(w!.app('checkout-prod').operation).toBeUndefined();
 
