@@ -11,7 +11,7 @@ import { configFileSchema, type ConfigFile } from '../../src/config/file.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
 import type { StoredAuditEntry } from '../../src/audit/audit-log.js';
-import { startArgoWorld, REPO, type ArgoWorld } from '../kube/argo-world.js';
+import { annotateRefresh, startArgoWorld, tree, REPO, type ArgoWorld } from '../kube/argo-world.js';
 import { record, stage as recordStage } from '../slack/support/records.js';
 import { eventually } from '../helpers/slack-harness.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
@@ -96,7 +96,7 @@ it('a config freeze refuses an approval with when it ends; break-glass without a
   expect(thread[0]).toMatch(new RegExp(`^:no_entry: <@${ALICE}> tried to approve RollingSync step 3 .*: refused, frozen until 16:00 Europe/Berlin`));
 });
 
-it('an AppProject deny syncWindow refuses a RollingSync approval with when it ends, and nothing is synced; manualSync: true on the window lets it through', async () => {
+it('an AppProject deny syncWindow refuses a RollingSync approval with when it ends, and nothing is synced; manualSync: true on the window lets it through; a refresh is held by it too', async () => {
   await start(commandsConfig());
   const sha = w!.git.resolve(REPO, 'main')!;
   const projects = w!.store.registry.byKind('AppProject');
@@ -113,6 +113,17 @@ it('an AppProject deny syncWindow refuses a RollingSync approval with when it en
   const approved = await (await rig!.command('approve checkout@rolling')).first();
   expect(said(approved)).toBe(`:white_check_mark: approved RollingSync step 3 of prod/argocd/checkout at ${sha.slice(0, 7)}: syncing checkout-prod`);
   expect((await rig!.auditEntries())[0]!.gates).toContainEqual(expect.objectContaining({ gate: 'freeze', allowed: true }));
+
+  // Without manualSync again, a refresh of the stale children (after a new commit) is held by the same window, before any PATCH.
+  const again = w!.store.get(projects, 'argocd', 'default')!;
+  w!.store.update(projects, 'argocd', 'default', { ...again, spec: { syncWindows: [window] } });
+  w!.git.commit(REPO, 'main', tree('1.29.0'));
+  annotateRefresh(w!, 'dev');
+  await w!.clock.advance(1000);
+  const patchesBefore = applicationWrites().length;
+  const refresh = await (await rig!.command('freshness prod/argocd/checkout --refresh')).first();
+  expect(said(refresh)).toContain('Not allowed: AppProject default holds a sync of checkout-prod: deny sync window');
+  expect(applicationWrites().length).toBe(patchesBefore);
 });
 
 it('a recurring freeze (cron in Berlin time) refuses a Kargo promote with its end; break-glass by a listed user with a reason creates the Promotion', async () => {
