@@ -9,7 +9,7 @@ import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
 import { stepsOfChildren, type RollingSyncRefusal } from '../src/kube/rolling-sync.js';
 import type { ExpectedCanaryStep, RolloutRefusal } from '../src/kube/rollout-operations.js';
-import { act, outcomeMessage, type ClickAnswer, type Outcome } from './act.js';
+import { act, breakGlassOf, outcomeMessage, overriding, type BreakGlass, type ClickAnswer, type Outcome } from './act.js';
 import { permissionGate } from '../src/actions/gates.js';
 import { canaryStepApproval, rollingSyncStep } from '../src/actions/intents.js';
 import { encodeRefreshApprove, NOT_AN_APPSET_BUTTON, REFRESH_APPROVE_ACTION_ID, type ApproveClick, type RefreshApproveValue } from '../src/slack/buttons.js';
@@ -33,8 +33,8 @@ export interface RolloutRef {
  * shows the Rollout in, looked up by the caller: never a release id a button claims, as a button
  * value can be edited.
  */
-export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined): Promise<Outcome<RolloutRefusal>> {
-  return act(ctx, { intent: canaryStepApproval(ctx, ref, expected), where, ...(releaseId ? { releaseId } : {}) });
+export async function approveRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, expected: ExpectedCanaryStep, releaseId: string | undefined, breakGlass?: BreakGlass): Promise<Outcome<RolloutRefusal>> {
+  return act(ctx, { intent: canaryStepApproval(ctx, ref, expected), where, ...(releaseId ? { releaseId } : {}), ...overriding(breakGlass) });
 }
 
 export interface AppSetRef {
@@ -75,15 +75,15 @@ export function staleRefusal(ref: AppSetRef, step: number, revision: string, sta
 }
 
 /** Syncs a RollingSync step; refuses on stale children with their list and a Refresh-and-approve button. */
-export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined): Promise<{ outcome: Outcome<RollingSyncRefusal>; message: SlackText }> {
-  const outcome = await act(ctx, { intent: rollingSyncStep(ctx, ref, step, revision), where, ...(releaseId ? { releaseId } : {}) });
+export async function approveAppSetStep(ctx: CommandContext, where: StageRef, ref: AppSetRef, step: number, revision: string, releaseId: string | undefined, breakGlass?: BreakGlass): Promise<{ outcome: Outcome<RollingSyncRefusal>; message: SlackText }> {
+  const outcome = await act(ctx, { intent: rollingSyncStep(ctx, ref, step, revision), where, ...(releaseId ? { releaseId } : {}), ...overriding(breakGlass) });
   if (outcome.kind === 'refused' && outcome.details.why === 'stale') {
     return { outcome, message: staleRefusal(ref, step, revision, outcome.details.stale, outcome.reason) };
   }
   return { outcome, message: outcomeMessage(outcome) };
 }
 
-async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout): Promise<SlackText> {
+async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout, breakGlass?: BreakGlass): Promise<SlackText> {
   const key = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const known = await releaseWithTarget(ctx, where.pipeline.name, key);
   let expected: ExpectedCanaryStep;
@@ -97,14 +97,14 @@ async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: Ro
     if (!state.pause || !state.podHash || state.step === undefined) return { text: `:x: ${key} is not paused at a canary step (it is ${state.phase}); nothing to approve` };
     expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index, seen: 'it was read a moment ago' };
   }
-  return outcomeMessage(await approveRollout(ctx, where, ref, expected, known?.record.releaseId));
+  return outcomeMessage(await approveRollout(ctx, where, ref, expected, known?.record.releaseId, breakGlass));
 }
 
-async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: AppSetRef): Promise<SlackText> {
+async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: AppSetRef, breakGlass?: BreakGlass): Promise<SlackText> {
   const next = await nextStep(ctx, ref, where.stage.applicationSet?.step);
   if (typeof next === 'string') return { text: `:information_source: ${next}` };
   const release = await releaseAtStage(ctx, where.pipeline.name, where.stage.name);
-  return (await approveAppSetStep(ctx, where, ref, next.step, next.revision, release?.releaseId)).message;
+  return (await approveAppSetStep(ctx, where, ref, next.step, next.revision, release?.releaseId, breakGlass)).message;
 }
 
 /** The Approve button of a paused reply: the step it was shown for, in the stage the Rollout's live labels put it in. */
@@ -161,11 +161,12 @@ export async function refreshAndApprove(ctx: CommandContext, value: RefreshAppro
 
 export const approve: Subcommand = {
   name: NAME,
-  usage: 'approve <pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset>',
+  usage: 'approve <pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset> [--break-glass "why"]',
   summary: 'Approve a Rollout paused at a canary step, or the next RollingSync step of an ApplicationSet (only when its Applications are fresh).',
   examples: ['/glidepath approve prod/shop/checkout', '/glidepath approve checkout@prod-eu'],
   async run(ctx, text) {
-    const words = splitWords(text, NAME, [], []);
+    const words = splitWords(text, NAME, ['break-glass'], []);
+    const breakGlass = breakGlassOf(words.flags);
     if (words.positional.length !== 1) throw new UsageError('name exactly one target', NAME);
     const target = parseTarget(words.positional[0]!, NAME);
     let message: SlackText;
@@ -173,13 +174,13 @@ export const approve: Subcommand = {
       const where = stageByName(ctx.config, target.pipeline, target.stage, NAME);
       const s = where.stage;
       if (s.applicationSet) {
-        message = await approveTypedAppSet(ctx, where, { cluster: s.cluster, namespace: s.applicationSet.namespace, name: s.applicationSet.name });
+        message = await approveTypedAppSet(ctx, where, { cluster: s.cluster, namespace: s.applicationSet.namespace, name: s.applicationSet.name }, breakGlass);
       } else if (s.rollouts) {
         const release = await releaseAtStage(ctx, where.pipeline.name, s.name);
         const paused = Object.values(release?.stages.find((x) => x.name === s.name)?.targets ?? {}).filter((t) => t.ref.kind === 'Rollout' && t.phase === 'Paused');
         if (paused.length === 0) throw new UsageError(`nothing in ${target.pipeline}@${target.stage} is paused waiting for approval; name a Rollout as cluster/namespace/rollout`, NAME);
         const lines: string[] = [];
-        for (const t of paused) lines.push((await approveTypedRollout(ctx, where, t.ref)).text);
+        for (const t of paused) lines.push((await approveTypedRollout(ctx, where, t.ref, undefined, breakGlass)).text);
         message = { text: lines.join('\n') };
       } else {
         throw new UsageError(`${target.pipeline}@${target.stage} is a Kargo stage: use /glidepath promote`, NAME);
@@ -187,8 +188,8 @@ export const approve: Subcommand = {
     } else {
       const appSetStages = stagesOfObject(ctx.config, target, 'ApplicationSet');
       const rollout = appSetStages[0] ? {} : await stageOfRollout(ctx, target);
-      if (appSetStages[0]) message = await approveTypedAppSet(ctx, appSetStages[0], target);
-      else if (rollout.where) message = await approveTypedRollout(ctx, rollout.where, target, rollout.live);
+      if (appSetStages[0]) message = await approveTypedAppSet(ctx, appSetStages[0], target, breakGlass);
+      else if (rollout.where) message = await approveTypedRollout(ctx, rollout.where, target, rollout.live, breakGlass);
       else throw new UsageError(`no configured stage selects ${target.cluster}/${target.namespace}/${target.name} (as a Rollout namespace or an ApplicationSet)`, NAME);
     }
     await ctx.slack.reply({ ...message, inChannel: true });

@@ -15,7 +15,7 @@ import { kargoPromote, type Created } from '../src/actions/intents.js';
 import { heldFreightName } from '../src/model/kargo-stage-reading.js';
 import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
-import { act, outcomeMessage } from './act.js';
+import { act, breakGlassOf, outcomeMessage, overriding, type BreakGlass } from './act.js';
 import { actions, button, section } from './blocks.js';
 import { splitWords, UsageError } from './parse.js';
 import { releaseAtStage } from './releases.js';
@@ -76,7 +76,7 @@ async function freightToPromote(ctx: CommandContext, scope: PromoteScope, stage:
  * release; everything that can refuse the promote (permission, no Freight available, the cluster)
  * is inside the engine's request, so every attempt is audited.
  */
-async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined): Promise<string> {
+async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: string, freightWanted: string | undefined, breakGlass?: BreakGlass): Promise<string> {
   let followed: Created | undefined;
   const chosen = await freightToPromote(ctx, scope, stage, freightWanted);
   // Watched: the promotion shows in its Freight's release thread (kargo-follow.ts), and the line goes there, never to another Freight's.
@@ -84,7 +84,7 @@ async function promoteOne(ctx: CommandContext, scope: PromoteScope, stage: strin
   const pipeline = scope.where.pipeline.name;
   const release = watched ? (chosen.kind === 'chosen' ? await releaseOfFreight(ctx, pipeline, chosen.name) : undefined) : await releaseAtStage(ctx, pipeline, scope.where.stage.name);
   const intent = kargoPromote(ctx, { cluster: scope.cluster, project: scope.project, stage, freight: chosen, onCreated: (created) => (followed = created) });
-  const outcome = await act(ctx, { intent, where: scope.where, ...(release ? { releaseId: release.releaseId } : {}) });
+  const outcome = await act(ctx, { intent, where: scope.where, ...(release ? { releaseId: release.releaseId } : {}), ...overriding(breakGlass) });
   const answer = `\`${stage}\`: ${outcomeMessage(outcome).text}`;
   if (outcome.kind !== 'done' || !followed) return answer;
   if (watched) return `${answer}; ${await followedIn(ctx, pipeline, followed, release)}`;
@@ -126,9 +126,9 @@ function follow(ctx: CommandContext, scope: PromoteScope, stage: string, followe
   })().catch((err: unknown) => ctx.logger.warn({ err: (err as Error).message, promotion: name }, `following a ${kind} failed`));
 }
 
-export async function promoteStages(ctx: CommandContext, scope: PromoteScope, stages: readonly string[], freight: string | undefined): Promise<SlackText> {
+export async function promoteStages(ctx: CommandContext, scope: PromoteScope, stages: readonly string[], freight: string | undefined, breakGlass?: BreakGlass): Promise<SlackText> {
   const lines: string[] = [];
-  for (const stage of stages) lines.push(await promoteOne(ctx, scope, stage, freight));
+  for (const stage of stages) lines.push(await promoteOne(ctx, scope, stage, freight, breakGlass));
   return { text: lines.join('\n') };
 }
 
@@ -154,6 +154,8 @@ export async function confirmPromote(ctx: CommandContext, value: PromoteConfirmV
 export interface PromoteRequest {
   scope: KargoScope;
   freight?: string;
+  /** Typed only, for one exactly named Stage (the confirm button carries no reason). */
+  breakGlass?: BreakGlass;
 }
 
 /** Where to promote: the configured stage (for permissions and the thread) and the Kargo Stages meant. */
@@ -171,13 +173,14 @@ export function kargoScope(where: StageRef): KargoScope | undefined {
  * selector matches (they come and go, so the person sees the list first). Answers through ctx.slack.
  */
 export async function promoteTo(ctx: CommandContext, request: PromoteRequest): Promise<void> {
-  const { scope, freight } = request;
+  const { scope, freight, breakGlass } = request;
   const { selection } = scope;
   const exact = exactStage(selection);
   if (exact) {
-    await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [exact], freight)), inChannel: true });
+    await ctx.slack.reply({ ...(await promoteStages(ctx, scope, [exact], freight, breakGlass)), inChannel: true });
     return;
   }
+  if (breakGlass) throw new UsageError('--break-glass overrides a freeze for one exactly named Stage: name it (project/stage), not a pattern or selector', NAME);
   const matched = (await ctx.kube.selectStages(scope.cluster, selection)).map((s) => s.metadata.name);
   if (matched.length === 0) {
     await ctx.slack.reply({ text: `:information_source: no Stage matches ${describeSelection(selection)}; nothing to promote` });
@@ -251,11 +254,11 @@ async function staleFreight(ctx: CommandContext, value: PromoteButtonValue, show
 
 export const promote: Subcommand = {
   name: NAME,
-  usage: 'promote <pipeline@stage | project/stage> [--freight <name|alias>] [--stage <name | glob:pattern | regex:pattern>] [--selector <labels>]',
+  usage: 'promote <pipeline@stage | project/stage> [--freight <name|alias>] [--stage <name | glob:pattern | regex:pattern>] [--selector <labels>] [--break-glass "why"]',
   summary: 'Promote Freight to Kargo Stages (default: the newest Freight available to each); Stages chosen by pattern or labels (Kargo\'s stageSelector grammar, ANDed) are confirmed first.',
   examples: ['/glidepath promote shop@prod --freight jolly-jaguar', '/glidepath promote kargo-demo/staging', '/glidepath promote shop@prod --stage glob:prod-* --selector tier=prod'],
   async run(ctx, text) {
-    const words = splitWords(text, NAME, ['freight', 'stage', 'selector', 'glob'], []);
+    const words = splitWords(text, NAME, ['freight', 'stage', 'selector', 'glob', 'break-glass'], []);
     if (words.positional.length !== 1) throw new UsageError('name exactly one stage', NAME);
     const stage = words.flags.get('stage') as string | undefined;
     const glob = words.flags.get('glob') as string | undefined;
@@ -271,6 +274,7 @@ export const promote: Subcommand = {
       // The person's choice replaces the configured one, in the same project (labels ANDed with a project/… name).
       scope = { ...scope, selection: choiceSelection(scope.project, choice, NAME) };
     }
-    await promoteTo(ctx, { scope, ...(freight ? { freight } : {}) });
+    const breakGlass = breakGlassOf(words.flags);
+    await promoteTo(ctx, { scope, ...(freight ? { freight } : {}), ...(breakGlass ? { breakGlass } : {}) });
   },
 };

@@ -9,6 +9,8 @@ import type { AuditEntry, AuditResult } from '../audit/audit-log.js';
 import { KubeActionError } from '../kube/errors.js';
 import type { KubeIdentity } from '../kube/impersonation.js';
 import { approvalsGate, freshnessGate, permissionGate } from './gates.js';
+import { freezeGate } from './freeze.js';
+import { untrusted } from '../slack/render/mrkdwn.js';
 import type { ActionContext, ActionRequest, GateDecision, Outcome, SendResult, StageRef } from './types.js';
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
@@ -95,7 +97,23 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     await line('denied', `${person(ctx)} tried to ${intent.describe} (${at}): refused, ${reason}`);
     return { kind: 'denied', reason };
   }
-  // 2. Freeze windows go here (issue #23 item 5): a decision with when the window ends.
+  // 2. Freeze windows: the config's freezes (break-glass with a reason) and Argo CD's syncWindows.
+  let freeze: Awaited<ReturnType<typeof freezeGate>>;
+  try {
+    freeze = await freezeGate(ctx, request);
+  } catch (err) {
+    return failed(ctx, request, trail, err, undefined);
+  }
+  if (freeze) trail.gates.push(freeze);
+  if (freeze && !freeze.allowed) {
+    await audit(ctx, request, trail, 'denied', freeze.reason);
+    await line('denied', `${person(ctx)} tried to ${intent.describe} (${at}): refused, ${freeze.reason}`);
+    return { kind: 'denied', reason: freeze.reason };
+  }
+  if (freeze?.overridden) {
+    const { freezes, reason } = freeze.overridden;
+    await threadLine(ctx, pipeline, request.releaseId, `:rotating_light: ${person(ctx)} broke glass over freeze ${freezes.map((f) => `'${f}'`).join(', ')} to ${intent.describe} (${at}): "${untrusted(reason, 500, { oneLine: true })}"`);
+  }
 
   // 3. Freshness: what the write is judged on must be what Argo CD has reconciled.
   let fresh: Awaited<ReturnType<typeof freshnessGate>>;

@@ -10,7 +10,11 @@ import { refreshAndWait } from '../kube/freshness-reader.js';
 import { freightLabel } from '../kube/kargo-availability.js';
 import { promote, type PromoteOutcome } from '../kube/kargo.js';
 import { roundsText } from '../kube/refresh-rounds.js';
-import { staleReason, syncRollingSyncStep, type RollingSyncRefusal } from '../kube/rolling-sync.js';
+import { checkFreshness } from '../kube/freshness-reader.js';
+import { listApplications } from '../kube/reads.js';
+import type { Application } from '../model/application.js';
+import type { WindowSubject } from '../policy/sync-windows.js';
+import { staleReason, stepsOfChildren, syncRollingSyncStep, type RollingSyncRefusal } from '../kube/rolling-sync.js';
 import { abortRollout, approveCanaryStep, type ExpectedCanaryStep, type RolloutRefusal } from '../kube/rollout-operations.js';
 import { applicationsAccess, approveCanaryAccess, kargoPromoteAccess, rolloutStatusAccess } from '../kube/write-access.js';
 import { freshnessRefreshRounds } from '../config/file.js';
@@ -23,6 +27,9 @@ export interface ObjectRef {
   namespace: string;
   name: string;
 }
+
+/** What a sync window is matched on (src/policy/sync-windows.ts). */
+const windowSubject = (app: Application): WindowSubject => ({ name: app.metadata.name, project: app.spec?.project, destination: app.spec?.destination });
 
 const key = (ref: ObjectRef): string => `${ref.cluster}/${ref.namespace}/${ref.name}`;
 
@@ -84,6 +91,12 @@ export function rollingSyncStep(ctx: ActionContext, ref: ObjectRef, step: number
     // The step's children are Applications in the ApplicationSet's namespace.
     writes: applicationsAccess(ref.namespace),
     expected: `${target}@appset#${revision}#s${step}`,
+    syncs: async (api) => {
+      // The step's children by the controller's rules, then their projects and destinations (not in the freshness read).
+      const [snapshot, apps] = await Promise.all([checkFreshness(api, ref.namespace, ref.name), listApplications(api, ref.namespace)]);
+      const steps = stepsOfChildren(snapshot.appSet, snapshot.children);
+      return apps.items.filter((a) => steps.get(a.metadata.name) === step).map(windowSubject);
+    },
     freshness: { namespace: ref.namespace, appSet: ref.name, step, refusal: (stale) => ({ reason: staleReason(ref.name, step, stale), details: { why: 'stale', stale } }) },
     async send(api, as, read) {
       const initiatedBy = `glidepath:${as?.user ?? ctx.user.id}`;
@@ -134,6 +147,11 @@ export function applicationsRefresh(ctx: ActionContext, wanted: RefreshWanted): 
     describe: `refresh ${snapshot.report.stale.length} stale Applications of ${target}`,
     // The children are Applications in the ApplicationSet's namespace.
     writes: applicationsAccess(appSet.namespace),
+    syncs: async (api) => {
+      const stale = new Set(snapshot.report.stale.map((c) => c.name));
+      const apps = await listApplications(api, appSet.namespace);
+      return apps.items.filter((a) => stale.has(a.metadata.name)).map(windowSubject);
+    },
     async send(api) {
       await wanted.onAllowed?.();
       const result = await refreshAndWait(api, appSet.namespace, snapshot, {

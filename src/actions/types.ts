@@ -16,6 +16,7 @@ import type { OwnActions } from '../releases/own-actions.js';
 import type { FreshnessSnapshot } from '../kube/freshness-reader.js';
 import type { ChildFreshness } from '../kube/freshness.js';
 import type { ApprovalStore } from './approvals.js';
+import type { WindowSubject } from '../policy/sync-windows.js';
 
 /** Where a release's thread lives in Slack. */
 export interface ThreadLocator {
@@ -68,6 +69,8 @@ export interface Intent<D = unknown> {
   expected?: string;
   /** The ApplicationSet whose children must be fresh before the write (RollingSync steps). */
   freshness?: { namespace: string; appSet: string; step: number; refusal(stale: ChildFreshness[]): { reason: string; details: D } };
+  /** The Argo CD Applications the write syncs or refreshes: their AppProjects' syncWindows hold it (the freeze gate). */
+  syncs?: (api: KubeApi) => Promise<WindowSubject[]>;
   /** `api` sends its writes as the person when the cluster decides, else as Glidepath. */
   send(api: KubeApi, as: KubeIdentity | undefined, read: { snapshot?: FreshnessSnapshot }): Promise<SendResult<D>>;
 }
@@ -79,6 +82,8 @@ export interface ActionRequest<D = unknown> {
   releaseId?: string;
   /** Why, in the person's words (rejections and break-glass will need one). */
   reason?: string;
+  /** Override an open config freeze (`--break-glass "why"`): the person must be in its breakGlass groups, and `reason` is required. */
+  breakGlass?: boolean;
 }
 
 /** One gate's answer, kept in the audit entry. */
@@ -87,6 +92,8 @@ export type GateDecision =
   | { gate: 'permission'; allowed: false; reason: string; failed?: true }
   | { gate: 'freshness'; allowed: true; checked: number }
   | { gate: 'freshness'; allowed: false; reason: string; stale: string[] }
+  | { gate: 'freeze'; allowed: true; via: string; overridden?: { by: string; reason: string; freezes: string[] } }
+  | { gate: 'freeze'; allowed: false; reason: string; until?: number }
   | { gate: 'approvals'; allowed: true; via: string }
   | { gate: 'approvals'; allowed: false; reason: string; first?: true };
 

@@ -10,6 +10,7 @@ import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
 import { readConfigSource } from './source.js';
 import { identitiesSchema } from './identities.js';
+import { freezesSchema } from './freezes.js';
 import { fillDeep, fillText, pipelineTemplateSchema, sampleBindings, type TemplateBindings } from './templates.js';
 
 /** A stage or generator naming a cluster the file does not list: which, and the ones it does. */
@@ -243,6 +244,8 @@ export const configFileSchema = z
     clusters: z.array(cluster).min(1),
     pipelines: z.array(pipeline).default([]),
     identities: identitiesSchema.prefault({}),
+    /** Freeze windows of our own (src/config/freezes.ts); the freeze gate holds actions in them. */
+    freezes: freezesSchema,
     /** One pipeline per app: src/config/templates.ts. */
     pipelineTemplates: z.array(pipelineTemplateSchema({ labelSelector, name, channel: channelId })).default([]),
   })

@@ -3,7 +3,7 @@
  * changes a field of the second kind is refused as a whole, with one line per field ("needs a
  * restart"), so the running config is always exactly one file's and its hash says which.
  *
- * Live: pipelines, pipelineTemplates, a cluster's `facts` (its watch starts or stops), and the
+ * Live: pipelines, pipelineTemplates, freezes, a cluster's `facts` (its watch starts or stops), and the
  * settings read where they are used. Restart: what start-up builds once from the file (cluster
  * clients and their connections, the identity map, TTLs and lease lengths given to stores, the
  * watch streams' bounds, the audit stream's limits). The environment (REDIS_URL, PORT, Slack

@@ -44,6 +44,9 @@ const NAMESPACE_OF: Record<string, (s: StageConfig) => string | undefined> = {
   // An ApplicationSet's children are Applications in its namespace.
   applications: (s) => s.applications?.namespace ?? s.applicationSet?.namespace,
   applicationsets: (s) => s.applicationSet?.namespace,
+  // The freeze gate reads the AppProjects of what a RollingSync step or refresh touches: Argo CD
+  // keeps them in its own namespace, where the ApplicationSets of stages live too.
+  appprojects: (s) => s.applicationSet?.namespace,
   stages: (s) => s.kargo?.project,
   freights: (s) => s.kargo?.project,
   promotions: (s) => s.kargo?.project,

@@ -31,6 +31,7 @@ export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'get', why: 'RollingSync steps and applicationStatus' },
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'list', why: 'the watch source lists the ApplicationSets that stages name (step progress)' },
   { apiGroup: 'argoproj.io', resource: 'applicationsets', verb: 'watch', why: 'the watch source follows the ApplicationSets that stages name (facts: watch or both)' },
+  { apiGroup: 'argoproj.io', resource: 'appprojects', verb: 'get', why: "the syncWindows of the AppProject of each Application Glidepath syncs or refreshes (the freeze gate)" },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'get', why: 'requested Freight and health of a Stage' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'list', why: 'Stages chosen by label selector or name pattern; the watch source lists followed Stages' },
   { apiGroup: 'kargo.akuity.io', resource: 'stages', verb: 'watch', why: "the watch source follows the Stages of Kargo stages (facts: watch or both), and a target-aware Stage's PromotionRequest is followed in its status" },

@@ -15,6 +15,8 @@ export function applyConfig(running: ConfigFile, next: ConfigFile): void {
   fields.settings = next.settings;
   fields.clusters = next.clusters;
   fields.pipelineTemplates = next.pipelineTemplates;
+  // Read at each action and each parent render: a freeze added by a reload holds the next one.
+  fields.freezes = next.freezes;
   // `pipelines` is the catalog's: the file's explicit ones and what the templates generate.
   catalog.reconfigure(next.pipelines, next.pipelineTemplates);
 }

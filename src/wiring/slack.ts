@@ -14,6 +14,7 @@ import { commandHandlers } from '../../commands/handlers.js';
 import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import type { Env, Role } from '../config/env.js';
 import { finishedTtlMs, unfinishedTtlMs, type ConfigFile } from '../config/file.js';
+import { frozenStageLines } from '../actions/freeze.js';
 import { KubeReads } from '../kube/reads-by-cluster.js';
 import type { ClusterClients } from '../kube/clusters.js';
 import { KubeActionError } from '../kube/errors.js';
@@ -121,6 +122,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
           // The writer renders the newest record: a store without the reducer's cache.
           releases: new ReleaseStore(o.workers, keys, ttl),
           pipeline: (name) => pipelineNamedShared(config, name),
+          frozenStages: (pipeline) => frozenStageLines(config.freezes, pipeline, (o.now ?? Date.now)()),
           logger,
           metrics: writerMetricsFor(o.registry),
           ...ttl,

@@ -76,7 +76,7 @@ function buttonValue(at: { g: number; h: string; s: number }, ns = 'shop', stage
 describe('/glidepath help and usage', () => {
   it('answers help, a bad argument and an unknown subcommand with the usage and an example; nothing is changed', async () => {
     const help = await (await rig.command('help')).first();
-    expect(said(help)).toContain('`approve &lt;pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset&gt;`');
+    expect(said(help)).toContain('`approve &lt;pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset&gt; [--break-glass "why"]`');
     // Escaped: Slack would read `<pipeline@stage | …>` as a mailto link, even in backticks.
     expect(said(help)).not.toMatch(/<pipeline@stage/);
     expect(said(help)).toContain('freshness');

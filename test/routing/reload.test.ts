@@ -42,6 +42,15 @@ function running(events: string[]) {
 }
 
 describe('a reloaded config applied in place', () => {
+  it('a freeze added by a reload is the running config\'s from then on (the freeze gate and the parent read it at each use), and needs no restart', () => {
+    const config = running([]);
+    const frozen = parseConfigFile(`clusters: [{ name: prod, kubeconfigContext: prod }, { name: dr, kubeconfigContext: dr }]
+freezes: [{ name: sale, reason: the sale, start: "2026-11-27T00:00", end: "2026-11-30T00:00" }]`);
+    expect(restartNeeded(config, frozen).filter((line) => line.startsWith('freezes'))).toEqual([]);
+    applyConfig(config, frozen);
+    expect(config.freezes.map((f) => f.name)).toEqual(['sale']);
+  });
+
   it('refills the groups already seen by the changed template: a stage added shows in their pipelines, nothing is generated twice', () => {
     const events: string[] = [];
     const config = running(events);

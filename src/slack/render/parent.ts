@@ -53,13 +53,14 @@ function mixedCount(mixed: NonNullable<StageState['otherReleases']>): string {
   return `${n}${more} ${n === 1 && !more ? 'target' : 'targets'}`;
 }
 
-function stageRow(stage: StageState, configured: { cluster: string } | undefined): string {
+function stageRow(stage: StageState, configured: { cluster: string } | undefined, frozen: string | undefined): string {
   const targets = sortedTargets(stage);
   const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
   const step = stepRow(stage);
   for (const part of step ? step.head : [stepText(targets), weightText(targets), countsText(targets, stage.pending ?? [])]) if (part) head.push(part);
   const lines = [head.join(' · ')];
   if (step?.line) lines.push(step.line);
+  if (frozen) lines.push(`:snowflake: ${untrusted(frozen, 600, { oneLine: true })}`);
 
   const tail: string[] = [];
   if (targets.length === 0 && (stage.pending ?? []).length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);
@@ -83,7 +84,8 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   return lines.join('\n');
 }
 
-export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): RenderedMessage {
+/** `frozen`: the line of each stage an open freeze holds now, by stage name (computed by the caller: this stays pure). */
+export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig, frozen?: ReadonlyMap<string, string>): RenderedMessage {
   const id = releaseDisplayName(record).replace(/\s+/g, ' ');
   const blocks: Block[] = [
     {
@@ -102,7 +104,7 @@ export function renderParent(record: ReleaseRecord, pipeline: PipelineConfig): R
   ];
   const configured = new Map(pipeline.stages.map((s) => [s.name, s]));
   for (const stage of record.stages) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: stageRow(stage, configured.get(stage.name)) } });
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: stageRow(stage, configured.get(stage.name), frozen?.get(stage.name)) } });
   }
   const notes = record.events
     .filter((e) => e.kind === 'scale' || e.kind === 'restart' || e.kind === 'template-change' || e.kind === 'drift')

@@ -19,6 +19,8 @@ export interface SlackWriterOptions {
   releases: ReleaseReader;
   /** A generated pipeline this process never saw the objects of is read from the shared record, hence a promise. */
   pipeline(name: string): PipelineConfig | undefined | Promise<PipelineConfig | undefined>;
+  /** The parent's line for each stage frozen now (the freeze gate's config freezes), computed here at the edge. */
+  frozenStages?(pipeline: PipelineConfig): ReadonlyMap<string, string>;
   logger: Logger;
   metrics: SlackWriterMetrics;
   finishedTtlMs: number;

@@ -122,7 +122,7 @@ export class SlackWriter {
     try {
       const [record, thread] = await Promise.all([this.options.releases.get(name, releaseId), this.threads.get(name, releaseId)]);
       if (!record || !thread) return;
-      const message = renderParent(record, pipeline);
+      const message = renderParent(record, pipeline, this.options.frozenStages?.(pipeline));
       const digest = messageDigest(message);
       // A repair (see below) edits even when the digest says Slack shows this render already.
       if ((!(ctx.job.data.type === 'parent' && ctx.job.data.force) && thread.rendered === digest) || (thread.version ?? -1) > record.version) {
@@ -274,7 +274,7 @@ export class SlackWriter {
       const channel = pipeline.channel;
       const budget = `post:${channel}`;
       await this.spend(ctx, budget, this.spec.postPerChannel, { book: true });
-      const message = renderParent(record, pipeline);
+      const message = renderParent(record, pipeline, this.options.frozenStages?.(pipeline));
       const key = parentKey(record);
       if ((await this.threads.checkLock(record.pipeline, record.releaseId, lock, this.lockMs)) === 'lock-lost') throw this.fenced(ctx, 'thread', 'the thread lock expired before the parent was posted');
       const posted = await this.postOnce(ctx, key, { channel, budget }, () =>
