@@ -15,6 +15,7 @@ import type { IdentityMap } from '../policy/identity.js';
 import type { OwnActions } from '../releases/own-actions.js';
 import type { FreshnessSnapshot } from '../kube/freshness-reader.js';
 import type { ChildFreshness } from '../kube/freshness.js';
+import type { ReleaseReader } from '../releases/ports.js';
 import type { ApprovalStore } from './approvals.js';
 
 /** Where a release's thread lives in Slack. */
@@ -34,6 +35,8 @@ export interface ActionContext {
   clusters: ClusterClients;
   audit: AuditLog;
   approvals: ApprovalStore;
+  /** The release records: the approvals gate reads who wrote and merged a release. */
+  releases?: ReleaseReader;
   ownActions?: OwnActions;
   groups: GroupDirectory;
   identities: IdentityMap;
@@ -64,7 +67,7 @@ export interface Intent<D = unknown> {
   describe: string;
   /** The permissions the write needs, asked of the cluster first when it decides (docs/actions.md). */
   writes: AccessAttributes[];
-  /** The state the person saw, which approvals are tied to (approve only): object + generation + step. */
+  /** The state the person saw, which approvals are tied to and lapse with (approve only): object + generation or revision + pod hash + step. */
   expected?: string;
   /** The ApplicationSet whose children must be fresh before the write (RollingSync steps). */
   freshness?: { namespace: string; appSet: string; step: number; refusal(stale: ChildFreshness[]): { reason: string; details: D } };

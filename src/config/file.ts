@@ -51,8 +51,24 @@ const permissions = z
      * approve). Unset: whoever may approve, since a refresh is what an approval on fresh state needs.
      */
     refresh: z.array(slackPrincipal).optional(),
-    /** Approvals of this stage need two different people. */
+    /** Approvals of this stage need two different people: the same as `approvals: { required: 2, excludeAuthor: false }`. */
     requireTwoApprovers: z.boolean().default(false),
+  })
+  .strict();
+
+/**
+ * Quorum (docs/actions.md, the approvals gate): how many different people must approve the same
+ * state of the stage before the approval is sent, who counts, and whether the release's author
+ * and merger (from the CI announcement) are left out.
+ */
+const approvals = z
+  .object({
+    required: z.number().int().min(1).max(20),
+    /** Slack users (U…/W…) or user groups (S…) whose approvals count; unset: whoever may approve. */
+    from: z.array(slackPrincipal).min(1, 'list at least one Slack user or group id, or leave from out (whoever may approve counts)').max(100).optional(),
+    distinct: z.literal(true, { error: 'the same person never counts twice: distinct may only be true (or left out)' }).default(true),
+    /** The CI announcement's authorSlackId and mergedBySlackId never count. */
+    excludeAuthor: z.boolean().default(true),
   })
   .strict();
 
@@ -100,9 +116,13 @@ const stage = z
     kargo: kargoTarget.optional(),
     stallAfterMinutes: z.number().positive().optional(),
     permissions: permissions.optional(),
+    approvals: approvals.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
+    if (s.approvals && s.permissions?.requireTwoApprovers) {
+      ctx.addIssue({ code: 'custom', path: ['approvals'], message: 'set approvals.required or permissions.requireTwoApprovers, not both (requireTwoApprovers: true is approvals: { required: 2 })' });
+    }
     const kinds = (['rollouts', 'applications', 'applicationSet', 'kargo'] as const).filter((k) => s[k] !== undefined);
     if (kinds.length !== 1) {
       ctx.addIssue({
@@ -310,6 +330,7 @@ export type PipelineConfig = ConfigFile['pipelines'][number];
 export type StageConfig = PipelineConfig['stages'][number];
 export type ClusterConfig = ConfigFile['clusters'][number];
 export type Permissions = z.infer<typeof permissions>;
+export type ApprovalsConfig = z.infer<typeof approvals>;
 
 /** Parses YAML text; every YAML and schema problem is reported, with paths. */
 export function parseConfigFile(text: string, source = 'config'): ConfigFile {
