@@ -17,7 +17,7 @@ export type TallyResult =
   | { kind: 'reached'; approvers: string[] }
   /** This person approved this state already; nothing changed. */
   | { kind: 'same-person'; approvers: string[] }
-  /** The quorum of this state was met already (its action was taken, or is being taken). */
+  /** The quorum of this state was met already (its action was taken, or is being taken), whoever asks. */
   | { kind: 'already-reached'; approvers: string[] };
 
 const REACHED = '!reached';
@@ -26,11 +26,13 @@ const REACHED = '!reached';
 const TALLY_SCRIPT = `
 local list = redis.call('LRANGE', KEYS[1], 0, -1)
 local reached = list[#list] == '${REACHED}'
-if reached then table.remove(list) end
+if reached then
+  table.remove(list)
+  return {'already', unpack(list)}
+end
 for _, u in ipairs(list) do
   if u == ARGV[1] then return {'same', unpack(list)} end
 end
-if reached then return {'already', unpack(list)} end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 table.insert(list, ARGV[1])
 if #list >= tonumber(ARGV[2]) then
