@@ -5,7 +5,7 @@
  * the tally: the release's author and merger (as the CI announcement named them) never count when
  * `excludeAuthor`, and with `from` only those users and members of those groups count. The tally
  * itself is Redis's (approvals.ts), keyed by the intent's `expected` state, so an approval lapses
- * when the pod hash, generation, revision or step moves on.
+ * when the pod hash, generation, revision, Freight or step moves on.
  */
 import type { ApprovalsConfig, StageConfig } from '../config/file.js';
 import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
@@ -20,6 +20,14 @@ export function quorumOf(stage: StageConfig): Quorum | undefined {
   if (stage.approvals) return { ...stage.approvals, setting: 'approvals' };
   if (stage.permissions?.requireTwoApprovers) return { required: 2, excludeAuthor: false, setting: 'permissions.requireTwoApprovers' };
   return undefined;
+}
+
+/**
+ * Approvals of a canary or RollingSync step; and a Kargo promote of one Freight where the stage sets
+ * `approvals` (a promote is how a Kargo stage is approved). `requireTwoApprovers` was approve only.
+ */
+function appliesTo(quorum: Quorum, intent: Intent): boolean {
+  return intent.action === 'approve' || (intent.action === 'promote' && quorum.setting === 'approvals');
 }
 
 /** The gate's answer; the engine words the rest. */
@@ -64,8 +72,8 @@ async function whyNotCounted(ctx: ActionContext, quorum: Quorum, where: StageRef
  * until `required` different people approved the same state, let through by the one who meets it.
  */
 export async function quorumGate(ctx: ActionContext, intent: Intent, where: StageRef, releaseId?: string): Promise<ApprovalsAnswer> {
-  const quorum = intent.action === 'approve' && intent.expected ? quorumOf(where.stage) : undefined;
-  if (!quorum || !intent.expected) return {};
+  const quorum = quorumOf(where.stage);
+  if (!quorum || !intent.expected || !appliesTo(quorum, intent)) return {};
   const state = intent.expected;
   const at = stageLabel(where);
   const notCounted = await whyNotCounted(ctx, quorum, where, releaseId);

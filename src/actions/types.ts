@@ -67,7 +67,7 @@ export interface Intent<D = unknown> {
   describe: string;
   /** The permissions the write needs, asked of the cluster first when it decides (docs/actions.md). */
   writes: AccessAttributes[];
-  /** The state the person saw, which approvals are tied to and lapse with (approve only): object + generation or revision + pod hash + step. */
+  /** The state the person saw, which approvals are tied to and lapse with: object + generation or revision + pod hash + step, or the Freight promoted. */
   expected?: string;
   /** The ApplicationSet whose children must be fresh before the write (RollingSync steps). */
   freshness?: { namespace: string; appSet: string; step: number; refusal(stale: ChildFreshness[]): { reason: string; details: D } };

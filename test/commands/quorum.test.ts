@@ -3,7 +3,8 @@
  * the Approve button: the release's author (as CI announced them) is refused with why, someone
  * outside `from` does not count, each approval shows as progress in the release thread, the
  * second distinct approver's click is the one that sends the PATCH, and an approval of an older
- * pod hash does not count toward the new one. Real Bolt, Slack stand-in, Redis, client-node
+ * pod hash does not count toward the new one; on a Kargo stage the promote of one Freight waits for
+ * its quorum the same way. Real Bolt, Slack stand-in, Redis, client-node
  * against the stand-in API server with its Rollouts controller on a fake clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { ThreadStore } from '../../src/slack/writer/threads.js';
 import { APPROVE_ACTION_ID, encodeButtonValue } from '../../src/slack/buttons.js';
 import { record, stage as recordStage, target } from '../slack/support/records.js';
 import { eventually } from '../helpers/slack-harness.js';
+import { kargoObjects } from '../helpers/kargo-objects.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { ALICE, BOB, CHANNEL, MALLORY, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 
@@ -38,6 +40,11 @@ function quorumConfig(): ConfigFile {
           },
         ],
       },
+      {
+        name: 'shop',
+        channel: CHANNEL,
+        stages: [{ name: 'staging', cluster: 'prod', kargo: { project: 'kargo-demo', stage: 'staging' }, permissions: { promote: [BOB, CAROL] }, approvals: { required: 2 } }],
+      },
     ],
   });
 }
@@ -49,7 +56,7 @@ let threadTs: string;
 
 beforeEach(async () => {
   clock = new FakeClock('2026-08-20T09:00:00Z');
-  world = await startKubeWorld({ clock, namespaces: ['shop', 'argocd'], controllers: { rollouts: { podReadyMs: 5000 } } });
+  world = await startKubeWorld({ clock, namespaces: ['shop', 'argocd', 'kargo-demo'], controllers: { rollouts: { podReadyMs: 5000 } } });
   rig = await startCommandsRig({ clusters: world.clusters, config: quorumConfig() });
   // The release CI announced as Alice's change, with its thread.
   const release = record({ releaseId: 'rel-1', status: 'Paused', authorSlackId: ALICE, stages: [recordStage('prod', 'Paused', [target('checkout', { phase: 'Paused' })])] });
@@ -154,5 +161,24 @@ describe('quorum: approvals { required: 2, from, excludeAuthor }', () => {
     expect(rolloutWrites().map((w) => [w.verb, w.resource])).toEqual([['patch', 'rollouts/status']]);
     expect(await clickApprove(at, BOB)).toMatch(/^:no_entry: Not allowed: this was approved already \(approval 2 of 2: <@U0(BOB|CAROL)>, <@U0(BOB|CAROL)>\) and acted on; nothing more to do$/);
     expect(rolloutWrites()).toHaveLength(1);
+  });
+});
+
+describe('quorum on a Kargo stage: a promote of one Freight', () => {
+  const FREIGHT = 'f0e1d2c3b4a5968778695a4b3c2d1e0f98765432';
+  const promotions = () => world.server.writes.filter((w) => w.resource === 'promotions');
+
+  it('waits for two different people promoting the same Freight; the second creates the Promotion', async () => {
+    const kargo = kargoObjects(world.store, 'kargo-demo');
+    kargo.stage('dev', { direct: true });
+    kargo.stage('staging', { stages: ['dev'] });
+    kargo.freight(FREIGHT, 'jolly-jaguar', '2026-08-20T08:30:00Z', { verifiedIn: { dev: { verifiedAt: '2026-08-20T08:40:00Z' } } });
+
+    const first = said(await (await rig.command(`promote shop@staging --freight ${FREIGHT}`, BOB)).first());
+    expect(first).toContain(`:hourglass_flowing_sand: approval 1 of 2: <@${BOB}> to promote Freight ${FREIGHT} to prod/kargo-demo/staging; shop@staging needs 1 more approval of this same state, from a different person`);
+    expect(promotions()).toEqual([]);
+    const second = said(await (await rig.command(`promote shop@staging --freight ${FREIGHT}`, CAROL)).first());
+    expect(second).toMatch(new RegExp(`created Promotion \\S+ of jolly-jaguar \\(Freight ${FREIGHT.slice(0, 7)}\\) to prod/kargo-demo/staging \\(approval 2 of 2: <@${BOB}>, <@${CAROL}>\\)`));
+    expect(promotions().map((w) => w.verb)).toEqual(['create']);
   });
 });
