@@ -152,6 +152,14 @@ describe('quorum: approvals { required: 2, from, excludeAuthor }', () => {
     expect(rolloutWrites().map((w) => [w.verb, w.resource])).toEqual([['patch', 'rollouts/status']]);
   });
 
+  it('whoever merged the release is left out too', async () => {
+    const at = await startCanary();
+    await rig.store.update('checkout', 'rel-1', (current) => ({ next: { ...current!.record, mergedBySlackId: CAROL }, result: null }));
+    expect(await clickApprove(at, CAROL)).toBe(':no_entry: Not allowed: you merged release rel-1 (its CI announcement says so), and checkout@prod leaves its author and merger out of its approvals (approvals.excludeAuthor); ask someone else to approve');
+    expect(await clickApprove(at, BOB)).toMatch(/^:hourglass_flowing_sand: approval 1 of 2: <@U0BOB> /);
+    expect(rolloutWrites()).toEqual([]);
+  });
+
   it('two approvals at once (two replicas, two clicks): exactly one meets the quorum and acts; a later click is told it was approved already', async () => {
     const at = await startCanary();
     const answers = await Promise.all([clickApprove(at, BOB), clickApprove(at, CAROL)]);
