@@ -7,7 +7,8 @@
  * itself is Redis's (approvals.ts), keyed by the intent's `expected` state, so an approval lapses
  * when the pod hash, generation, revision, Freight or step moves on.
  */
-import type { ApprovalsConfig, StageConfig } from '../config/file.js';
+import type { ApprovalsConfig } from '../config/approvals.js';
+import type { StageConfig } from '../config/file.js';
 import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
 
 /** What a stage asks of its approvals; `where` names the setting, for refusals. */

@@ -9,6 +9,7 @@ import { compileStageName, StageSelectorError, type KargoStageSelection } from '
 import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
 import { readConfigSource } from './source.js';
+import { approvalsSchema } from './approvals.js';
 import { identitiesSchema } from './identities.js';
 import { fillDeep, fillText, pipelineTemplateSchema, sampleBindings, type TemplateBindings } from './templates.js';
 
@@ -56,21 +57,7 @@ const permissions = z
   })
   .strict();
 
-/**
- * Quorum (docs/actions.md, the approvals gate): how many different people must approve the same
- * state of the stage before the approval is sent, who counts, and whether the release's author
- * and merger (from the CI announcement) are left out.
- */
-const approvals = z
-  .object({
-    required: z.number().int().min(1).max(20),
-    /** Slack users (U…/W…) or user groups (S…) whose approvals count; unset: whoever may approve. */
-    from: z.array(slackPrincipal).min(1, 'list at least one Slack user or group id, or leave from out (whoever may approve counts)').max(100).optional(),
-    distinct: z.literal(true, { error: 'the same person never counts twice: distinct may only be true (or left out)' }).default(true),
-    /** The CI announcement's authorSlackId and mergedBySlackId never count. */
-    excludeAuthor: z.boolean().default(true),
-  })
-  .strict();
+const approvals = approvalsSchema(slackPrincipal);
 
 const rolloutsTarget = z.object({ namespace: name('namespace'), selector: labelSelector }).strict();
 const applicationsTarget = z
@@ -330,7 +317,6 @@ export type PipelineConfig = ConfigFile['pipelines'][number];
 export type StageConfig = PipelineConfig['stages'][number];
 export type ClusterConfig = ConfigFile['clusters'][number];
 export type Permissions = z.infer<typeof permissions>;
-export type ApprovalsConfig = z.infer<typeof approvals>;
 
 /** Parses YAML text; every YAML and schema problem is reported, with paths. */
 export function parseConfigFile(text: string, source = 'config'): ConfigFile {
