@@ -9,14 +9,11 @@ import type { AuditEntry, AuditResult } from '../audit/audit-log.js';
 import { KubeActionError } from '../kube/errors.js';
 import type { KubeIdentity } from '../kube/impersonation.js';
 import { approvalsGate, freshnessGate, permissionGate } from './gates.js';
-import type { ActionContext, ActionRequest, GateDecision, Outcome, SendResult, StageRef } from './types.js';
+import { stageLabel, type ActionContext, type ActionRequest, type GateDecision, type Outcome, type SendResult } from './types.js';
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
 
-/** `checkout@prod`. */
-export function stageLabel(where: StageRef): string {
-  return `${where.pipeline.name}@${where.stage.name}`;
-}
+export { stageLabel };
 
 function person(ctx: ActionContext): string {
   return `<@${ctx.user.id}>`;

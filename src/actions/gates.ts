@@ -83,8 +83,9 @@ export async function freshnessGate(ctx: ActionContext, intent: Intent): Promise
 }
 
 /**
- * Quorum (quorum.ts): an approve waits for the stage's `approvals.required` different people who
- * count, each approving the same state; the one who meets it lets the action through.
+ * Quorum (quorum.ts): an approve (or a Kargo promote, with `approvals`) waits for the stage's
+ * required number of different people who count, each approving the same state; the one who
+ * meets it lets the action through.
  */
 export function approvalsGate(ctx: ActionContext, intent: Intent, where: StageRef, releaseId?: string): Promise<ApprovalsAnswer> {
   return quorumGate(ctx, intent, where, releaseId);

@@ -9,7 +9,7 @@
  */
 import type { ApprovalsConfig } from '../config/approvals.js';
 import type { StageConfig } from '../config/file.js';
-import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
+import { stageLabel, type ActionContext, type GateDecision, type Intent, type StageRef } from './types.js';
 
 /** What a stage asks of its approvals; `where` names the setting, for refusals. */
 export interface Quorum extends Pick<ApprovalsConfig, 'required' | 'excludeAuthor'> {
@@ -45,10 +45,6 @@ export interface ApprovalsAnswer {
 }
 
 const mentions = (users: readonly string[]): string => users.map((u) => `<@${u}>`).join(', ');
-
-function stageLabel(where: StageRef): string {
-  return `${where.pipeline.name}@${where.stage.name}`;
-}
 
 /** Why the person's approval cannot count, or undefined when it can. */
 async function whyNotCounted(ctx: ActionContext, quorum: Quorum, where: StageRef, releaseId: string | undefined): Promise<string | undefined> {

@@ -29,6 +29,11 @@ export interface StageRef {
   stage: ConfigFile['pipelines'][number]['stages'][number];
 }
 
+/** `checkout@prod`. */
+export function stageLabel(where: StageRef): string {
+  return `${where.pipeline.name}@${where.stage.name}`;
+}
+
 /** What the engine needs of its caller: the services, who asks, and a way to post a thread line. */
 export interface ActionContext {
   config: ConfigFile;
