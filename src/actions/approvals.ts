@@ -1,53 +1,90 @@
 /**
- * Two different approvers (requireTwoApprovers): the first approval of an object at one generation
- * and step is recorded in Redis; the action runs only when a second, different person approves.
- * A new generation or step is a new key, so an approval never carries over to what nobody saw.
+ * The approval tally of one state (quorum.ts decides who counts and how many are needed): the
+ * people who approved exactly that state, in order, in one Redis list per state. One Lua script
+ * adds a person and says whether the quorum is met, so two clicks at once (two replicas, a double
+ * click) can never both be the approval that acts: the one that meets it marks the list
+ * `!reached`, and every later approval of that state is told it was met already. A new
+ * generation, pod hash, revision, Freight or step is another key, so an approval never carries
+ * over to what its person did not see; each list expires on its own.
  */
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 
-export type SecondApproval =
-  | { kind: 'first'; }
-  | { kind: 'same-person' }
-  | { kind: 'second'; firstApprover: string };
+export type TallyResult =
+  /** Counted; the quorum is not met yet. `approvers` in order, this person last. */
+  | { kind: 'counted'; approvers: string[] }
+  /** This person's approval met the quorum: act now. */
+  | { kind: 'reached'; approvers: string[] }
+  /** This person approved this state already; nothing changed. */
+  | { kind: 'same-person'; approvers: string[] }
+  /** The quorum of this state was met already (its action was taken, or is being taken), whoever asks. */
+  | { kind: 'already-reached'; approvers: string[] };
 
-/* KEYS[1]; ARGV[1] user, ARGV[2] ttl ms. Records the first approver, or says who it was. */
-const APPROVE_SCRIPT = `
-local first = redis.call('GET', KEYS[1])
-if not first then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return {'first', ARGV[1]}
+const REACHED = '!reached';
+
+/* KEYS[1] tally; ARGV[1] user, ARGV[2] required, ARGV[3] ttl ms. */
+const TALLY_SCRIPT = `
+local list = redis.call('LRANGE', KEYS[1], 0, -1)
+local reached = list[#list] == '${REACHED}'
+if reached then
+  table.remove(list)
+  return {'already', unpack(list)}
 end
-if first == ARGV[1] then return {'same', first} end
-redis.call('DEL', KEYS[1])
-return {'second', first}
+for _, u in ipairs(list) do
+  if u == ARGV[1] then return {'same', unpack(list)} end
+end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+table.insert(list, ARGV[1])
+if #list >= tonumber(ARGV[2]) then
+  redis.call('RPUSH', KEYS[1], '${REACHED}')
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {'reached', unpack(list)}
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {'counted', unpack(list)}
 `;
 
-type RedisWithApprove = Redis & { glidepathApprove(key: string, user: string, ttlMs: string): Promise<[string, string]> };
+/* KEYS[1] tally; ARGV[1] user, ARGV[2] ttl ms. Undoes the approval that met the quorum (its action did not go through). */
+const REOPEN_SCRIPT = `
+local last = redis.call('LINDEX', KEYS[1], -1)
+if last ~= '${REACHED}' then return 0 end
+redis.call('RPOP', KEYS[1])
+if redis.call('LINDEX', KEYS[1], -1) == ARGV[1] then redis.call('RPOP', KEYS[1]) end
+if redis.call('LLEN', KEYS[1]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1
+`;
+
+type RedisWithTally = Redis & {
+  glidepathTallyApproval(key: string, user: string, required: string, ttlMs: string): Promise<string[]>;
+  glidepathReopenTally(key: string, user: string, ttlMs: string): Promise<number>;
+};
+
+const KINDS: Record<string, TallyResult['kind']> = { counted: 'counted', reached: 'reached', same: 'same-person', already: 'already-reached' };
 
 export class ApprovalStore {
-  private readonly redis: RedisWithApprove;
+  private readonly redis: RedisWithTally;
 
   constructor(
     redis: Redis,
     private readonly keys: Keys,
-    /** How long a first approval waits for the second. */
+    /** How long approvals of one state wait for the rest of the quorum. */
     private readonly ttlMs = 24 * 3_600_000,
   ) {
-    if (!('glidepathApprove' in redis)) redis.defineCommand('glidepathApprove', { numberOfKeys: 1, lua: APPROVE_SCRIPT });
-    this.redis = redis as RedisWithApprove;
+    if (!('glidepathTallyApproval' in redis)) {
+      redis.defineCommand('glidepathTallyApproval', { numberOfKeys: 1, lua: TALLY_SCRIPT });
+      redis.defineCommand('glidepathReopenTally', { numberOfKeys: 1, lua: REOPEN_SCRIPT });
+    }
+    this.redis = redis as RedisWithTally;
   }
 
-  /** `object` names what is approved, including its generation and step. */
-  async approve(object: string, userId: string): Promise<SecondApproval> {
-    const [kind, first] = await this.redis.glidepathApprove(this.keys.firstApproval(object), userId, String(this.ttlMs));
-    if (kind === 'first') return { kind: 'first' };
-    if (kind === 'same') return { kind: 'same-person' };
-    return { kind: 'second', firstApprover: first };
+  /** `state` names exactly what is approved (the intent's `expected`). */
+  async approve(state: string, userId: string, required: number): Promise<TallyResult> {
+    const [kind, ...approvers] = await this.redis.glidepathTallyApproval(this.keys.approvalTally(state), userId, String(required), String(this.ttlMs));
+    return { kind: KINDS[kind ?? ''] ?? 'counted', approvers };
   }
 
-  /** Puts a consumed first approval back when the second person's action failed. */
-  async restore(object: string, userId: string): Promise<void> {
-    await this.redis.set(this.keys.firstApproval(object), userId, 'PX', this.ttlMs, 'NX');
+  /** The approval that met the quorum is taken back when its action did not go through; the others stand. */
+  async reopen(state: string, userId: string): Promise<void> {
+    await this.redis.glidepathReopenTally(this.keys.approvalTally(state), userId, String(this.ttlMs));
   }
 }

@@ -11,14 +11,11 @@ import type { KubeIdentity } from '../kube/impersonation.js';
 import { approvalsGate, freshnessGate, permissionGate } from './gates.js';
 import { freezeGate } from './freeze.js';
 import { untrusted } from '../slack/render/mrkdwn.js';
-import type { ActionContext, ActionRequest, GateDecision, Outcome, SendResult, StageRef } from './types.js';
+import { stageLabel, type ActionContext, type ActionRequest, type GateDecision, type Outcome, type SendResult } from './types.js';
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
 
-/** `checkout@prod`. */
-export function stageLabel(where: StageRef): string {
-  return `${where.pipeline.name}@${where.stage.name}`;
-}
+export { stageLabel };
 
 function person(ctx: ActionContext): string {
   return `<@${ctx.user.id}>`;
@@ -120,7 +117,7 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
   try {
     fresh = await freshnessGate(ctx, intent);
   } catch (err) {
-    return failed(ctx, request, trail, err, undefined);
+    return failed(ctx, request, trail, err);
   }
   if (fresh.decision) trail.gates.push(fresh.decision);
   if (fresh.decision && !fresh.decision.allowed && fresh.snapshot && intent.freshness) {
@@ -131,21 +128,21 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     return { kind: 'refused', reason: refusal.reason, details: refusal.details };
   }
 
-  // 4. Approvals: the second of two different people (quorum goes here).
-  const approvals = await approvalsGate(ctx, intent, where);
+  // 4. Approvals: the stage's quorum of different people, each approving this same state.
+  const approvals = await approvalsGate(ctx, intent, where, request.releaseId);
   if (approvals.decision) trail.gates.push(approvals.decision);
   if (approvals.decision && !approvals.decision.allowed) {
-    if (approvals.decision.first) {
-      const summary = `${person(ctx)} approved: 1 of 2 approvals to ${intent.describe}; ${at} needs a second, different person to approve`;
-      await audit(ctx, request, trail, 'allowed', 'first of two approvals recorded; nothing was changed yet');
-      await line('allowed', summary);
-      return { kind: 'first-approval', summary };
+    const { reason } = approvals.decision;
+    if (approvals.pending) {
+      await audit(ctx, request, trail, 'allowed', reason);
+      await line('allowed', approvals.pending);
+      return { kind: 'first-approval', summary: approvals.pending };
     }
-    const reason = `you already approved this; ${at} needs a second, different person to approve`;
     await audit(ctx, request, trail, 'denied', reason);
+    if (approvals.tellThread) await line('denied', `${person(ctx)} tried to ${intent.describe} (${at}): refused, ${reason}`);
     return { kind: 'denied', reason };
   }
-  const firstApprover = approvals.firstApprover;
+  const reopen = approvals.reopen;
 
   // 5. The write, sent as the identity the permission gate named.
   const api = ctx.clusters.api(intent.cluster);
@@ -153,33 +150,31 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
   try {
     result = await intent.send(trail.sentAs ? api.as(trail.sentAs) : api, trail.sentAs, fresh.snapshot ? { snapshot: fresh.snapshot } : {});
   } catch (err) {
-    return failed(ctx, request, trail, err, firstApprover);
+    return failed(ctx, request, trail, err, reopen);
   }
   if (result.kind === 'refused') {
     // A stale button (the object moved on since it was shown): nothing changed and nothing is the
     // team's business, so the answer is for the person alone (ephemeral) and the audit. A gate
     // that held the action (earlier steps unfinished, Kargo said no) is part of the release's
     // story, and its thread is told who tried and why not.
-    await restoreFirst(ctx, request, firstApprover);
+    await reopen?.();
     await audit(ctx, request, trail, 'failed', result.reason, { before: result.before });
     if (!staleButton(result.details)) await threadLine(ctx, pipeline, request.releaseId, `${ICON.failed} ${person(ctx)} tried to ${intent.describe}: ${result.reason}`);
     return { kind: 'refused', reason: result.reason, details: result.details };
   }
-  const also = firstApprover ? ` (second approver, after <@${firstApprover}>)` : '';
+  const also = approvals.met ? ` (${approvals.met})` : '';
   await audit(ctx, request, trail, 'done', result.summary, { before: result.before, after: result.after });
   await line('done', `${person(ctx)}${also}: ${result.summary}`);
   return { kind: 'done', summary: `${result.summary}${also}` };
 }
 
-/** A consumed first approval stands again when the second person's action did not go through. */
-async function restoreFirst<D>(ctx: ActionContext, request: ActionRequest<D>, firstApprover: string | undefined): Promise<void> {
-  if (firstApprover && request.intent.expected) await ctx.approvals.restore(request.intent.expected, firstApprover);
-}
-
-/** The cluster erred mid-action (or something unexpected did): audited, and the channel's business too. */
-async function failed<D>(ctx: ActionContext, request: ActionRequest<D>, trail: Trail, err: unknown, firstApprover: string | undefined): Promise<Outcome<D>> {
+/**
+ * The cluster erred mid-action (or something unexpected did): audited, and the channel's business
+ * too. `reopen`: the approval that met the quorum is taken back, so the others still stand.
+ */
+async function failed<D>(ctx: ActionContext, request: ActionRequest<D>, trail: Trail, err: unknown, reopen?: () => Promise<void>): Promise<Outcome<D>> {
   const reason = err instanceof KubeActionError ? err.message : `unexpected error: ${(err as Error).message}`;
-  await restoreFirst(ctx, request, firstApprover);
+  await reopen?.();
   await audit(ctx, request, trail, 'failed', reason);
   await threadLine(ctx, request.where.pipeline.name, request.releaseId, `${ICON.failed} ${person(ctx)} tried to ${request.intent.describe}: ${reason}`);
   if (!(err instanceof KubeActionError)) ctx.logger.error({ err }, 'action failed unexpectedly');

@@ -2,14 +2,17 @@
  * The gates an action passes, in order (docs/actions.md): permission, then freshness, then
  * approvals. Each answers with a decision as a value; the engine stops at the first that holds the
  * action and audits every decision made. Freeze windows (issue #23 item 5) go between permission
- * and freshness; quorum (item 3) replaces the two-approver rule in `approvalsGate`.
+ * and freshness; `approvalsGate` is the stage's quorum (quorum.ts).
  */
 import { checkFreshness, type FreshnessSnapshot } from '../kube/freshness-reader.js';
 import { staleForStep } from '../kube/rolling-sync.js';
 import type { AccessAttributes, KubeIdentity } from '../kube/impersonation.js';
 import { authorizationOf, clusterAllows, type ClusterDecision } from '../policy/cluster-authorization.js';
 import { authorize, type ClusterAction } from '../policy/permissions.js';
+import { quorumGate, type ApprovalsAnswer } from './quorum.js';
 import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
+
+export type { ApprovalsAnswer } from './quorum.js';
 
 export interface PermissionAnswer {
   decision: Extract<GateDecision, { gate: 'permission' }>;
@@ -79,18 +82,11 @@ export async function freshnessGate(ctx: ActionContext, intent: Intent): Promise
   return { snapshot, decision: { gate: 'freshness', allowed: false, reason: `${stale.length} Applications are not fresh`, stale: stale.map((s) => s.name) } };
 }
 
-/** Where the second approval stands: needed and recorded, the same person again, or given. */
-export type ApprovalsAnswer = { decision?: Extract<GateDecision, { gate: 'approvals' }>; firstApprover?: string };
-
 /**
- * The stage's `requireTwoApprovers`: the first approval of what the person saw is recorded and
- * holds the action; a second, different person lets it through. (Quorum, N of M, goes here.)
+ * Quorum (quorum.ts): an approve (or a Kargo promote, with `approvals`) waits for the stage's
+ * required number of different people who count, each approving the same state; the one who
+ * meets it lets the action through.
  */
-export async function approvalsGate(ctx: ActionContext, intent: Intent, where: StageRef): Promise<ApprovalsAnswer> {
-  const required = intent.action === 'approve' && (where.stage.permissions?.requireTwoApprovers ?? false);
-  if (!required || !intent.expected) return {};
-  const second = await ctx.approvals.approve(intent.expected, ctx.user.id);
-  if (second.kind === 'same-person') return { decision: { gate: 'approvals', allowed: false, reason: 'the same person approved already' } };
-  if (second.kind === 'first') return { decision: { gate: 'approvals', allowed: false, first: true, reason: 'first of two approvals recorded; nothing was changed yet' } };
-  return { decision: { gate: 'approvals', allowed: true, via: `second approver, after ${second.firstApprover}` }, firstApprover: second.firstApprover };
+export function approvalsGate(ctx: ActionContext, intent: Intent, where: StageRef, releaseId?: string): Promise<ApprovalsAnswer> {
+  return quorumGate(ctx, intent, where, releaseId);
 }

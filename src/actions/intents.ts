@@ -193,6 +193,8 @@ export function kargoPromote(ctx: ActionContext, wanted: PromoteWanted): Intent<
     cluster,
     describe: `promote ${freight.kind === 'chosen' ? freight.label : 'the newest available Freight'} to ${target}`,
     writes: kargoPromoteAccess(project, stage),
+    // What a quorum of the stage approves: this Freight to this Stage.
+    ...(freight.kind === 'chosen' ? { expected: `${target}@freight#${freight.name}` } : {}),
     async send(api) {
       // Inside the engine, so that a Freight that could not be chosen is audited too.
       if (freight.kind === 'problem') throw freight.error;

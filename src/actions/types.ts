@@ -15,6 +15,7 @@ import type { IdentityMap } from '../policy/identity.js';
 import type { OwnActions } from '../releases/own-actions.js';
 import type { FreshnessSnapshot } from '../kube/freshness-reader.js';
 import type { ChildFreshness } from '../kube/freshness.js';
+import type { ReleaseReader } from '../releases/ports.js';
 import type { ApprovalStore } from './approvals.js';
 import type { WindowSubject } from '../policy/sync-windows.js';
 
@@ -29,12 +30,19 @@ export interface StageRef {
   stage: ConfigFile['pipelines'][number]['stages'][number];
 }
 
+/** `checkout@prod`. */
+export function stageLabel(where: StageRef): string {
+  return `${where.pipeline.name}@${where.stage.name}`;
+}
+
 /** What the engine needs of its caller: the services, who asks, and a way to post a thread line. */
 export interface ActionContext {
   config: ConfigFile;
   clusters: ClusterClients;
   audit: AuditLog;
   approvals: ApprovalStore;
+  /** The release records: the approvals gate reads who wrote and merged a release. */
+  releases?: ReleaseReader;
   ownActions?: OwnActions;
   groups: GroupDirectory;
   identities: IdentityMap;
@@ -65,7 +73,7 @@ export interface Intent<D = unknown> {
   describe: string;
   /** The permissions the write needs, asked of the cluster first when it decides (docs/actions.md). */
   writes: AccessAttributes[];
-  /** The state the person saw, which approvals are tied to (approve only): object + generation + step. */
+  /** The state the person saw, which approvals are tied to and lapse with: object + generation or revision + pod hash + step, or the Freight promoted. */
   expected?: string;
   /** The ApplicationSet whose children must be fresh before the write (RollingSync steps). */
   freshness?: { namespace: string; appSet: string; step: number; refusal(stale: ChildFreshness[]): { reason: string; details: D } };

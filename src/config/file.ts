@@ -9,6 +9,7 @@ import { compileStageName, StageSelectorError, type KargoStageSelection } from '
 import type { Env } from './env.js';
 import { ConfigError, formatIssues } from './errors.js';
 import { readConfigSource } from './source.js';
+import { approvalsSchema } from './approvals.js';
 import { identitiesSchema } from './identities.js';
 import { freezesSchema } from './freezes.js';
 import { fillDeep, fillText, pipelineTemplateSchema, sampleBindings, type TemplateBindings } from './templates.js';
@@ -52,10 +53,12 @@ const permissions = z
      * approve). Unset: whoever may approve, since a refresh is what an approval on fresh state needs.
      */
     refresh: z.array(slackPrincipal).optional(),
-    /** Approvals of this stage need two different people. */
+    /** Approvals of this stage need two different people: the same as `approvals: { required: 2, excludeAuthor: false }`. */
     requireTwoApprovers: z.boolean().default(false),
   })
   .strict();
+
+const approvals = approvalsSchema(slackPrincipal);
 
 const rolloutsTarget = z.object({ namespace: name('namespace'), selector: labelSelector }).strict();
 const applicationsTarget = z
@@ -101,9 +104,13 @@ const stage = z
     kargo: kargoTarget.optional(),
     stallAfterMinutes: z.number().positive().optional(),
     permissions: permissions.optional(),
+    approvals: approvals.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
+    if (s.approvals && s.permissions?.requireTwoApprovers) {
+      ctx.addIssue({ code: 'custom', path: ['approvals'], message: 'set approvals.required or permissions.requireTwoApprovers, not both (requireTwoApprovers: true is approvals: { required: 2 })' });
+    }
     const kinds = (['rollouts', 'applications', 'applicationSet', 'kargo'] as const).filter((k) => s[k] !== undefined);
     if (kinds.length !== 1) {
       ctx.addIssue({

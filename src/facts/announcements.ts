@@ -16,6 +16,8 @@ export interface AnnouncedDetails {
   commit?: string;
   pullRequestUrl?: string;
   author?: string;
+  authorSlackId?: string;
+  mergedBySlackId?: string;
 }
 
 export type ClaimOutcome = { kind: 'new'; release: () => Promise<void> } | { kind: 'same' } | { kind: 'conflict'; fields: (keyof AnnouncedDetails)[] };
@@ -36,7 +38,7 @@ type RedisWithScripts = Redis & {
   glidepathReleaseAnnouncement(key: string, details: string): Promise<number>;
 };
 
-const FIELDS = ['images', 'commit', 'pullRequestUrl', 'author'] as const;
+const FIELDS = ['images', 'commit', 'pullRequestUrl', 'author', 'authorSlackId', 'mergedBySlackId'] as const;
 
 /** Fields the new announcement would change. One it leaves out changes nothing (the reducer keeps what it has). */
 export function changedFields(stored: AnnouncedDetails, next: AnnouncedDetails): (keyof AnnouncedDetails)[] {
@@ -67,7 +69,7 @@ export class AnnouncementClaims {
   async claim(fact: ReleaseAnnouncedFact): Promise<ClaimOutcome> {
     const key = this.keys.announcement(fact.pipeline, fact.releaseId);
     // The images are sorted once, at normalisation (normaliseAnnouncement).
-    const details: AnnouncedDetails = { images: fact.images, commit: fact.commit, pullRequestUrl: fact.pullRequestUrl, author: fact.author };
+    const details: AnnouncedDetails = { images: fact.images, commit: fact.commit, pullRequestUrl: fact.pullRequestUrl, author: fact.author, authorSlackId: fact.authorSlackId, mergedBySlackId: fact.mergedBySlackId };
     const json = JSON.stringify(details);
     const claim = await this.redis.glidepathClaimAnnouncement(key, json, String(Math.round(this.ttlMs)));
     if (claim[0] === 1) {

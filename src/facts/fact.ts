@@ -134,6 +134,9 @@ export interface ReleaseAnnouncedFact {
   commit?: string;
   pullRequestUrl?: string;
   author?: string;
+  /** Slack user ids of the change's author and its merger (the approvals gate leaves them out). */
+  authorSlackId?: string;
+  mergedBySlackId?: string;
 }
 
 /** The stall watchdog fired: nothing was heard from the release since `silentSince`. */

@@ -58,7 +58,8 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
       parts = [fact.cluster, fact.namespace, fact.freight.name, fact.uid, fact.resourceVersion, sentIdentity(fact)];
       break;
     case 'release':
-      parts = [fact.pipeline, fact.releaseId, fact.images, fact.commit, fact.pullRequestUrl, fact.author];
+      // The Slack ids only when given, so an announcement without them keeps the id it always had.
+      parts = [fact.pipeline, fact.releaseId, fact.images, fact.commit, fact.pullRequestUrl, fact.author, ...(fact.authorSlackId || fact.mergedBySlackId ? [fact.authorSlackId, fact.mergedBySlackId] : [])];
       break;
     case 'watchdog':
       parts = [fact.pipeline, fact.releaseId, fact.silentSince, ...(fact.recheck ? ['recheck'] : [])];

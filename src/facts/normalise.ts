@@ -180,5 +180,7 @@ export function normaliseAnnouncement(body: ReleaseAnnouncementBody, receivedAt:
     commit: body.commit,
     pullRequestUrl: body.pullRequestUrl,
     author: body.author,
+    ...(body.authorSlackId ? { authorSlackId: body.authorSlackId } : {}),
+    ...(body.mergedBySlackId ? { mergedBySlackId: body.mergedBySlackId } : {}),
   };
 }

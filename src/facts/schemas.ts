@@ -46,6 +46,8 @@ export const releaseIdSchema = ident(200)
   .min(1, 'must not be empty')
   .regex(/^[\w.@/+:-]+$/, 'may hold letters, digits and . _ - @ / + : only');
 
+const slackUserId = ident(32).regex(/^[UW][A-Z0-9]{2,}$/, 'must be a Slack user id such as U0123ABCD');
+
 export const releaseAnnouncementBody = z
   .object({
     releaseId: releaseIdSchema,
@@ -54,6 +56,9 @@ export const releaseAnnouncementBody = z
     commit: ident(64).regex(/^[0-9a-f]{7,64}$/i, 'must be a git commit hash').optional(),
     pullRequestUrl: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     author: ident(200).optional(),
+    /** The Slack user who wrote the change and the one who merged it: their approvals do not count where a stage's approvals exclude the author. */
+    authorSlackId: slackUserId.optional(),
+    mergedBySlackId: slackUserId.optional(),
   })
   .strict();
 export type ReleaseAnnouncementBody = z.infer<typeof releaseAnnouncementBody>;

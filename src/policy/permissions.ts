@@ -14,7 +14,7 @@ export interface GroupDirectory {
 }
 
 export type Decision =
-  | { allowed: true; via: string; requireTwoApprovers: boolean }
+  | { allowed: true; via: string }
   | { allowed: false; reason: string };
 
 export async function authorize(
@@ -36,13 +36,12 @@ export async function authorize(
   const path = `${base}.${granting}`;
   const principals = stage.permissions?.[granting] ?? [];
   const why = fallsBack ? ` (${base}.refresh is not set, so whoever may approve may refresh)` : '';
-  const requireTwoApprovers = action === 'approve' && (stage.permissions?.requireTwoApprovers ?? false);
   if (principals.length === 0) {
     return { allowed: false, reason: `nobody may ${action} in ${pipeline.name}@${stage.name} yet: add Slack user or group ids to ${fallsBack ? `${base}.refresh or ${path}` : path} in the Glidepath config` };
   }
-  if (principals.includes(userId)) return { allowed: true, via: userId, requireTwoApprovers };
+  if (principals.includes(userId)) return { allowed: true, via: userId };
   for (const group of principals.filter((x) => x.startsWith('S'))) {
-    if (await groups.isMember(group, userId)) return { allowed: true, via: group, requireTwoApprovers };
+    if (await groups.isMember(group, userId)) return { allowed: true, via: group };
   }
   return {
     allowed: false,

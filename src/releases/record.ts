@@ -301,6 +301,9 @@ export interface ReleaseRecord {
   commit?: string;
   pullRequestUrl?: string;
   author?: string;
+  /** Slack user ids CI named as the change's author and its merger (their approvals may not count: src/actions/quorum.ts). */
+  authorSlackId?: string;
+  mergedBySlackId?: string;
   /** A `freight-` release that a later CI announcement of its images joined: the release id CI announced (kargo-announce.ts). */
   announcedAs?: string;
   createdAt: number;

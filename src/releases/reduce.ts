@@ -359,7 +359,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
 function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnnouncedFact, ctx: ReduceContext): Reduction {
   const now = fact.receivedAt;
   const record = openRecord(current, ctx, fact.releaseId, 'announcement', fact.images, now);
-  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource, record.announcedAs]);
+  const before = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.authorSlackId, record.mergedBySlackId, record.idSource, record.announcedAs]);
   if (fact.releaseId !== record.releaseId) record.announcedAs = fact.releaseId; // announced into a Freight's release (kargo-announce.ts)
   // CI is the authority on what the release should run.
   if (fact.images.length > 0) record.images = [...fact.images].sort();
@@ -367,7 +367,9 @@ function reduceAnnouncement(current: ReleaseRecord | undefined, fact: ReleaseAnn
   record.commit = fact.commit ?? record.commit;
   record.pullRequestUrl = fact.pullRequestUrl ?? record.pullRequestUrl;
   record.author = fact.author ?? record.author;
-  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.idSource, record.announcedAs]);
+  if (fact.authorSlackId) record.authorSlackId = fact.authorSlackId;
+  if (fact.mergedBySlackId) record.mergedBySlackId = fact.mergedBySlackId;
+  const after = JSON.stringify([record.images, record.commit, record.pullRequestUrl, record.author, record.authorSlackId, record.mergedBySlackId, record.idSource, record.announcedAs]);
   if (current && before === after) return unchanged('ignored', 'release already announced with the same details');
   return finish(record, now, ctx, 'applied');
 }

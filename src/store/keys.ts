@@ -115,8 +115,11 @@ export interface Keys {
   slackReplies(pipeline: string, releaseId: string): string;
   /** String held while one worker posts one reply (two dispatches of the same effect post it once). */
   slackReplyClaim(pipeline: string, releaseId: string, effectId: string): string;
-  /** String: the Slack user id of the first of two approvers of one object at one generation and step. */
-  firstApproval(object: string): string;
+  /**
+   * List with a TTL: the Slack user ids who approved one state of an object (object, generation or
+   * revision, pod hash or Freight, step), in order; `!reached` last once the quorum was met and acted on.
+   */
+  approvalTally(state: string): string;
   /** Hash of a Slack rate budget (token bucket): `tokens` and the time `at` they were counted. */
   slackBudget(name: string): string;
   /** String with a TTL of the replay window: a Slack request signature already received (replays are refused). */
@@ -225,7 +228,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     slackThreadLock: (pipeline, releaseId) => `${prefix}:slack-thread-lock:${pl(pipeline)}:${part(releaseId)}`,
     slackReplies: (pipeline, releaseId) => `${prefix}:slack-replies:${pl(pipeline)}:${part(releaseId)}`,
     slackReplyClaim: (pipeline, releaseId, effectId) => `${prefix}:slack-reply-claim:${pl(pipeline)}:${part(releaseId)}:${part(effectId)}`,
-    firstApproval: (object) => `${prefix}:first-approval:${part(object)}`,
+    approvalTally: (state) => `${prefix}:approval-tally:${part(state)}`,
     slackBudget: (name) => `${prefix}:slack-budget:${part(name)}`,
     slackSeenRequest: (signature) => `${prefix}:slack-seen-request:${part(signature)}`,
     slackPostAttempt: (pipeline, releaseId, effectId) => `${prefix}:slack-post-attempt:${pl(pipeline)}:${part(releaseId)}:${part(effectId)}`,

@@ -296,12 +296,12 @@ describe('approve a Rollout paused at a canary step', () => {
     await eventually(async () => (await rig.auditEntries()).find((e) => e.actor.slackUserId === ALICE && e.result === 'allowed'), 'the first approval');
     expect(live('pay').status.pauseConditions).toHaveLength(1);
     const again = await (await rig.click({ actionId: APPROVE_ACTION_ID, value, user: ALICE })).first();
-    expect(said(again)).toBe(':no_entry: Not allowed: you already approved this; checkout@pay needs a second, different person to approve');
+    expect(said(again)).toBe(`:no_entry: Not allowed: you already approved this (approval 1 of 2: <@${ALICE}>); checkout@pay needs 1 more approval of this same state, from a different person`);
     expect(live('pay').status.pauseConditions).toHaveLength(1);
     const reply = await pausedReply(buttonValue(at, 'pay', 'pay'));
     await rig.click({ actionId: APPROVE_ACTION_ID, value, user: BOB, messageTs: reply.ts, messageText: reply.text, messageBlocks: reply.blocks });
     const message = await eventually(() => rig.slack.transcript.find(CHANNEL, reply.ts)?.edits.length ? rig.slack.transcript.find(CHANNEL, reply.ts) : undefined, 'the second approval');
-    expect(JSON.stringify(message.blocks)).toContain(`(second approver, after <@${ALICE}>)`);
+    expect(JSON.stringify(message.blocks)).toContain(`(approval 2 of 2: <@${ALICE}>, <@${BOB}>)`);
     expect(live('pay').status.pauseConditions ?? []).toHaveLength(0);
     const results = (await rig.auditEntries()).map((e) => [e.actor.slackUserId, e.result]);
     expect(results).toEqual([

