@@ -8,7 +8,8 @@
 import type { AuditEntry, AuditResult } from '../audit/audit-log.js';
 import { KubeActionError } from '../kube/errors.js';
 import type { KubeIdentity } from '../kube/impersonation.js';
-import { approvalsGate, freshnessGate, permissionGate } from './gates.js';
+import { approvalsGate, freshnessGate, permissionGate, rejectionGate } from './gates.js';
+import { overrideNote } from './rejections.js';
 import type { ActionContext, ActionRequest, GateDecision, Outcome, SendResult, StageRef } from './types.js';
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
@@ -57,7 +58,7 @@ async function audit<D>(ctx: ActionContext, request: ActionRequest<D>, trail: Tr
   const entry: AuditEntry = {
     actor: { slackUserId: ctx.user.id, ...(ctx.user.name ? { name: ctx.user.name } : {}) },
     ...(trail.sentAs ? { sentAs: { user: trail.sentAs.user, groups: [...trail.sentAs.groups] } } : {}),
-    action: intent.action,
+    action: intent.audited ?? intent.action,
     target: intent.target,
     result,
     reason,
@@ -128,6 +129,9 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     return { kind: 'denied', reason };
   }
   const firstApprover = approvals.firstApprover;
+  // A standing rejection of the same state never holds an approval: the approval says it overrides it.
+  const rejection = await rejectionGate(ctx, intent);
+  if (rejection) trail.gates.push(rejection.decision);
 
   // 5. The write, sent as the identity the permission gate named.
   const api = ctx.clusters.api(intent.cluster);
@@ -147,7 +151,8 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     if (!staleButton(result.details)) await threadLine(ctx, pipeline, request.releaseId, `${ICON.failed} ${person(ctx)} tried to ${intent.describe}: ${result.reason}`);
     return { kind: 'refused', reason: result.reason, details: result.details };
   }
-  const also = firstApprover ? ` (second approver, after <@${firstApprover}>)` : '';
+  const also = (firstApprover ? ` (second approver, after <@${firstApprover}>)` : '') + (rejection ? overrideNote(rejection.decision.overrides) : '');
+  if (rejection) await rejection.lift(ctx.user.id);
   await audit(ctx, request, trail, 'done', result.summary, { before: result.before, after: result.after });
   await line('done', `${person(ctx)}${also}: ${result.summary}`);
   return { kind: 'done', summary: `${result.summary}${also}` };

@@ -9,6 +9,7 @@ import { staleForStep } from '../kube/rolling-sync.js';
 import type { AccessAttributes, KubeIdentity } from '../kube/impersonation.js';
 import { authorizationOf, clusterAllows, type ClusterDecision } from '../policy/cluster-authorization.js';
 import { authorize, type ClusterAction } from '../policy/permissions.js';
+import { rejectedState } from './rejections.js';
 import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
 
 export interface PermissionAnswer {
@@ -93,4 +94,18 @@ export async function approvalsGate(ctx: ActionContext, intent: Intent, where: S
   if (second.kind === 'same-person') return { decision: { gate: 'approvals', allowed: false, reason: 'the same person approved already' } };
   if (second.kind === 'first') return { decision: { gate: 'approvals', allowed: false, first: true, reason: 'first of two approvals recorded; nothing was changed yet' } };
   return { decision: { gate: 'approvals', allowed: true, via: `second approver, after ${second.firstApprover}` }, firstApprover: second.firstApprover };
+}
+
+/**
+ * A standing rejection of the state an approval acts on (rejections.ts): the approval is not held
+ * (the person approving decides), but its decision names whom it overrides, and `lift` clears it
+ * once the write went through. A rejection itself is never judged here.
+ */
+export async function rejectionGate(ctx: ActionContext, intent: Intent): Promise<{ decision: Extract<GateDecision, { gate: 'rejection' }>; lift(by: string): Promise<void> } | undefined> {
+  const state = rejectedState(intent);
+  if (!ctx.rejections || intent.audited === 'reject' || state === undefined) return undefined;
+  const standing = await ctx.rejections.standing(state);
+  if (!standing) return undefined;
+  const rejections = ctx.rejections;
+  return { decision: { gate: 'rejection', allowed: true, overrides: { by: standing.by, reason: standing.reason, at: standing.at } }, lift: (by) => rejections.overridden(state, standing, by) };
 }

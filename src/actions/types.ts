@@ -16,6 +16,7 @@ import type { OwnActions } from '../releases/own-actions.js';
 import type { FreshnessSnapshot } from '../kube/freshness-reader.js';
 import type { ChildFreshness } from '../kube/freshness.js';
 import type { ApprovalStore } from './approvals.js';
+import type { Rejections } from './rejections.js';
 
 /** Where a release's thread lives in Slack. */
 export interface ThreadLocator {
@@ -35,6 +36,8 @@ export interface ActionContext {
   audit: AuditLog;
   approvals: ApprovalStore;
   ownActions?: OwnActions;
+  /** Steps held with a reason (rejections.ts); none: nothing can be rejected, nothing is overridden. */
+  rejections?: Rejections;
   groups: GroupDirectory;
   identities: IdentityMap;
   threads: ThreadLocator;
@@ -56,7 +59,10 @@ export type SendResult<D> =
  * write itself, given the cluster's API already set to send as the right identity.
  */
 export interface Intent<D = unknown> {
+  /** The permission the intent needs (a rejection needs what approving the same step needs). */
   action: ClusterAction;
+  /** The action's name in the audit when it is not `action` (`reject`). */
+  audited?: string;
   /** `prod/shop/checkout`, `prod/kargo-demo/prod`. */
   target: string;
   cluster: string;
@@ -88,7 +94,9 @@ export type GateDecision =
   | { gate: 'freshness'; allowed: true; checked: number }
   | { gate: 'freshness'; allowed: false; reason: string; stale: string[] }
   | { gate: 'approvals'; allowed: true; via: string }
-  | { gate: 'approvals'; allowed: false; reason: string; first?: true };
+  | { gate: 'approvals'; allowed: false; reason: string; first?: true }
+  /** A standing rejection of the same state: the approval goes through and overrides it (never holds). */
+  | { gate: 'rejection'; allowed: true; overrides: { by: string; reason: string; at: number } };
 
 export type Outcome<D = unknown> =
   | { kind: 'done'; summary: string }

@@ -94,6 +94,17 @@ export interface StageState {
    * release, shown and replied about instead. Absent when the stage holds one app.
    */
   otherReleases?: OtherReleases;
+  /** The latest rejection of a step of this stage (src/actions/rejections.ts), and who approved over it. */
+  rejection?: StageRejection;
+}
+
+/** Who rejected what, why (bounded, unescaped: the renderer escapes), and who overrode it. */
+export interface StageRejection {
+  what: string;
+  by: string;
+  reason: string;
+  at: number;
+  overriddenBy?: string;
 }
 
 /** A stage that mixes apps: what this release runs on, what the others run, and the label that would split them. */

@@ -21,6 +21,7 @@ import { compareObservations, compareSync } from './versions.js';
 import { pauseEnded } from './pause-end.js';
 import { applicationTargetFields, childPlacement, keepUnlisted, noteRevision, reduceApplicationSet } from './reduce-appset.js';
 import { reduceSuperseded } from './reduce-superseded.js';
+import { reduceRejection } from './reduce-rejection.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
@@ -73,6 +74,8 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
       return fact.recheck ? reduceRecheck(current, fact, ctx, KIT) : reduceWatchdog(current, fact, ctx);
     case 'superseded':
       return reduceSuperseded(current, fact, ctx, KIT);
+    case 'rejection':
+      return reduceRejection(current, fact, ctx, KIT);
     case 'kargo-stage':
     case 'kargo-promotion':
     case 'kargo-freight':
