@@ -154,7 +154,9 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
   const also = (firstApprover ? ` (second approver, after <@${firstApprover}>)` : '') + (rejection ? overrideNote(rejection.decision.overrides) : '');
   if (rejection) await rejection.lift(ctx.user.id);
   await audit(ctx, request, trail, 'done', result.summary, { before: result.before, after: result.after });
-  await line('done', `${person(ctx)}${also}: ${result.summary}`);
+  // Overriding a rejection is the team's business even from a button in the thread: its own line says so.
+  if (rejection) await threadLine(ctx, pipeline, request.releaseId, `${ICON.done} ${person(ctx)}${also}: ${result.summary}`);
+  else await line('done', `${person(ctx)}${also}: ${result.summary}`);
   return { kind: 'done', summary: `${result.summary}${also}` };
 }
 
