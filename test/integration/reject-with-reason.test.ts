@@ -51,7 +51,7 @@ describe('reject a step with a reason', () => {
     await waitFor(async () => ((await world.app.store.get('shop', 'rel-1'))?.status === 'Complete' ? true : undefined), 'rel-1 complete');
     world.deploy('checkout', '1.1.0', 'rel-2');
     await world.runFor(3_000);
-    await waitFor(async () => buttonOf(REJECT_ACTION_ID), 'the paused reply with its Reject button');
+    await waitFor(async () => buttonOf(APPROVE_ACTION_ID), 'the paused reply with its buttons');
   }, 90_000);
 
   afterAll(async () => {
@@ -66,10 +66,11 @@ describe('reject a step with a reason', () => {
   });
 
   it('the Reject button asks for the reason; the rejection holds the step and shows who and why in the thread and the parent, and the audit names the reason', async () => {
-    const reject = buttonOf(REJECT_ACTION_ID)!;
+    const reject = buttonOf(REJECT_ACTION_ID);
+    expect(reject?.value).toBe(buttonOf(APPROVE_ACTION_ID)?.value);
     const thread = threadOf('rel-2')!;
     const triggerId = 'trigger-reject-1';
-    const clicked = await sender().blockAction({ actionId: REJECT_ACTION_ID, value: reject.value!, userId: ALICE, channelId: CHANNEL, messageTs: pausedReply()!.ts, threadTs: thread.ts, responseUrl: world.slack.responseUrl(), triggerId });
+    const clicked = await sender().blockAction({ actionId: REJECT_ACTION_ID, value: reject!.value!, userId: ALICE, channelId: CHANNEL, messageTs: pausedReply()!.ts, threadTs: thread.ts, responseUrl: world.slack.responseUrl(), triggerId });
     expect(clicked.status).toBe(200);
     const at = await waitFor(async () => { const i = world.slack.transcript.openedViewTriggers.indexOf(triggerId); return i >= 0 ? i : undefined; }, 'the reject dialog');
     const view = world.slack.transcript.openedViews[at] as Record<string, unknown>;
