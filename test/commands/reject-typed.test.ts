@@ -1,8 +1,9 @@
 /**
- * Rejecting a RollingSync step, and promotions to a Kargo Stage (issue 23 item 4), typed: permission-gated as a promote
- * is, nothing is created while it stands, the reason is bounded, and a promote afterwards goes
- * through saying whose rejection it overrides. Stand-in API server with Kargo's admission
- * webhook, real Bolt, the Slack stand-in, real Redis.
+ * `/glidepath reject` of a RollingSync step and of promotions to a Kargo Stage (issue 23 item 4):
+ * permission-gated as approving the same thing is, nothing is synced or created while it stands,
+ * the reason is bounded, and an approval or promote afterwards goes through saying whose rejection
+ * it overrides. The Argo CD / ApplicationSet simulators and the stand-in API server with Kargo's
+ * admission webhook, real Bolt, the Slack stand-in, real Redis.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../sandbox/kube/clock.js';
