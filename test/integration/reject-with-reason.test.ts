@@ -74,7 +74,12 @@ describe('reject a step with a reason', () => {
     expect(clicked.status).toBe(200);
     const at = await waitFor(async () => { const i = world.slack.transcript.openedViewTriggers.indexOf(triggerId); return i >= 0 ? i : undefined; }, 'the reject dialog');
     const view = world.slack.transcript.openedViews[at] as Record<string, unknown>;
-    const submitted = await sender().viewSubmission({ userId: ALICE, view: { ...view, state: { values: { [REJECT_REASON_BLOCK_ID]: { [REJECT_REASON_ACTION_ID]: { type: 'plain_text_input', value: REASON } } } } } });
+    const withReason = (value: string) => ({ ...view, state: { values: { [REJECT_REASON_BLOCK_ID]: { [REJECT_REASON_ACTION_ID]: { type: 'plain_text_input', value } } } } });
+    // A blank reason is refused in the dialog itself, under its field; nothing is held.
+    const blank = await sender().viewSubmission({ userId: ALICE, view: withReason('   ') });
+    expect(JSON.parse(blank.body)).toEqual({ response_action: 'errors', errors: { [REJECT_REASON_BLOCK_ID]: 'a rejection needs a reason: say why the step should not go on' } });
+    expect((await audit()).filter((e) => e.action === 'reject')).toEqual([]);
+    const submitted = await sender().viewSubmission({ userId: ALICE, view: withReason(REASON) });
     expect(submitted.status).toBe(200);
 
     const line = await waitFor(async () => replies().find((r) => r.text.includes('rejected')), 'the rejection line in the thread');
