@@ -7,8 +7,9 @@ import type { RejectionFact } from '../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import type { Reduction } from './reduce.js';
 import type { ReduceKit } from './reduce-kit.js';
+import type { ReleaseRecord } from './record.js';
 
-export function reduceRejection(current: ReleaseRecordOrNone, fact: RejectionFact, ctx: ReduceContext, kit: ReduceKit): Reduction {
+export function reduceRejection(current: ReleaseRecord | undefined, fact: RejectionFact, ctx: ReduceContext, kit: ReduceKit): Reduction {
   if (!current) return kit.unchanged('ignored', 'release no longer exists');
   if (!current.stages.some((s) => s.name === fact.stage)) return kit.unchanged('ignored', `stage ${fact.stage} is not part of this release`);
   const record = kit.openRecord(current, ctx, current.releaseId, current.idSource, current.images, fact.receivedAt);
@@ -19,5 +20,3 @@ export function reduceRejection(current: ReleaseRecordOrNone, fact: RejectionFac
   stage.rejection = { what: fact.what, by: fact.by, reason: fact.reason, at: before && fact.overriddenBy !== undefined ? before.at : fact.receivedAt, ...(fact.overriddenBy !== undefined ? { overriddenBy: fact.overriddenBy } : {}) };
   return kit.finish(record, fact.receivedAt, ctx, 'applied', []);
 }
-
-type ReleaseRecordOrNone = Parameters<ReduceKit['openRecord']>[0];
