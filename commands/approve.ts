@@ -48,7 +48,7 @@ export interface AppSetRef {
  * ApplicationSet's status. The revision is the newest one the controller is rolling out (the
  * targetRevisions of its latest transition); syncRollingSyncStep checks everything else on fresh state.
  */
-async function nextStep(ctx: CommandContext, ref: AppSetRef, configured: number | undefined): Promise<{ step: number; revision: string } | string> {
+export async function nextStep(ctx: CommandContext, ref: AppSetRef, configured: number | undefined): Promise<{ step: number; revision: string } | string> {
   const snapshot = await ctx.kube.checkFreshness(ref.cluster, ref.namespace, ref.name);
   const { appSet, children } = snapshot;
   if (appSet.spec?.strategy?.type !== 'RollingSync') return `ApplicationSet ${ref.name} does not use RollingSync: there is no step to approve`;
@@ -83,21 +83,29 @@ export async function approveAppSetStep(ctx: CommandContext, where: StageRef, re
   return { outcome, message: outcomeMessage(outcome) };
 }
 
-async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout, breakGlass?: BreakGlass): Promise<SlackText> {
+/**
+ * The step a typed approve (or reject) of a Rollout acts on: what the release thread showed, else
+ * what the cluster says now; a string when it is not paused at a canary step.
+ */
+export async function typedRolloutStep(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout): Promise<{ expected: ExpectedCanaryStep; releaseId?: string } | string> {
   const key = `${ref.cluster}/${ref.namespace}/${ref.name}`;
   const known = await releaseWithTarget(ctx, where.pipeline.name, key);
-  let expected: ExpectedCanaryStep;
+  const releaseId = known ? { releaseId: known.record.releaseId } : {};
   if (known?.target.podHash && known.target.step && known.target.generation !== undefined) {
     // What the person saw in the thread is what they approve. There was no button: a refusal
     // says what the thread showed, not "since the button was shown".
-    expected = { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index, seen: `the release thread showed step ${known.target.step.index + 1}` };
-  } else {
-    const live = read ?? (await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name));
-    const state = deriveRolloutState(live);
-    if (!state.pause || !state.podHash || state.step === undefined) return { text: `:x: ${key} is not paused at a canary step (it is ${state.phase}); nothing to approve` };
-    expected = { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index, seen: 'it was read a moment ago' };
+    return { expected: { generation: known.target.generation, podHash: known.target.podHash, stepIndex: known.target.step.index, seen: `the release thread showed step ${known.target.step.index + 1}` }, ...releaseId };
   }
-  return outcomeMessage(await approveRollout(ctx, where, ref, expected, known?.record.releaseId, breakGlass));
+  const live = read ?? (await getRollout(ctx.clusters.api(ref.cluster), ref.namespace, ref.name));
+  const state = deriveRolloutState(live);
+  if (!state.pause || !state.podHash || state.step === undefined) return `${key} is not paused at a canary step (it is ${state.phase})`;
+  return { expected: { generation: live.metadata.generation ?? 0, podHash: state.podHash, stepIndex: state.step.index, seen: 'it was read a moment ago' }, ...releaseId };
+}
+
+async function approveTypedRollout(ctx: CommandContext, where: StageRef, ref: RolloutRef, read?: Rollout, breakGlass?: BreakGlass): Promise<SlackText> {
+  const step = await typedRolloutStep(ctx, where, ref, read);
+  if (typeof step === 'string') return { text: `:x: ${step}; nothing to approve` };
+  return outcomeMessage(await approveRollout(ctx, where, ref, step.expected, step.releaseId, breakGlass));
 }
 
 async function approveTypedAppSet(ctx: CommandContext, where: StageRef, ref: AppSetRef, breakGlass?: BreakGlass): Promise<SlackText> {

@@ -4,5 +4,6 @@ import { abortConfirmed } from './abort.js';
 import { approveClicked, refreshAndApprove } from './approve.js';
 import { dispatch } from './dispatch.js';
 import { confirmPromote, promoteClicked } from './promote.js';
+import { rejectClicked, rejectConfirmed } from './reject.js';
 
-export const commandHandlers: CommandHandlers = { dispatch, approveClicked, refreshAndApprove, abortConfirmed, confirmPromote, promoteClicked };
+export const commandHandlers: CommandHandlers = { dispatch, approveClicked, refreshAndApprove, abortConfirmed, confirmPromote, promoteClicked, rejectClicked, rejectConfirmed };

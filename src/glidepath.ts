@@ -197,6 +197,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
         keys,
         requests,
         workers: work,
+        facts: ingestFacts,
         commands: options.commands ?? {},
         clusters,
         onChannelProblem: (template) => metrics.templateProblems.inc({ template, reason: 'channel_unusable' }),

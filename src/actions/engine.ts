@@ -8,8 +8,9 @@
 import type { AuditEntry, AuditResult } from '../audit/audit-log.js';
 import { KubeActionError } from '../kube/errors.js';
 import type { KubeIdentity } from '../kube/impersonation.js';
-import { approvalsGate, freshnessGate, permissionGate } from './gates.js';
+import { approvalsGate, freshnessGate, permissionGate, rejectionGate } from './gates.js';
 import { freezeGate } from './freeze.js';
+import { overrideNote } from './rejections.js';
 import { untrusted } from '../slack/render/mrkdwn.js';
 import { stageLabel, type ActionContext, type ActionRequest, type GateDecision, type Outcome, type SendResult } from './types.js';
 
@@ -56,7 +57,7 @@ async function audit<D>(ctx: ActionContext, request: ActionRequest<D>, trail: Tr
   const entry: AuditEntry = {
     actor: { slackUserId: ctx.user.id, ...(ctx.user.name ? { name: ctx.user.name } : {}) },
     ...(trail.sentAs ? { sentAs: { user: trail.sentAs.user, groups: [...trail.sentAs.groups] } } : {}),
-    action: intent.action,
+    action: intent.audited ?? intent.action,
     target: intent.target,
     result,
     reason,
@@ -143,6 +144,9 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     return { kind: 'denied', reason };
   }
   const reopen = approvals.reopen;
+  // A standing rejection of the same state never holds an approval: the approval says it overrides it.
+  const rejection = await rejectionGate(ctx, intent);
+  if (rejection) trail.gates.push(rejection.decision);
 
   // 5. The write, sent as the identity the permission gate named.
   const api = ctx.clusters.api(intent.cluster);
@@ -162,9 +166,12 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
     if (!staleButton(result.details)) await threadLine(ctx, pipeline, request.releaseId, `${ICON.failed} ${person(ctx)} tried to ${intent.describe}: ${result.reason}`);
     return { kind: 'refused', reason: result.reason, details: result.details };
   }
-  const also = approvals.met ? ` (${approvals.met})` : '';
+  const also = (approvals.met ? ` (${approvals.met})` : '') + (rejection ? overrideNote(rejection.decision.overrides) : '');
+  if (rejection) await rejection.lift(ctx.user.id);
   await audit(ctx, request, trail, 'done', result.summary, { before: result.before, after: result.after });
-  await line('done', `${person(ctx)}${also}: ${result.summary}`);
+  // Overriding a rejection is the team's business even from a button in the thread: its own line says so.
+  if (rejection) await threadLine(ctx, pipeline, request.releaseId, `${ICON.done} ${person(ctx)}${also}: ${result.summary}`);
+  else await line('done', `${person(ctx)}${also}: ${result.summary}`);
   return { kind: 'done', summary: `${result.summary}${also}` };
 }
 

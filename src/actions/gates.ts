@@ -10,6 +10,7 @@ import type { AccessAttributes, KubeIdentity } from '../kube/impersonation.js';
 import { authorizationOf, clusterAllows, type ClusterDecision } from '../policy/cluster-authorization.js';
 import { authorize, type ClusterAction } from '../policy/permissions.js';
 import { quorumGate, type ApprovalsAnswer } from './quorum.js';
+import { rejectedState } from './rejections.js';
 import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
 
 export type { ApprovalsAnswer } from './quorum.js';
@@ -89,4 +90,18 @@ export async function freshnessGate(ctx: ActionContext, intent: Intent): Promise
  */
 export function approvalsGate(ctx: ActionContext, intent: Intent, where: StageRef, releaseId?: string): Promise<ApprovalsAnswer> {
   return quorumGate(ctx, intent, where, releaseId);
+}
+
+/**
+ * A standing rejection of the state an approval acts on (rejections.ts): the approval is not held
+ * (the person approving decides), but its decision names whom it overrides, and `lift` clears it
+ * once the write went through. A rejection itself is never judged here.
+ */
+export async function rejectionGate(ctx: ActionContext, intent: Intent): Promise<{ decision: Extract<GateDecision, { gate: 'rejection' }>; lift(by: string): Promise<void> } | undefined> {
+  const state = rejectedState(intent);
+  if (!ctx.rejections || intent.audited === 'reject' || state === undefined) return undefined;
+  const standing = await ctx.rejections.standing(state);
+  if (!standing) return undefined;
+  const rejections = ctx.rejections;
+  return { decision: { gate: 'rejection', allowed: true, overrides: { by: standing.by, reason: standing.reason, at: standing.at } }, lift: (by) => rejections.overridden(state, standing, by) };
 }

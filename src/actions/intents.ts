@@ -20,7 +20,8 @@ import { applicationsAccess, approveCanaryAccess, kargoPromoteAccess, rolloutSta
 import { freshnessRefreshRounds } from '../config/file.js';
 import type { Freight } from '../model/kargo-freight.js';
 import { abortActionKey, resumeActionKey } from '../releases/own-actions.js';
-import type { ActionContext, Intent } from './types.js';
+import { quotedReason, rejectedState } from './rejections.js';
+import type { ActionContext, Intent, StageRef } from './types.js';
 
 export interface ObjectRef {
   cluster: string;
@@ -211,6 +212,28 @@ export function kargoPromote(ctx: ActionContext, wanted: PromoteWanted): Intent<
       }
       wanted.onCreated?.({ kind: 'Promotion', name: result.name, freight: result.freight });
       return { kind: 'done', summary: `created Promotion ${result.name} of ${freightLabel(result.freight)} to ${target}`, after: { promotion: result.name, freight: freightName } };
+    },
+  };
+}
+
+/**
+ * Reject what `held` would do, with a reason: nothing is sent to the cluster (the pause stays, the
+ * step is not synced, nothing is promoted). It needs the permission `held` needs, so only someone
+ * who may approve a step may hold it; the rejection is kept in Redis for the state `held` acts on.
+ */
+export function rejection(ctx: ActionContext, held: Intent, where: StageRef, reason: string, releaseId: string | undefined): Intent<undefined> {
+  const state = rejectedState(held);
+  return {
+    action: held.action,
+    audited: 'reject',
+    target: held.target,
+    cluster: held.cluster,
+    describe: `reject: ${held.describe}`,
+    writes: held.writes,
+    async send() {
+      if (!ctx.rejections || state === undefined) throw new Error(`${held.describe} cannot be rejected here (no rejection store or no state to hold)`);
+      await ctx.rejections.reject(state, { by: ctx.user.id, reason, what: held.describe, pipeline: where.pipeline.name, stage: where.stage.name, ...(releaseId ? { releaseId } : {}) });
+      return { kind: 'done', summary: `:no_entry_sign: rejected (${held.describe}): ${quotedReason(reason)}. Nothing was changed in the cluster; the step stays held until someone approves it, which overrides this rejection`, after: { rejected: state } };
     },
   };
 }

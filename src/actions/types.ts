@@ -18,6 +18,7 @@ import type { ChildFreshness } from '../kube/freshness.js';
 import type { ReleaseReader } from '../releases/ports.js';
 import type { ApprovalStore } from './approvals.js';
 import type { WindowSubject } from '../policy/sync-windows.js';
+import type { Rejections } from './rejections.js';
 
 /** Where a release's thread lives in Slack. */
 export interface ThreadLocator {
@@ -44,6 +45,8 @@ export interface ActionContext {
   /** The release records: the approvals gate reads who wrote and merged a release. */
   releases?: ReleaseReader;
   ownActions?: OwnActions;
+  /** Steps held with a reason (rejections.ts); none: nothing can be rejected, nothing is overridden. */
+  rejections?: Rejections;
   groups: GroupDirectory;
   identities: IdentityMap;
   threads: ThreadLocator;
@@ -65,7 +68,10 @@ export type SendResult<D> =
  * write itself, given the cluster's API already set to send as the right identity.
  */
 export interface Intent<D = unknown> {
+  /** The permission the intent needs (a rejection needs what approving the same step needs). */
   action: ClusterAction;
+  /** The action's name in the audit when it is not `action` (`reject`). */
+  audited?: string;
   /** `prod/shop/checkout`, `prod/kargo-demo/prod`. */
   target: string;
   cluster: string;
@@ -103,7 +109,9 @@ export type GateDecision =
   | { gate: 'freeze'; allowed: true; via: string; overridden?: { by: string; reason: string; freezes: string[] } }
   | { gate: 'freeze'; allowed: false; reason: string; until?: number }
   | { gate: 'approvals'; allowed: true; via: string }
-  | { gate: 'approvals'; allowed: false; reason: string; first?: true };
+  | { gate: 'approvals'; allowed: false; reason: string; first?: true }
+  /** A standing rejection of the same state: the approval goes through and overrides it (never holds). */
+  | { gate: 'rejection'; allowed: true; overrides: { by: string; reason: string; at: number } };
 
 export type Outcome<D = unknown> =
   | { kind: 'done'; summary: string }

@@ -164,6 +164,27 @@ export interface SupersededFact {
   at: { generation?: number; resourceVersion?: string };
 }
 
+/**
+ * A person rejected a step of this release with a reason, or approved over a standing rejection
+ * (`overriddenBy`): emitted by the action engine (src/actions/rejections.ts), so the record (and
+ * so the parent message) says so through the reducer like every other change.
+ */
+export interface RejectionFact {
+  kind: 'rejection';
+  source: 'internal';
+  receivedAt: number;
+  pipeline: string;
+  releaseId: string;
+  stage: string;
+  /** What was rejected, in words: "approve step 2 of prod/shop/checkout". */
+  what: string;
+  /** The Slack user who rejected, and the reason in their words (bounded, not yet escaped). */
+  by: string;
+  reason: string;
+  /** The Slack user who approved over the rejection, when this fact says so. */
+  overriddenBy?: string;
+}
+
 /** One child's entry in an ApplicationSet's `status.applicationStatus` (RollingSync progress). */
 export interface AppSetMemberObservation {
   application: string;
@@ -199,4 +220,4 @@ export interface ApplicationSetFact {
 }
 
 export type ClusterFact = RolloutFact | ApplicationFact | KargoFact;
-export type Fact = ClusterFact | ApplicationSetFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact;
+export type Fact = ClusterFact | ApplicationSetFact | ReleaseAnnouncedFact | WatchdogFact | SupersededFact | RejectionFact;

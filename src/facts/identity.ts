@@ -67,6 +67,9 @@ export function factIdentity(fact: Fact, releaseIdAnnotations: readonly string[]
     case 'superseded':
       parts = [fact.pipeline, fact.releaseId, targetKey(fact.target), fact.byReleaseId, fact.at];
       break;
+    case 'rejection':
+      parts = [fact.pipeline, fact.releaseId, fact.stage, fact.what, fact.by, fact.reason, fact.overriddenBy, fact.receivedAt];
+      break;
   }
   // BullMQ job ids must not contain ':' nor be all digits.
   return `${fact.kind}-${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)}`;

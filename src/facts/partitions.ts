@@ -29,6 +29,7 @@ export function partitionKeyOfFact(config: ConfigFile, fact: Fact): { pipeline: 
     case 'release':
     case 'watchdog':
     case 'superseded':
+    case 'rejection':
       return { pipeline: fact.pipeline };
     case 'rollout':
     case 'application':

@@ -96,6 +96,8 @@ export interface StageState {
   otherReleases?: OtherReleases;
   /** What the release timeline draws (timeline.ts): first fact, canary steps as first heard, pauses. Bounded. */
   timeline?: StageTimeline;
+  /** The latest rejection of a step of this stage (src/actions/rejections.ts), and who approved over it. */
+  rejection?: StageRejection;
 }
 
 /** A stage's history at this release, kept for the timeline image (the rest of the record holds only the present). */
@@ -126,6 +128,15 @@ export interface TimelineHold {
   how?: PauseEnd['how'];
   by?: PauseEnd['by'];
   user?: string;
+}
+
+/** Who rejected what, why (bounded, unescaped: the renderer escapes), and who overrode it. */
+export interface StageRejection {
+  what: string;
+  by: string;
+  reason: string;
+  at: number;
+  overriddenBy?: string;
 }
 
 /** A stage that mixes apps: what this release runs on, what the others run, and the label that would split them. */

@@ -22,6 +22,7 @@ import { pauseEnded } from './pause-end.js';
 import { noteRolloutChange, noteStageFact } from './timeline.js';
 import { applicationTargetFields, childPlacement, keepUnlisted, noteRevision, reduceApplicationSet } from './reduce-appset.js';
 import { reduceSuperseded } from './reduce-superseded.js';
+import { reduceRejection } from './reduce-rejection.js';
 import { reduceKargo } from './reduce-kargo.js';
 import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
@@ -74,6 +75,8 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
       return fact.recheck ? reduceRecheck(current, fact, ctx, KIT) : reduceWatchdog(current, fact, ctx);
     case 'superseded':
       return reduceSuperseded(current, fact, ctx, KIT);
+    case 'rejection':
+      return reduceRejection(current, fact, ctx, KIT);
     case 'kargo-stage':
     case 'kargo-promotion':
     case 'kargo-freight':

@@ -46,7 +46,8 @@ export function resolveRoutes(
       return routeApplicationSet(config, fact, appSetChildren);
     case 'release':
     case 'watchdog':
-    case 'superseded': {
+    case 'superseded':
+    case 'rejection': {
       const pipeline = pipelineNamed(fact.pipeline);
       return pipeline ? [{ pipeline, releaseId: fact.releaseId }] : [];
     }

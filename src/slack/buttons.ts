@@ -15,6 +15,11 @@ export const PROMOTE_ACTION_ID = 'glidepath.promote';
 export const REFRESH_APPROVE_ACTION_ID = 'glidepath.refresh-approve';
 export const PROMOTE_CONFIRM_ACTION_ID = 'glidepath.promote-confirm';
 export const ABORT_DIALOG_CALLBACK_ID = 'glidepath.abort-confirm';
+export const REJECT_ACTION_ID = 'glidepath.reject';
+export const REJECT_DIALOG_CALLBACK_ID = 'glidepath.reject-reason';
+/** The reject dialog's reason input: its block and action ids (view.state.values[block][action]). */
+export const REJECT_REASON_BLOCK_ID = 'glidepath.reject.reason';
+export const REJECT_REASON_ACTION_ID = 'reason';
 
 /** Slack refuses a view whose private_metadata is over 3,000 characters. */
 export const PRIVATE_METADATA_LIMIT = 3000;
@@ -75,6 +80,10 @@ export type PromoteConfirmValue = z.infer<typeof promoteConfirmSchema>;
 export const abortDialogSchema = z.object({ c: z.string(), ns: z.string(), n: z.string(), h: z.string().optional(), channel: z.string(), r: z.string().optional() });
 export type AbortDialogMetadata = z.infer<typeof abortDialogSchema>;
 
+/** The reject dialog's private_metadata: the Rollout step the Reject button was shown for, and where to answer. */
+export const rejectDialogSchema = z.object({ c: z.string(), ns: z.string(), n: z.string(), g: z.number().int(), h: z.string(), s: z.number().int(), channel: z.string() });
+export type RejectDialogMetadata = z.infer<typeof rejectDialogSchema>;
+
 /** The longest release id a button keeps when the whole value would not fit (names are bounded; release ids are free-form). */
 const RELEASE_ID_KEPT = 200;
 
@@ -118,6 +127,12 @@ export function encodePromoteConfirm(value: PromoteConfirmValue): string | undef
 export function encodeAbortDialog(value: AbortDialogMetadata): string {
   const json = encodeWithin(value, PRIVATE_METADATA_LIMIT);
   if (json === undefined) throw new Error(`abort dialog metadata for ${value.c}/${value.ns}/${value.n} is over ${PRIVATE_METADATA_LIMIT} characters`);
+  return json;
+}
+
+export function encodeRejectDialog(value: RejectDialogMetadata): string {
+  const json = encodeWithin(value, PRIVATE_METADATA_LIMIT);
+  if (json === undefined) throw new Error(`reject dialog metadata for ${value.c}/${value.ns}/${value.n} is over ${PRIVATE_METADATA_LIMIT} characters`);
   return json;
 }
 
@@ -166,4 +181,14 @@ export function decodePromoteConfirmClick(raw: string | undefined): Decoded<Prom
 /** The dialog's metadata is Glidepath's own; a bad one has no channel to answer in (the listener logs it). */
 export function decodeAbortDialog(raw: string | undefined): Decoded<AbortDialogMetadata> {
   return decode(abortDialogSchema, raw, 'the abort dialog was submitted without usable metadata');
+}
+
+/** A Reject click names a Rollout step as an Approve click does (the same value is on both buttons). */
+export function decodeRejectClick(raw: string | undefined): Decoded<ApproveClick> {
+  const decoded = decodeApproveClick(raw);
+  return decoded.kind === 'ok' ? decoded : { kind: 'refused', reason: ':x: This button does not name a Rollout step Glidepath can hold; nothing was changed. Use `/glidepath reject &lt;cluster/namespace/rollout&gt; &lt;reason&gt;`.' };
+}
+
+export function decodeRejectDialog(raw: string | undefined): Decoded<RejectDialogMetadata> {
+  return decode(rejectDialogSchema, raw, 'the reject dialog was submitted without usable metadata');
 }

@@ -158,6 +158,12 @@ export interface Keys {
    * user), written before the patch, so the reducer can tell them from changes made outside Glidepath.
    */
   ownActions(target: string): string;
+  /**
+   * String (JSON) with a TTL per rejected state (the state an approval would act on: object,
+   * generation, pod hash and step; an ApplicationSet step at its revision; a Kargo Stage): who
+   * rejected it and why (src/actions/rejections.ts).
+   */
+  rejection(state: string): string;
   /** Hash per release: effect id → Slack ts of a reply with buttons, and `settled:<effect id>` → why its buttons went. */
   slackReplyMessages(pipeline: string, releaseId: string): string;
 }
@@ -245,6 +251,7 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     releaseAlias: (pipeline, releaseId) => `${prefix}:release-alias:${pl(pipeline)}:${part(releaseId)}`,
     auditDeniedCount: (slackUserId) => `${prefix}:audit-denied:${sharded ? '{audit}:' : ''}${part(slackUserId)}`,
     ownActions: (target) => `${prefix}:own-actions:${sharded ? '{own-actions}:' : ''}${part(target)}`,
+    rejection: (state) => `${prefix}:rejection:${sharded ? '{rejections}:' : ''}${part(state)}`,
     slackReplyMessages: (pipeline, releaseId) => `${prefix}:slack-reply-messages:${pl(pipeline)}:${part(releaseId)}`,
   };
 }

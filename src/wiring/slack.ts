@@ -8,6 +8,8 @@ import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { ApprovalStore } from '../actions/approvals.js';
+import { Rejections } from '../actions/rejections.js';
+import type { Fact } from '../facts/fact.js';
 import { OwnActions } from '../releases/own-actions.js';
 import type { CommandServices } from '../slack/listeners/command-port.js';
 import { commandHandlers } from '../../commands/handlers.js';
@@ -60,6 +62,8 @@ export interface SlackPartOptions {
   commands: CommandSeams | false;
   /** The process's cluster clients (the root owns them and builds them at start-up). */
   clusters: () => ClusterClients;
+  /** Where rejections are told to the reducer (the facts queue), so the record shows them. */
+  facts?: { add(fact: Fact): Promise<unknown> };
   writerBudgets?: WriterBudgets;
   writerConcurrency?: number;
   writerRetry?: RetryPolicy;
@@ -210,6 +214,7 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
     audit: new AuditLog(o.requests, o.keys.audit(), undefined, auditLimits(o.config, o.keys, o.registry)),
     approvals: new ApprovalStore(o.requests, o.keys),
     ownActions: new OwnActions(o.requests, o.keys),
+    rejections: new Rejections(o.requests, o.keys, o.facts, o.seams.now),
     groups,
     identities: new IdentityMap(o.config.identities, groups, byEmail ? new SlackProfileDirectory(slackClient, byEmail.cacheSeconds * 1000) : undefined),
     threads: new ThreadStore(o.requests, o.keys, finishedTtlMs(o.config), unfinishedTtlMs(o.config)),

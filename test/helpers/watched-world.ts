@@ -77,6 +77,8 @@ export interface WatchedWorld {
   readonly app: Glidepath;
   /** Starts Glidepath (with `glidepathLater`), resolving once it holds the cluster's watch lease. */
   startGlidepath(): Promise<Glidepath>;
+  /** Closes Glidepath and starts a new one on the same Redis prefix and config (a restart); resolves once it holds the watch lease. */
+  restartGlidepath(): Promise<Glidepath>;
   /** Creates the Rollout (with `labels` instead of the shop's, when given), or rolls it to another version and release id. */
   deploy(name: string, version: string, releaseId: string, labels?: Record<string, string>, at?: { namespace?: string; annotations?: Record<string, string> }): void;
   /** `kubectl delete rollout`, as the cluster's admin. */
@@ -176,6 +178,11 @@ ${o.extraConfig ?? ''}
       return app;
     },
     startGlidepath: startApp,
+    async restartGlidepath() {
+      await app?.close();
+      app = undefined;
+      return startApp();
+    },
     deploy(name, version, releaseId, labels = LABELS, at = {}) {
       const image = `registry.example.com/shop/${name}:${version}`;
       const namespace = at.namespace ?? 'shop';

@@ -16,8 +16,9 @@ import type { ReleaseReader } from '../../releases/ports.js';
 import type { OwnActions } from '../../releases/own-actions.js';
 import type { ApprovalStore } from '../../actions/approvals.js';
 import type { ChannelProblems } from '../channel-problems.js';
+import type { Rejections } from '../../actions/rejections.js';
 import type { Outcome, ThreadLocator } from '../../actions/types.js';
-import type { AbortDialogMetadata, ApproveClick, PromoteButtonValue, PromoteConfirmValue, RefreshApproveValue } from '../buttons.js';
+import type { AbortDialogMetadata, ApproveClick, PromoteButtonValue, PromoteConfirmValue, RefreshApproveValue, RejectDialogMetadata } from '../buttons.js';
 
 export interface SlackText {
   text: string;
@@ -35,6 +36,8 @@ export interface CommandServices {
   approvals: ApprovalStore;
   /** Where actions are recorded before they are sent, so the thread tells them from changes made outside Glidepath. */
   ownActions?: OwnActions;
+  /** Steps held with a reason (/glidepath reject, the Reject button), kept through restarts. */
+  rejections?: Rejections;
   groups: GroupDirectory;
   /** Who each Slack user is in Kubernetes, for clusters with `authorization: kubernetes` or `both`. */
   identities: IdentityMap;
@@ -88,6 +91,10 @@ export interface CommandHandlers {
   confirmPromote(ctx: CommandContext, value: PromoteConfirmValue): Promise<SlackText>;
   /** The line for the clicked message, or undefined when it answered with a refusal instead. */
   promoteClicked(ctx: CommandContext, value: PromoteButtonValue): Promise<string | undefined>;
+  /** The Reject button: opens the dialog that asks for the reason. */
+  rejectClicked(ctx: CommandContext, value: ApproveClick): Promise<void>;
+  /** The reject dialog's submit, with the reason typed. */
+  rejectConfirmed(ctx: CommandContext, meta: RejectDialogMetadata, reason: string): Promise<ClickAnswer>;
 }
 
 /** The commands as the listeners get them: the services every request shares, and the handlers. */

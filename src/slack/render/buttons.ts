@@ -1,8 +1,8 @@
 /**
- * Approve and Abort buttons, and the Promote button of a healthy stage. Their values (what each
+ * Approve, Reject and Abort buttons, and the Promote button of a healthy stage. Their values (what each
  * was rendered for) are encoded by src/slack/buttons.ts, the one home of every button value.
  */
-import { ABORT_ACTION_ID, APPROVE_ACTION_ID, encodeButtonValue, encodePromoteButton, PROMOTE_ACTION_ID, type ButtonValue, type PromoteButtonValue } from '../buttons.js';
+import { ABORT_ACTION_ID, APPROVE_ACTION_ID, REJECT_ACTION_ID, encodeButtonValue, encodePromoteButton, PROMOTE_ACTION_ID, type ButtonValue, type PromoteButtonValue } from '../buttons.js';
 import type { ButtonElement } from './blocks.js';
 
 export function approveAndAbort(value: ButtonValue, label: string): ButtonElement[] {
@@ -13,6 +13,13 @@ export function approveAndAbort(value: ButtonValue, label: string): ButtonElemen
       action_id: APPROVE_ACTION_ID,
       text: { type: 'plain_text', text: 'Approve' },
       style: 'primary',
+      value: encoded,
+    },
+    {
+      // Holds the step with a reason (a dialog asks for it); nothing is changed in the cluster.
+      type: 'button',
+      action_id: REJECT_ACTION_ID,
+      text: { type: 'plain_text', text: 'Reject' },
       value: encoded,
     },
     {

@@ -4,7 +4,7 @@
  */
 import { releaseDisplayName, releaseIdName } from '../../releases/display-name.js';
 import type { PipelineConfig } from '../../config/file.js';
-import type { ReleaseRecord, ReleaseStatus, StageState } from '../../releases/record.js';
+import type { ReleaseRecord, ReleaseStatus, StageRejection, StageState } from '../../releases/record.js';
 import {
   FALLBACK_TEXT_LIMIT,
   MESSAGE_BLOCK_LIMIT,
@@ -53,6 +53,18 @@ function mixedCount(mixed: NonNullable<StageState['otherReleases']>): string {
   return `${n}${more} ${n === 1 && !more ? 'target' : 'targets'}`;
 }
 
+/** A Slack user id as a mention; anything else (it came through the record) is shown as text. */
+function person(id: string): string {
+  return /^[UW][A-Z0-9]{2,20}$/.test(id) ? `<@${id}>` : untrusted(id, 40, { oneLine: true });
+}
+
+/** Who holds a step of the stage and why, or who approved over it (the reason is a person's words: escaped, bounded). */
+function rejectionLine(r: StageRejection): string {
+  const reason = `“${untrusted(r.reason, 600, { oneLine: true })}”`;
+  if (r.overriddenBy !== undefined) return `:arrow_right_hook: ${person(r.overriddenBy)} approved over the rejection by ${person(r.by)}: ${reason}`;
+  return `:no_entry_sign: *Rejected* by ${person(r.by)} (${untrusted(r.what, 200, { oneLine: true })}): ${reason}`;
+}
+
 function stageRow(stage: StageState, configured: { cluster: string } | undefined, frozen: string | undefined): string {
   const targets = sortedTargets(stage);
   const head = [`${STATUS_ICON[stage.status]} *${untrusted(stage.name, 63, { oneLine: true })}* — ${stage.status}`];
@@ -61,6 +73,7 @@ function stageRow(stage: StageState, configured: { cluster: string } | undefined
   const lines = [head.join(' · ')];
   if (step?.line) lines.push(step.line);
   if (frozen) lines.push(`:snowflake: ${untrusted(frozen, 600, { oneLine: true })}`);
+  if (stage.rejection) lines.push(rejectionLine(stage.rejection));
 
   const tail: string[] = [];
   if (targets.length === 0 && (stage.pending ?? []).length === 0) tail.push(`no targets seen yet in ${untrusted(configured?.cluster ?? stage.cluster, 63, { oneLine: true })}`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplyKind } from '../../../src/releases/record.js';
 import { TRUNCATED } from '../../../src/slack/render/blocks.js';
-import { ABORT_ACTION_ID, APPROVE_ACTION_ID, PROMOTE_ACTION_ID, type ButtonValue } from '../../../src/slack/buttons.js';
+import { ABORT_ACTION_ID, APPROVE_ACTION_ID, REJECT_ACTION_ID, PROMOTE_ACTION_ID, type ButtonValue } from '../../../src/slack/buttons.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import { record, reply, T0 } from '../support/records.js';
 import { expectNoPings, expectWithinSlackLimits } from './limits.js';
@@ -13,7 +13,7 @@ function text(msg: ReturnType<typeof renderReply>): string {
 }
 
 describe('renderReply', () => {
-  it('asks for approval of a paused step with Approve and Abort buttons that identify what was shown', () => {
+  it('asks for approval of a paused step with Approve, Reject and Abort buttons that identify what was shown', () => {
     const msg = renderReply(
       reply('paused', { generation: 7, podHash: '6b8f7c9d5', stepIndex: 2, stepCount: 8, weight: 20, message: 'CanaryPauseStep' }),
       record(),
@@ -23,10 +23,13 @@ describe('renderReply', () => {
     if (actions?.type !== 'actions') throw new Error('no buttons');
     expect(actions.elements.map((e) => [e.action_id, e.text.text, e.style])).toEqual([
       [APPROVE_ACTION_ID, 'Approve', 'primary'],
+      [REJECT_ACTION_ID, 'Reject', undefined],
       [ABORT_ACTION_ID, 'Abort', 'danger'],
     ]);
+    // Reject names the same step as Approve: a rejection holds exactly what an approval would act on.
+    expect(actions.elements[1]?.value).toBe(actions.elements[0]?.value);
     // Destructive: the button and Slack's own confirm dialog are both red (style danger).
-    expect(actions.elements[1]?.confirm).toMatchObject({ style: 'danger', confirm: { type: 'plain_text', text: 'Abort' }, deny: { type: 'plain_text', text: 'Cancel' } });
+    expect(actions.elements[2]?.confirm).toMatchObject({ style: 'danger', confirm: { type: 'plain_text', text: 'Abort' }, deny: { type: 'plain_text', text: 'Cancel' } });
     const value = JSON.parse(actions.elements[0]!.value) as ButtonValue;
     expect(value).toEqual({ v: 1, p: 'checkout', r: 'rel-5', st: 'prod', k: 'Rollout', c: 'prod', ns: 'shop', n: 'checkout', g: 7, h: '6b8f7c9d5', s: 2 });
   });

@@ -1,5 +1,5 @@
 /**
- * The buttons: Approve and Abort on "paused" replies, Refresh-and-approve on a freshness refusal,
+ * The buttons: Approve, Reject and Abort on "paused" replies, Refresh-and-approve on a freshness refusal,
  * Promote on a healthy stage, the confirmation of a promote by selector, and the abort dialog's
  * submit. Each listener only translates: it acks, decodes the value (src/slack/buttons.ts; a bad
  * one is answered with what to do instead), calls the typed command, and shows its answer. After
@@ -19,11 +19,14 @@ import {
   decodePromoteClick,
   decodePromoteConfirmClick,
   decodeRefreshApproveClick,
+  decodeRejectClick,
   PROMOTE_ACTION_ID,
   PROMOTE_CONFIRM_ACTION_ID,
   REFRESH_APPROVE_ACTION_ID,
+  REJECT_ACTION_ID,
   type Decoded,
 } from '../../buttons.js';
+import { rejectDialog } from './reject-dialog.js';
 import { commandContext, NOT_CONFIGURED, slackSurface } from '../surface.js';
 import type { ListenerGroup } from '../types.js';
 
@@ -135,6 +138,13 @@ export const actionButtons: ListenerGroup = {
         if (asked) await markMessage(ctx, args, asked, false);
       }),
     );
+
+    app.action<BlockAction<ButtonAction>>(
+      REJECT_ACTION_ID,
+      // The dialog asks for the reason; its submit (reject-dialog.ts) is the rejection.
+      onClick(deps, decodeRejectClick, async (ctx, value, _args, on) => on.rejectClicked(ctx, value)),
+    );
+    rejectDialog(app, deps);
 
     app.view(ABORT_DIALOG_CALLBACK_ID, async ({ ack, view, body, client }) => {
       await ack();
