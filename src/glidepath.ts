@@ -19,7 +19,8 @@ import type { Worker } from 'bullmq';
 import { AuditLog, auditLimits } from './audit/audit-log.js';
 import { registerAuditRoutes } from './audit/audit-api.js';
 import type { Env, Role } from './config/env.js';
-import { finishedTtlMs, longestReleaseTtlMs, stallAfterMs, unfinishedTtlMs, watchBoundsBytes, type ConfigFile } from './config/file.js';
+import type { ConfigFile } from './config/file.js';
+import { finishedTtlMs, longestReleaseTtlMs, stallAfterMs, unfinishedTtlMs, watchBoundsBytes } from './config/durations.js';
 import { AnnouncementClaims } from './facts/announcements.js';
 import { FactQueue } from './facts/fact-queue.js';
 import { WatchSource } from './facts/watch/watch-source.js';
@@ -60,7 +61,7 @@ import { SharedCatalog } from './routing/shared-catalog.js';
 import { applyConfig } from './routing/running-config.js';
 import { ConfigReloader, type ConfigReloadOptions, type ReloadResult, type ReloadTrigger } from './wiring/config-reload.js';
 import { writeProbesOf } from './wiring/write-probes.js';
-import { buildSlackPart, type CommandSeams, type SlackPart } from './wiring/slack.js';
+import { buildSlackPart, writerTuning, type CommandSeams, type SlackPart } from './wiring/slack.js';
 
 export interface GlidepathOptions {
   env: Env;
@@ -201,11 +202,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
         commands: options.commands ?? {},
         clusters,
         onChannelProblem: (template) => metrics.templateProblems.inc({ template, reason: 'channel_unusable' }),
-        ...(options.tuning?.writerBudgets ? { writerBudgets: options.tuning.writerBudgets } : {}),
-        ...(options.tuning?.writerConcurrency ? { writerConcurrency: options.tuning.writerConcurrency } : {}),
-        ...(options.tuning?.writerRetry ? { writerRetry: options.tuning.writerRetry } : {}),
-        ...(options.tuning?.writerCallTimeoutMs ? { writerCallTimeoutMs: options.tuning.writerCallTimeoutMs } : {}),
-        ...(options.tuning?.writerRetryAfterScale ? { writerRetryAfterScale: options.tuning.writerRetryAfterScale } : {}),
+        ...writerTuning(options.tuning),
         ...(options.now ? { now: options.now } : {}),
       });
     } else if (roles.has('worker') || roles.has('writer')) {

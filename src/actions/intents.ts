@@ -17,7 +17,7 @@ import type { WindowSubject } from '../policy/sync-windows.js';
 import { staleReason, stepsOfChildren, syncRollingSyncStep, type RollingSyncRefusal } from '../kube/rolling-sync.js';
 import { abortRollout, approveCanaryStep, type ExpectedCanaryStep, type RolloutRefusal } from '../kube/rollout-operations.js';
 import { applicationsAccess, approveCanaryAccess, kargoPromoteAccess, rolloutStatusAccess } from '../kube/write-access.js';
-import { freshnessRefreshRounds } from '../config/file.js';
+import { freshnessRefreshRounds } from '../config/durations.js';
 import type { Freight } from '../model/kargo-freight.js';
 import { abortActionKey, resumeActionKey } from '../releases/own-actions.js';
 import { quotedReason, rejectedState } from './rejections.js';

@@ -47,12 +47,14 @@ export function overrideNote(overrides: { by: string; reason: string }): string 
 }
 
 /**
- * The state a rejection of `intent` holds, and an approval of it overrides: the approval's own
- * `expected` state, or the Kargo Stage for a promote (a promotion has no state of its own yet).
+ * The state a rejection of `intent` holds, and an approval of it overrides: the Kargo Stage for a
+ * promote (a rejection holds every promotion to it, whichever Freight a promote names: the quorum
+ * ties a promote's approvals to its Freight, a rejection is of the Stage), else the approval's own
+ * `expected` state.
  */
 export function rejectedState(intent: Pick<Intent, 'action' | 'target' | 'expected'>): string | undefined {
-  if (intent.expected !== undefined) return intent.expected;
-  return intent.action === 'promote' ? `${intent.target}@promote` : undefined;
+  if (intent.action === 'promote') return `${intent.target}@promote`;
+  return intent.expected;
 }
 
 export class Rejections {

@@ -26,7 +26,8 @@
  * this (route.ts): CI's id in the template is one thread, as before.
  */
 import type { Redis } from 'ioredis';
-import { stallAfterMs, type ConfigFile, type PipelineConfig } from '../config/file.js';
+import { type ConfigFile, type PipelineConfig } from '../config/file.js';
+import { stallAfterMs } from '../config/durations.js';
 import type { ApplicationFact } from '../facts/fact.js';
 import type { Keys } from '../store/keys.js';
 import { appSetOwnerKey } from './appset-known.js';

@@ -4,7 +4,8 @@
  * record first (an outbox), so a worker killed between the two steps loses nothing: the retry
  * dispatches what the first attempt saved, and effect ids make the second dispatch harmless.
  */
-import { stallAfterMs, type ConfigFile } from '../config/file.js';
+import { type ConfigFile } from '../config/file.js';
+import { stallAfterMs } from '../config/durations.js';
 import type { Fact, KargoFact } from '../facts/fact.js';
 import { targetKey } from '../facts/fact.js';
 import type { FactQueue } from '../facts/fact-queue.js';

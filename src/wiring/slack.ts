@@ -15,7 +15,8 @@ import type { CommandServices } from '../slack/listeners/command-port.js';
 import { commandHandlers } from '../../commands/handlers.js';
 import { AuditLog, auditLimits } from '../audit/audit-log.js';
 import type { Env, Role } from '../config/env.js';
-import { finishedTtlMs, unfinishedTtlMs, type ConfigFile } from '../config/file.js';
+import { type ConfigFile } from '../config/file.js';
+import { finishedTtlMs, unfinishedTtlMs } from '../config/durations.js';
 import { frozenStageLines } from '../actions/freeze.js';
 import { KubeReads } from '../kube/reads-by-cluster.js';
 import type { ClusterClients } from '../kube/clusters.js';
@@ -98,6 +99,13 @@ function writerMetricsFor(registry: Registry): SlackWriterMetrics {
   let metrics = writerMetrics.get(registry);
   if (!metrics) writerMetrics.set(registry, (metrics = createSlackWriterMetrics(registry)));
   return metrics;
+}
+
+type WriterTuning = Pick<SlackPartOptions, 'writerBudgets' | 'writerConcurrency' | 'writerRetry' | 'writerCallTimeoutMs' | 'writerRetryAfterScale'>;
+
+/** The writer's tuning a test or bench set, the fields it left unset (or 0) to the defaults. */
+export function writerTuning(tuning: Partial<WriterTuning> & object = {}): Partial<WriterTuning> {
+  return Object.fromEntries(Object.entries(tuning).filter(([key, value]) => key.startsWith('writer') && Boolean(value))) as Partial<WriterTuning>;
 }
 
 export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {

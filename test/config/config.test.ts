@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { configProblems } from '../helpers/pipeline.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { parseEnv } from '../../src/config/env.js';
-import { parseConfigFile, watchBoundsBytes } from '../../src/config/file.js';
+import { parseConfigFile } from '../../src/config/file.js';
+import { watchBoundsBytes } from '../../src/config/durations.js';
 
 const bad = `
 clusters:

@@ -36,7 +36,10 @@ function expectFinalThread(r: PipelineRig): TranscriptMessage {
   expect(parent.text).toBe('Release rel-5 (checkout): Complete. staging Healthy, prod Healthy');
   expect(blocks(parent)).toContain(':white_check_mark: *staging* — Healthy');
   expect(blocks(parent)).toContain(':white_check_mark: *prod* — Healthy');
-  const replies = parent.replies.map((m) => m.text);
+  // The finished release's timeline image is a file share of its own (test/integration/release-timeline.test.ts reads it).
+  const shares = parent.replies.filter((m) => (m.files ?? []).length > 0);
+  expect(shares).toHaveLength(1);
+  const replies = parent.replies.filter((m) => !shares.includes(m)).map((m) => m.text);
   expect([...replies].sort()).toEqual([...EXPECTED_REPLIES].sort());
   // Routine replies read in the order things happened; the approval request may overtake them.
   expect(replies.filter((t) => !t.includes('waits for approval'))).toEqual(EXPECTED_REPLIES.filter((t) => !t.includes('waits for approval')));

@@ -94,7 +94,7 @@ describe('Socket Mode against the Slack stand-in', () => {
 
     const help = await command('help');
     expect(help.ack).toMatchObject({ retryAttempt: 0, payload: undefined });
-    expect(help.said).toContain('`approve &lt;pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset&gt;`');
+    expect(help.said).toContain("`approve &lt;pipeline@stage | cluster/namespace/rollout | cluster/namespace/appset&gt; [--break-glass \"why\"]`");
 
     const { value, reply } = await pausedCanary();
     const paused = target('checkout', { generation: value.g!, podHash: value.h!, phase: 'Paused', pause: { reason: 'CanaryPauseStep' }, step: { index: 1, count: 6 }, weight: 20, application: 'checkout-prod' });
