@@ -101,7 +101,7 @@ export function rollingSyncStep(ctx: ActionContext, ref: ObjectRef, step: number
     freshness: { namespace: ref.namespace, appSet: ref.name, step, refusal: (stale) => ({ reason: staleReason(ref.name, step, stale), details: { why: 'stale', stale } }) },
     async send(api, as, read) {
       const initiatedBy = `glidepath:${as?.user ?? ctx.user.id}`;
-      const result = await syncRollingSyncStep(api, ref.namespace, ref.name, step, revision, { initiatedBy, ...(read.snapshot ? { snapshot: read.snapshot } : {}) });
+      const result = await syncRollingSyncStep(api, ref.namespace, ref.name, step, revision, { initiatedBy, reader: ctx.clusters.api(ref.cluster), ...(read.snapshot ? { snapshot: read.snapshot } : {}) });
       if (result.kind === 'refused') return result;
       if (result.synced.length === 0 && result.failed.length > 0) throw result.failed[0]!.error;
       const parts = [`approved RollingSync step ${step} of ${target} at ${short(revision)}: syncing ${result.synced.join(', ') || 'nothing'}`];

@@ -11,7 +11,7 @@ import { boundedEach, checkFreshness, type FreshnessSnapshot } from './freshness
 import { revisionsOf, short, type ChildFreshness } from './freshness.js';
 import { done, refused, type Refusable } from './refusal.js';
 import { APPLICATIONS } from './resources.js';
-import type { ApplicationCore as Application } from '../model/application.js';
+import { applicationCoreSchema, type ApplicationCore as Application } from '../model/application.js';
 import type { ApplicationSet } from '../model/application-set.js';
 
 /** 1-based step of each child, as the controller assigns it (first matching step; -1 = none). */
@@ -69,6 +69,8 @@ export interface RollingSyncOptions {
   initiatedBy?: string;
   now?: () => number;
   concurrency?: number;
+  /** Glidepath's own reads (the person's identity sends the writes): re-reading a child after a conflict. */
+  reader?: KubeApi;
 }
 
 /** The stale children a step's approval depends on: those of this step and every earlier one. */
@@ -146,7 +148,7 @@ export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSe
       },
     };
     try {
-      await api.patch(APPLICATIONS, namespace, app.metadata.name, body);
+      await patchUnlessSpecChanged(api, options.reader ?? api, namespace, app, body);
       result.synced.push(app.metadata.name);
     } catch (err) {
       const error = err instanceof KubeActionError ? err : new KubeActionError('server', String(err));
@@ -159,4 +161,25 @@ export async function syncRollingSyncStep(api: KubeApi, namespace: string, appSe
   });
   result.synced.sort();
   return done(result);
+}
+
+/**
+ * The sync, sent on the resourceVersion the step was judged on. Argo CD writes an Application's
+ * status all the time (each reconcile, and at once after a refresh): a conflict where only the
+ * status moved (its spec and labels unchanged, no sync requested or running) is no change of what the person
+ * approved, so the sync is sent once more on the version read now. A changed spec, or a sync that
+ * started meanwhile, is a real change: the conflict stands.
+ */
+async function patchUnlessSpecChanged(api: KubeApi, reader: KubeApi, namespace: string, app: Application, body: { metadata: { resourceVersion?: string } }): Promise<void> {
+  try {
+    await api.patch(APPLICATIONS, namespace, app.metadata.name, body);
+  } catch (err) {
+    if (!(err instanceof KubeActionError) || err.kind !== 'conflict') throw err;
+    const now = applicationCoreSchema.parse(await reader.get(APPLICATIONS, namespace, app.metadata.name));
+    const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+    // Labels place a child in its step (matchExpressions): a relabelled child is a real change too.
+    const statusOnly = same(now.spec, app.spec) && same(now.metadata.labels, app.metadata.labels) && !now.operation && now.status?.operationState?.phase !== 'Running';
+    if (!statusOnly) throw err;
+    await api.patch(APPLICATIONS, namespace, app.metadata.name, { ...body, metadata: { resourceVersion: now.metadata.resourceVersion } });
+  }
 }

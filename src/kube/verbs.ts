@@ -25,6 +25,7 @@ export const VERBS: readonly VerbDeclaration[] = [
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'list', why: 'the watch source lists tracked Rollouts (the prune job too, under its own ClusterRole)' },
   { apiGroup: 'argoproj.io', resource: 'rollouts', verb: 'watch', why: 'the watch source follows tracked Rollouts (facts: watch or both)' },
   { apiGroup: 'argoproj.io', resource: 'analysisruns', verb: 'get', why: 'the failing metrics, values and conditions of a failed or inconclusive step analysis' },
+  { apiGroup: 'argoproj.io', resource: 'applications', verb: 'get', why: 'a RollingSync child re-read after a conflict (only its status moved: the sync is sent again)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'list', why: 'the children of an ApplicationSet' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'watch', why: 'wait for refreshed children (freshness)' },
   { apiGroup: 'argoproj.io', resource: 'applications', verb: 'patch', why: 'refresh annotation; operation.sync for a RollingSync step' },

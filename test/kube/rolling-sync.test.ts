@@ -60,7 +60,7 @@ describe('syncRollingSyncStep', () => {
     expect(w.app('checkout-prod').operation).toBeUndefined();
   });
 
-  it('a change between the read and the sync is a conflict for that app, which is then not synced', async () => {
+  it('a sync someone else started between the read and the sync is a conflict for that app, which is then not synced by Glidepath', async () => {
     w = await startArgoWorld({ maxUpdate: [undefined, undefined, 0] });
     await w.clock.advance(150_000);
     const sha = w.git.resolve(REPO, 'main')!;
@@ -68,13 +68,30 @@ describe('syncRollingSyncStep', () => {
     w.server.onRequest = (req) => {
       if (raced || req.verb !== 'patch' || req.resource !== 'applications') return;
       raced = true;
-      w.store.patch(w.store.registry.byKind('Application'), 'argocd', 'checkout-prod', 'merge', { metadata: { labels: { touched: 'yes' } } });
+      w.store.patch(w.store.registry.byKind('Application'), 'argocd', 'checkout-prod', 'merge', { operation: { initiatedBy: { username: 'admin' }, sync: { revision: sha } } });
     };
     const result = await completed(syncRollingSyncStep(w.clusters.api('prod'), 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
     expect(result.synced).toEqual([]);
     expect(result.failed.map((f) => [f.name, f.error.kind, f.error.message])).toEqual([
       ['checkout-prod', 'conflict', 'checkout-prod changed while you clicked; it was not synced: look at step 3 again'],
     ]);
-    expect(w.app('checkout-prod').operation).toBeUndefined();
+    // Whatever operation it has is the other person's: Glidepath sent none over it.
+    expect(JSON.stringify(w.app('checkout-prod').operation ?? {})).not.toContain('RollingSync step 3');
+  });
+
+  it('a status write between the read and the sync (Argo CD reconciling) is no change of what was approved: the sync goes through', async () => {
+    w = await startArgoWorld({ maxUpdate: [undefined, undefined, 0] });
+    await w.clock.advance(150_000);
+    const sha = w.git.resolve(REPO, 'main')!;
+    let raced = 0;
+    w.server.onRequest = (req) => {
+      if (raced > 0 || req.verb !== 'patch' || req.resource !== 'applications') return;
+      raced += 1;
+      w.store.patch(w.store.registry.byKind('Application'), 'argocd', 'checkout-prod', 'merge', { status: { reconciledAt: new Date(w.clock.now()).toISOString() } });
+    };
+    const result = await completed(syncRollingSyncStep(w.clusters.api('prod'), 'argocd', 'checkout', 3, sha, { now: () => w.clock.now() }));
+    expect(raced).toBe(1);
+    expect(result).toMatchObject({ synced: ['checkout-prod'], failed: [] });
+    expect(w.app('checkout-prod').operation).toMatchObject({ sync: { revision: sha } });
   });
 });
