@@ -21,7 +21,8 @@ import { KARGO_CHANNEL, KARGO_CI_TOKEN, PROJECT, REPO, startKargoWorld, type Kar
 
 describe('a Kargo pipeline in one Slack thread per release', { timeout: 60_000 }, () => {
   let world: KargoWorld;
-  const replies = (m: TranscriptMessage | undefined) => (m?.replies ?? []).map((r) => world.parentText(r));
+  // Replies in words: a finished release's timeline image (a file share) is test/integration/release-timeline.test.ts's.
+  const replies = (m: TranscriptMessage | undefined) => (m?.replies ?? []).filter((r) => (r.files ?? []).length === 0).map((r) => world.parentText(r));
   const row = (m: TranscriptMessage, stage: string) => world.parentText(m).split('\n').filter((l, i, all) => l.includes(`*${stage}*`) || (i > 0 && all[i - 1]?.includes(`*${stage}*`)) || l.startsWith('• kargo-checkout/'));
 
   beforeAll(async () => {
