@@ -10,7 +10,7 @@ import { rolloutAbort } from '../src/actions/intents.js';
 import { act, outcomeMessage, type Outcome } from './act.js';
 import type { RolloutRef } from './approve.js';
 import { ABORT_DIALOG_CALLBACK_ID, encodeAbortDialog, type AbortDialogMetadata } from '../src/slack/buttons.js';
-import { section } from './blocks.js';
+import { confirmModal, section } from './blocks.js';
 import { parseTarget, splitWords, UsageError } from './parse.js';
 import { releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -76,19 +76,19 @@ export const abort: Subcommand = {
     const step = state.step ? `step ${Math.min(state.step.index + 1, state.step.count ?? Infinity)}${state.step.count ? `/${state.step.count}` : ''}` : 'no canary step';
     const weight = state.weight !== undefined ? `${state.weight}%` : 'unknown';
     const meta: AbortDialogMetadata = { c: target.cluster, ns: target.namespace, n: target.name, ...(state.podHash ? { h: state.podHash } : {}), channel: ctx.channel };
-    await ctx.slack.openDialog({
-      type: 'modal',
-      callback_id: ABORT_DIALOG_CALLBACK_ID,
-      private_metadata: encodeAbortDialog(meta),
-      title: { type: 'plain_text', text: 'Abort the Rollout?' },
-      submit: { type: 'plain_text', text: 'Abort' },
-      close: { type: 'plain_text', text: 'Cancel' },
-      blocks: [
+    await ctx.slack.openDialog(
+      confirmModal({
+        callbackId: ABORT_DIALOG_CALLBACK_ID,
+        metadata: encodeAbortDialog(meta),
+        title: 'Abort the Rollout?',
+        submit: 'Abort',
+        blocks: [
         section(
           `*Cluster:* ${target.cluster}\n*Namespace:* ${target.namespace}\n*Rollout:* ${target.name}\n*Current step:* ${step}\n*Canary weight:* ${weight}\n*Phase:* ${state.phase}`,
         ),
         section('Aborting sends all traffic back to the stable version. It is not undone from here: after a fix, retry the Rollout, or revert in git.'),
-      ],
-    });
+        ],
+      }),
+    );
   },
 };

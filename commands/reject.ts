@@ -20,7 +20,7 @@ import {
 import { code } from '../src/slack/render/mrkdwn.js';
 import { act, outcomeMessage, type ClickAnswer } from './act.js';
 import { nextStep, typedRolloutStep, type RolloutRef } from './approve.js';
-import { section } from './blocks.js';
+import { confirmModal, section } from './blocks.js';
 import { parseTarget, UsageError } from './parse.js';
 import { releaseAtStage, releaseWithTarget } from './releases.js';
 import type { CommandContext, SlackText, Subcommand } from './types.js';
@@ -73,14 +73,13 @@ function targetAndReason(text: string): { target: string; reason: string } {
 /** The Reject button of a paused reply: a dialog asks for the reason (nothing is held before it is given). */
 export async function rejectClicked(ctx: CommandContext, value: ApproveClick): Promise<void> {
   const meta: RejectDialogMetadata = { c: value.c, ns: value.ns, n: value.n, g: value.g, h: value.h, s: value.s, channel: ctx.channel };
-  await ctx.slack.openDialog({
-    type: 'modal',
-    callback_id: REJECT_DIALOG_CALLBACK_ID,
-    private_metadata: encodeRejectDialog(meta),
-    title: { type: 'plain_text', text: 'Reject this step?' },
-    submit: { type: 'plain_text', text: 'Reject' },
-    close: { type: 'plain_text', text: 'Cancel' },
-    blocks: [
+  await ctx.slack.openDialog(
+    confirmModal({
+      callbackId: REJECT_DIALOG_CALLBACK_ID,
+      metadata: encodeRejectDialog(meta),
+      title: 'Reject this step?',
+      submit: 'Reject',
+      blocks: [
       section(`Hold step ${value.s + 1} of ${code(`${value.c}/${value.ns}/${value.n}`)} with a reason. Nothing is changed in the cluster: the pause stays. An approval of this step later overrides the rejection, and says so.`),
       {
         type: 'input',
@@ -88,8 +87,9 @@ export async function rejectClicked(ctx: CommandContext, value: ApproveClick): P
         label: { type: 'plain_text', text: 'Why?' },
         element: { type: 'plain_text_input', action_id: REJECT_REASON_ACTION_ID, multiline: true, min_length: 1, max_length: REJECTION_REASON_LIMIT },
       },
-    ],
-  });
+      ],
+    }),
+  );
 }
 
 /** The reject dialog's submit: the step the button was shown for, held with the reason given. */
