@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     }
   });
   // One clean-up, however many signals: Ctrl-C in a terminal reaches every process of the group,
-  // so the node process hears SIGINT from the terminal and again from tsx, which relays it. A
+  // so the node process hears SIGINT from the terminal and again from npm, which relays it. A
   // second signal waits for the clean-up under way instead of exiting before the keys are gone.
   let stopping: Promise<void> | undefined;
   const stop = async (code: number): Promise<never> => {

@@ -1,8 +1,12 @@
 /**
- * Ctrl-C in a terminal sends SIGINT to every process of the foreground group: to tsx and to the
- * node process it runs, which then hears the signal twice (tsx relays it). The sandbox must still
+ * Ctrl-C in a terminal sends SIGINT to every process of the foreground group: to npm and to the
+ * node process it runs, which then hears the signal twice (npm relays it). The sandbox must still
  * remove every Redis key it wrote, as the README says. Run as the README says (
  * `npm run sandbox`, in a process group of its own), interrupted as a terminal would.
+ *
+ * The script runs node with tsx as a loader, not the `tsx` command: that command relays a signal
+ * and, unless the child answers over its IPC channel within 30 ms (twice), SIGKILLs it. A sandbox
+ * busy on a loaded machine missed that window and died mid-clean-up, leaving its keys (CI, stop 27).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,10 +46,10 @@ function groupAlive(pgid: number): boolean {
 }
 
 describe('Ctrl-C of `npm run sandbox`', () => {
-  it('SIGINT to the whole process group (tsx relays it: the sandbox hears it twice) still removes every key the sandbox wrote', async () => {
+  it('SIGINT to the whole process group (npm relays it: the sandbox hears it twice) still removes every key the sandbox wrote', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gp-sandbox-sig-'));
     dirs.push(dir);
-    // The README's command itself: npm runs tsx, tsx runs node; all three hear the terminal's SIGINT.
+    // The README's command itself: npm runs node (tsx as its loader); both hear the terminal's SIGINT.
     const child = spawn('npm', ['run', '--silent', 'sandbox', '--', '--speed', '10'], {
       env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'error', REDIS_URL: 'redis://127.0.0.1:6379' },
       cwd: ROOT,
