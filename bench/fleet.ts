@@ -30,7 +30,7 @@ import { normaliseRollout } from '../src/facts/normalise.js';
 import { rolloutFactBody } from '../src/facts/schemas.js';
 import { startGlidepath } from '../src/glidepath.js';
 import { createMetrics } from '../src/obs/metrics.js';
-import { routeFact } from '../src/releases/route.js';
+import { routeFact } from '../src/routing/route.js';
 import { withCatalog } from '../src/routing/catalog.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { percentile } from './lib/http-load.js';

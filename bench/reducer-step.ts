@@ -10,12 +10,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ReduceOutcome } from '../src/releases/reduce.js';
-import { reduceReleaseBatch, targetIndexUpdates } from '../src/releases/reducer-worker.js';
-import { ownedTarget, resolveRoutes } from '../src/releases/resolve-routes.js';
-import type { RoutedFact } from '../src/releases/route-types.js';
-import { ReleaseStore } from '../src/releases/store.js';
-import { TargetIndex } from '../src/releases/target-index.js';
+import type { ReduceOutcome } from '../src/releases/reduce/reduce.js';
+import { reduceReleaseBatch, targetIndexUpdates } from '../src/releases/worker/reducer-worker.js';
+import { ownedTarget, resolveRoutes } from '../src/releases/worker/resolve-routes.js';
+import type { RoutedFact } from '../src/routing/route-types.js';
+import { ReleaseStore } from '../src/releases/store/store.js';
+import { TargetIndex } from '../src/releases/store/target-index.js';
 import { createKeys } from '../src/store/keys.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { testConfig } from '../test/helpers/pipeline.js';

@@ -8,9 +8,9 @@
  */
 import type { Created as CreatedByPromote } from '../src/actions/intents.js';
 import { freightDisplayName } from '../src/model/kargo-freight.js';
-import { releaseDisplayName } from '../src/releases/display-name.js';
-import type { ReleaseRecord } from '../src/releases/record.js';
-import { FREIGHT_RELEASE_PREFIX } from '../src/releases/route-kargo.js';
+import { releaseDisplayName } from '../src/releases/record/display-name.js';
+import type { ReleaseRecord } from '../src/releases/record/record.js';
+import { FREIGHT_RELEASE_PREFIX } from '../src/routing/route-kargo.js';
 import { code, untrusted } from '../src/slack/render/mrkdwn.js';
 import type { CommandContext } from './types.js';
 

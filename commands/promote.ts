@@ -13,7 +13,7 @@ import { getStage } from '../src/kube/reads.js';
 import { upstreamKargoStage } from '../src/kube/promote-freight.js';
 import { kargoPromote, type Created } from '../src/actions/intents.js';
 import { heldFreightName } from '../src/model/kargo-stage-reading.js';
-import { FINISHED_RELEASE_STATUSES } from '../src/releases/record.js';
+import { FINISHED_RELEASE_STATUSES } from '../src/releases/record/record.js';
 import { encodePromoteConfirm, PROMOTE_CONFIRM_ACTION_ID, type PromoteButtonValue, type PromoteConfirmValue } from '../src/slack/buttons.js';
 import { act, breakGlassOf, outcomeMessage, overriding, type BreakGlass } from './act.js';
 import { actions, button, section } from './blocks.js';

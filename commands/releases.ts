@@ -1,5 +1,5 @@
 /** Which release in flight an object belongs to, so an action can be told in that release's thread. */
-import type { ReleaseRecord, TargetState } from '../src/releases/record.js';
+import type { ReleaseRecord, TargetState } from '../src/releases/record/record.js';
 import type { CommandContext } from './types.js';
 
 export async function releaseWithTarget(ctx: Pick<CommandContext, 'releases'>, pipeline: string, key: string): Promise<{ record: ReleaseRecord; target: TargetState } | undefined> {

@@ -3,8 +3,8 @@
  * release store; for Kargo stages also what the thread would say of each Stage, the Freight it
  * holds and its current or last Promotion or PromotionRequest (status-kargo.ts).
  */
-import { releaseDisplayName } from '../src/releases/display-name.js';
-import type { ReleaseRecord } from '../src/releases/record.js';
+import { releaseDisplayName } from '../src/releases/record/display-name.js';
+import type { ReleaseRecord } from '../src/releases/record/record.js';
 import { code } from '../src/slack/render/mrkdwn.js';
 import { mixedStageStatusLine } from '../src/slack/render/mixed-stage.js';
 import type { ConfigFile } from '../src/config/file.js';

@@ -7,7 +7,7 @@ import type { ConfigFile } from '../src/config/file.js';
 import type { ClusterClients } from '../src/kube/clusters.js';
 import { getRollout } from '../src/kube/reads.js';
 import type { Rollout } from '../src/model/rollout.js';
-import { stageSelectsRollout } from '../src/releases/route.js';
+import { stageSelectsRollout } from '../src/routing/route.js';
 import { UsageError, type Target } from './parse.js';
 
 export type { StageRef } from '../src/actions/types.js';

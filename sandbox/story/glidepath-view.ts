@@ -1,5 +1,5 @@
 /** What the story reads of Glidepath: release records through its read API, as a script would. */
-import type { ReleaseRecord } from '../../src/releases/record.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
 
 export class GlidepathView {
   constructor(

@@ -9,7 +9,7 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { ReleaseAnnouncedFact } from './fact.js';
-import type { AnnouncedImages } from '../releases/kargo-index.js';
+import type { AnnouncedImages } from '../releases/store/kargo-index.js';
 
 export interface AnnouncedDetails {
   images: string[];

@@ -9,7 +9,7 @@ import type { ConfigFile } from '../config/file.js';
 import type { Keys } from '../store/keys.js';
 import type { Fact } from './fact.js';
 import { factIdentity } from './identity.js';
-import { partitionOfFact, partitionOfPipeline } from './partitions.js';
+import { partitionOfFact, partitionOfPipeline } from '../routing/partitions.js';
 
 export const FACTS_QUEUE = 'facts';
 

@@ -1,6 +1,6 @@
 /**
  * Which upstream Kargo Stage's Freight moves on to a stage: the Freight a Promote button is shown
- * for (src/releases/promote-freight.ts) and the one its click promotes (commands/promote.ts).
+ * for (src/releases/worker/promote-freight.ts) and the one its click promotes (commands/promote.ts).
  */
 import type { StageConfig } from '../config/file.js';
 

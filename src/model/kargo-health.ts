@@ -1,6 +1,6 @@
 /**
  * The one judgement of a Kargo Stage (pure): where it is with its Promotion (or PromotionRequest),
- * and whether it has been healthy since. The thread (src/releases/kargo-state.ts keeps the latch in
+ * and whether it has been healthy since. The thread (src/releases/record/kargo-state.ts keeps the latch in
  * the release record) and `/glidepath status` (a Stage read from the cluster, with the latch of
  * the release that follows it) both ask `judgeStage`, so they cannot disagree.
  *

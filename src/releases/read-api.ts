@@ -5,8 +5,8 @@ import { HttpError } from '../http/http-error.js';
 import { bearerToken, sendJson } from '../http/io.js';
 import type { Router } from '../http/router.js';
 import { listPipelines } from '../routing/pipeline-origins.js';
-import type { ReleaseReader } from './ports.js';
-import type { ReleaseRecord } from './record.js';
+import type { ReleaseReader } from './store/ports.js';
+import type { ReleaseRecord } from './record/record.js';
 
 export interface ReadApiDeps {
   config: ConfigFile;

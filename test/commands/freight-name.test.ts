@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { renderHome } from '../../src/slack/render/home.js';
 import { renderParent } from '../../src/slack/render/parent.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
 import { said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';
 import { pipelineConfig, record, stage, target } from '../slack/support/records.js';
 

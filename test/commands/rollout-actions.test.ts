@@ -9,7 +9,7 @@ import { FakeClock } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
-import type { TargetState } from '../../src/releases/record.js';
+import type { TargetState } from '../../src/releases/record/record.js';
 import { record, stage as recordStage, target } from '../slack/support/records.js';
 import { ABORT_ACTION_ID, ABORT_DIALOG_CALLBACK_ID, APPROVE_ACTION_ID, encodeButtonValue, REFRESH_APPROVE_ACTION_ID, type ButtonValue } from '../../src/slack/buttons.js';
 import { approveAndAbort } from '../../src/slack/render/buttons.js';

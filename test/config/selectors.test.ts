@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.js';
-import { routeFact } from '../../src/releases/route.js';
+import { routeFact } from '../../src/routing/route.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
 import { fixture } from '../helpers/rollout-bodies.js';

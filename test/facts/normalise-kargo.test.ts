@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { normaliseKargoPromotion, normaliseKargoStage, type KargoLookup } from '../../src/facts/normalise-kargo.js';
 import { promotionSchema } from '../../src/model/kargo-promotion.js';
 import { stageSchema } from '../../src/model/kargo-stage.js';
-import { kargoReleaseId } from '../../src/releases/route-kargo.js';
-import { freightImageDigests, imagesDigest } from '../../src/releases/kargo-routing.js';
+import { kargoReleaseId } from '../../src/routing/route-kargo.js';
+import { freightImageDigests, imagesDigest } from '../../src/routing/kargo-route-hints.js';
 import { testConfig } from '../helpers/pipeline.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');

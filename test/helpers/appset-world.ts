@@ -10,7 +10,7 @@
  * The observations become facts through the product's own schemas and normaliser.
  */
 import type { ConfigFile } from '../../src/config/file.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
 import { testConfig } from './pipeline.js';
 import type { ApplicationFact, ApplicationSetFact } from '../../src/facts/fact.js';
 import { normaliseApplication, normaliseApplicationSet } from '../../src/facts/normalise.js';

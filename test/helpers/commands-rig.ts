@@ -9,7 +9,7 @@ import { configFileSchema, type ConfigFile } from '../../src/config/file.js';
 import { startGlidepath, type Glidepath } from '../../src/glidepath.js';
 import type { ClusterClients } from '../../src/kube/clusters.js';
 import { createMetrics } from '../../src/obs/metrics.js';
-import type { ReleaseStore } from '../../src/releases/store.js';
+import type { ReleaseStore } from '../../src/releases/store/store.js';
 import type { SlackApp } from '../../src/slack/app.js';
 import type { Keys } from '../../src/store/keys.js';
 import { startSlackStandIn, type SlackStandIn, type SlackStandInOptions } from '../../sandbox/slack/server.js';

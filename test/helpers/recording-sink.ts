@@ -1,5 +1,5 @@
-import type { ThreadEffect, ThreadEffectSink } from '../../src/releases/ports.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
+import type { ThreadEffect, ThreadEffectSink } from '../../src/releases/store/ports.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
 
 /** Keeps, in order, the replies that would go to Slack (the Slack writer is tested on its own). */
 export class RecordingSink implements ThreadEffectSink {

@@ -5,20 +5,20 @@
  */
 import type { ConfigFile } from '../../src/config/file.js';
 import { targetKey, type Fact, type RolloutFact } from '../../src/facts/fact.js';
-import { resolveKargoRoutes, type KargoRouteHints } from '../../src/releases/kargo-routing.js';
-import { unplacedEntry, type KargoSeen } from '../../src/releases/kargo-tombstones.js';
-import { knownByStage, ownedFromEntry, type TargetEntry } from '../../src/releases/target-index.js';
-import { routeFact } from '../../src/releases/route.js';
+import { resolveKargoRoutes, type KargoRouteHints } from '../../src/routing/kargo-route-hints.js';
+import { unplacedEntry, type KargoSeen } from '../../src/releases/store/kargo-tombstones.js';
+import { knownByStage, ownedFromEntry, type TargetEntry } from '../../src/releases/store/target-index.js';
+import { routeFact } from '../../src/routing/route.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
-import type { OwnAction } from '../../src/releases/own-actions.js';
-import type { ReduceOutcome } from '../../src/releases/reduce.js';
-import type { Effect, ReleaseRecord } from '../../src/releases/record.js';
-import { reduceReleaseBatch, targetIndexUpdates } from '../../src/releases/reducer-worker.js';
-import { ownedTarget, resolveRoutes } from '../../src/releases/resolve-routes.js';
-import { childTargetKeys, pipelinesOfAppSet } from '../../src/releases/route-appset.js';
-import { appSetStateOf, compareAppSetStates, type KnownAppSets } from '../../src/releases/appset-known.js';
-import type { AppSetState } from '../../src/releases/appset-record.js';
+import type { OwnAction } from '../../src/releases/store/own-actions.js';
+import type { ReduceOutcome } from '../../src/releases/reduce/reduce.js';
+import type { Effect, ReleaseRecord } from '../../src/releases/record/record.js';
+import { reduceReleaseBatch, targetIndexUpdates } from '../../src/releases/worker/reducer-worker.js';
+import { ownedTarget, resolveRoutes } from '../../src/releases/worker/resolve-routes.js';
+import { childTargetKeys, pipelinesOfAppSet } from '../../src/routing/route-appset.js';
+import { appSetStateOf, compareAppSetStates, type KnownAppSets } from '../../src/releases/reduce/appset-known.js';
+import type { AppSetState } from '../../src/releases/record/appset-record.js';
 
 export function rolloutFact(body: unknown, receivedAt: number, cluster = 'prod'): RolloutFact {
   return normaliseRollout(rolloutFactBody.parse(body), cluster, receivedAt);

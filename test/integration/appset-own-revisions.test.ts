@@ -12,7 +12,7 @@ import type { MessageVersion, TranscriptMessage } from '../../sandbox/slack/tran
 import { CHARTS, REPO, ROWS, STEPS, VALUES, sha, startScriptedAppSet, type ScriptedArgoCd, type Source } from '../helpers/scripted-argocd.js';
 import { waitFor } from '../helpers/wait.js';
 import type { WatchedWorld } from '../helpers/watched-world.js';
-import { releaseIdName } from '../../src/releases/display-name.js';
+import { releaseIdName } from '../../src/releases/record/display-name.js';
 
 const CHANNEL = 'C0OWNREV';
 const PIPELINE = 'checkout-appset';

@@ -1,6 +1,6 @@
 /**
  * One thread per rollout of an ApplicationSet whose children carry no release id (issue #21 item
- * 1, src/releases/appset-rollouts.ts), through the watch: the stand-in API server written as Argo
+ * 1, src/releases/worker/appset-rollouts.ts), through the watch: the stand-in API server written as Argo
  * CD and the ApplicationSet controller write it (test/helpers/scripted-argocd.ts), a real Glidepath
  * with Redis, and the Slack stand-in, whose messages are asserted. A source per child (a branch
  * per environment, a multi-source prod), one change pushed to all of them at once: one thread,

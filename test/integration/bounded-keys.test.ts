@@ -10,7 +10,7 @@ import { AnnouncementClaims } from '../../src/facts/announcements.js';
 import type { Fact } from '../../src/facts/fact.js';
 import { normaliseAnnouncement, normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
-import { FINISHED_RELEASE_STATUSES } from '../../src/releases/record.js';
+import { FINISHED_RELEASE_STATUSES } from '../../src/releases/record/record.js';
 import { ThreadStore } from '../../src/slack/writer/threads.js';
 import { dropPrefix, startTestGlidepath, testEnv } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';

@@ -9,7 +9,7 @@ import { parseConfigFile } from '../../src/config/file.js';
 import type { Fact } from '../../src/facts/fact.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
 import { dropPrefix, startTestGlidepath, testEnv, type Glidepath } from '../helpers/glidepath.js';
 import { rolloutBody } from '../helpers/rollout-bodies.js';
 import { waitFor } from '../helpers/wait.js';

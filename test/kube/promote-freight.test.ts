@@ -5,9 +5,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../sandbox/kube/clock.js';
 import { configFileSchema } from '../../src/config/file.js';
-import { PromoteFreightResolver } from '../../src/releases/promote-freight.js';
+import { PromoteFreightResolver } from '../../src/releases/worker/promote-freight.js';
 import { createLogger } from '../../src/obs/logger.js';
-import type { ThreadEffect } from '../../src/releases/ports.js';
+import type { ThreadEffect } from '../../src/releases/store/ports.js';
 import { record } from '../slack/support/records.js';
 import { startKubeWorld, type KubeWorld } from './support.js';
 

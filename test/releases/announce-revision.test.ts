@@ -1,11 +1,11 @@
 /**
  * A CI announcement whose commit is an ApplicationSet release's revision joins that release, so
- * the thread is named by CI's id (src/releases/kargo-announce.ts), through the worker's batch step.
+ * the thread is named by CI's id (src/releases/worker/kargo-announce.ts), through the worker's batch step.
  */
 import { describe, expect, it } from 'vitest';
 import type { ReleaseAnnouncedFact } from '../../src/facts/fact.js';
-import { joinedRelease } from '../../src/releases/kargo-announce.js';
-import { reduceReleaseBatch } from '../../src/releases/reducer-worker.js';
+import { joinedRelease } from '../../src/releases/worker/kargo-announce.js';
+import { reduceReleaseBatch } from '../../src/releases/worker/reducer-worker.js';
 import { renderParent } from '../../src/slack/render/parent.js';
 import { pipelineConfig, record } from '../slack/support/records.js';
 import { kargoShopConfig } from '../helpers/kargo-facts.js';

@@ -7,8 +7,8 @@
 import { redisClient } from '../helpers/slack-harness.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { targetKey, type ApplicationSetFact } from '../../src/facts/fact.js';
-import { appSetStateOf } from '../../src/releases/appset-known.js';
-import { AppSetMemberships } from '../../src/releases/appset-memberships.js';
+import { appSetStateOf } from '../../src/releases/reduce/appset-known.js';
+import { AppSetMemberships } from '../../src/releases/store/appset-memberships.js';
 import { createKeys } from '../../src/store/keys.js';
 import { factOf, type MemberState } from '../helpers/appset-world.js';
 import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AppSetRollouts, KEPT_ROLLOUTS } from '../../src/releases/appset-rollouts.js';
+import { AppSetRollouts, KEPT_ROLLOUTS } from '../../src/releases/worker/appset-rollouts.js';
 import { createKeys } from '../../src/store/keys.js';
 import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';

@@ -9,10 +9,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts/fact.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
-import { reduceReleaseBatch } from '../../src/releases/reducer-worker.js';
-import { resolveRoutes } from '../../src/releases/resolve-routes.js';
-import { revisionReleaseId } from '../../src/releases/route.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
+import { reduceReleaseBatch } from '../../src/releases/worker/reducer-worker.js';
+import { resolveRoutes } from '../../src/releases/worker/resolve-routes.js';
+import { revisionReleaseId } from '../../src/routing/route.js';
 import { stepRow } from '../../src/slack/render/step-row.js';
 import { APPSET_PIPELINE, APPSET_STAGES, APPSET_STEPS, appSetPipelineConfig, factOf, latestView, rollingSyncTimeline, type Observation, targetsOf } from '../helpers/appset-world.js';
 import { testConfig } from '../helpers/pipeline.js';

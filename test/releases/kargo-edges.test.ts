@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { ReleaseAnnouncedFact, WatchdogFact } from '../../src/facts/fact.js';
 import { normaliseKargoPromotion } from '../../src/facts/normalise-kargo.js';
 import { promotionSchema } from '../../src/model/kargo-promotion.js';
-import { joinedRelease } from '../../src/releases/kargo-announce.js';
-import { reduceReleaseBatch } from '../../src/releases/reducer-worker.js';
+import { joinedRelease } from '../../src/releases/worker/kargo-announce.js';
+import { reduceReleaseBatch } from '../../src/releases/worker/reducer-worker.js';
 import { Harness } from '../helpers/reduce-harness.js';
 import { freightName, freightRef, KARGO_PROJECT, KARGO_REPO, kargoShopConfig, kargoStageFact, kargoStageRemoval, promotionName } from '../helpers/kargo-facts.js';
 

@@ -8,10 +8,10 @@
 import { redisClient } from '../helpers/slack-harness.js';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TargetIndex } from '../../src/releases/target-index.js';
-import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
-import { newRecord } from '../../src/releases/record-factory.js';
-import { pendingTargets } from '../../src/releases/pending.js';
+import { TargetIndex } from '../../src/releases/store/target-index.js';
+import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/store/record-codec.js';
+import { newRecord } from '../../src/releases/reduce/record-factory.js';
+import { pendingTargets } from '../../src/releases/record/pending.js';
 import { createKeys } from '../../src/store/keys.js';
 import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';

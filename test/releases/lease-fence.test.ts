@@ -2,8 +2,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireLease, stillHolds } from '../../src/store/lease.js';
-import { FencedWriteError } from '../../src/releases/fence.js';
-import { ReleaseStore } from '../../src/releases/store.js';
+import { FencedWriteError } from '../../src/releases/store/fence.js';
+import { ReleaseStore } from '../../src/releases/store/store.js';
 import { createKeys } from '../../src/store/keys.js';
 import { keySlot } from '../../src/store/slot.js';
 import { dropPrefix } from '../helpers/glidepath.js';

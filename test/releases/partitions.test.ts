@@ -5,8 +5,8 @@
  */
 import { redisClient } from '../helpers/slack-harness.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { partitionOfPipeline } from '../../src/facts/partitions.js';
-import { PartitionLeases } from '../../src/releases/partition-leases.js';
+import { partitionOfPipeline } from '../../src/routing/partitions.js';
+import { PartitionLeases } from '../../src/releases/worker/partition-leases.js';
 import { createKeys, partitionTag } from '../../src/store/keys.js';
 import { keySlot } from '../../src/store/slot.js';
 import { dropPrefix, startTestGlidepath, testEnv, uniquePrefix } from '../helpers/glidepath.js';

@@ -4,8 +4,8 @@
  * reads and hands in; the reply that asked loses its buttons either way.
  */
 import { describe, expect, it } from 'vitest';
-import type { Effect } from '../../src/releases/record.js';
-import { abortActionKey, resumeActionKey } from '../../src/releases/own-actions.js';
+import type { Effect } from '../../src/releases/record/record.js';
+import { abortActionKey, resumeActionKey } from '../../src/releases/store/own-actions.js';
 import { Harness, rolloutFact } from '../helpers/reduce-harness.js';
 import { rolloutBody, STEPS, type RolloutShape } from '../helpers/rollout-bodies.js';
 import { testConfig } from '../helpers/pipeline.js';

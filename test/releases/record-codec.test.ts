@@ -8,13 +8,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts/fact.js';
-import type { ReleaseRecord } from '../../src/releases/record.js';
-import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/record-codec.js';
-import { decodeChunks, encodeChunks, encodeChunksAfter } from '../../src/releases/record-chunks.js';
-import { encodeMembers } from '../../src/releases/appset-membership-codec.js';
-import type { AppSetState } from '../../src/releases/appset-record.js';
-import { encodeChanges, type Encoded } from '../../src/releases/record-save.js';
-import { revisionReleaseId } from '../../src/releases/route.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
+import { decodeRecord, diffFields, encodeRecord, HEAD_FIELD } from '../../src/releases/store/record-codec.js';
+import { decodeChunks, encodeChunks, encodeChunksAfter } from '../../src/releases/store/record-chunks.js';
+import { encodeMembers } from '../../src/releases/store/appset-membership-codec.js';
+import type { AppSetState } from '../../src/releases/record/appset-record.js';
+import { encodeChanges, type Encoded } from '../../src/releases/store/record-save.js';
+import { revisionReleaseId } from '../../src/routing/route.js';
 import { factOf, rollingSyncTimeline } from '../helpers/appset-world.js';
 import { kargoFreightFact, kargoShopConfig, kargoStageFact } from '../helpers/kargo-facts.js';
 import { testConfig } from '../helpers/pipeline.js';
@@ -43,7 +43,7 @@ function expectSame(read: ReleaseRecord | undefined, record: ReleaseRecord): voi
 }
 
 /**
- * The release store's way with a record (src/releases/store.ts), with a map for Redis: the record
+ * The release store's way with a record (src/releases/store/store.ts), with a map for Redis: the record
  * saved last is handed to the next batch once (unless `forget` says another process wrote since:
  * then it is decoded from the hash), and a save sends the fields that differ.
  */

@@ -4,10 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReleaseRecord } from '../../src/releases/record.js';
-import { reduce, reduceDraft } from '../../src/releases/reduce.js';
-import { stageDone } from '../../src/releases/derive.js';
-import type { ReduceContext } from '../../src/releases/context.js';
+import type { ReleaseRecord } from '../../src/releases/record/record.js';
+import { reduce, reduceDraft } from '../../src/releases/reduce/reduce.js';
+import { stageDone } from '../../src/releases/reduce/derive.js';
+import type { ReduceContext } from '../../src/releases/reduce/context.js';
 import { Harness, rolloutFact } from '../helpers/reduce-harness.js';
 import { rolloutBody, type RolloutShape } from '../helpers/rollout-bodies.js';
 import { testConfig } from '../helpers/pipeline.js';

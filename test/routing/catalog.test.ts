@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.js';
 import { catalogOf, pipelineNamed, withCatalog, type CatalogEvents } from '../../src/routing/catalog.js';
 import type { GeneratedFrom } from '../../src/routing/generator.js';
-import { routeFact } from '../../src/releases/route.js';
+import { routeFact } from '../../src/routing/route.js';
 import { rolloutFact } from '../helpers/reduce-harness.js';
 import { rolloutBody } from '../helpers/rollout-bodies.js';
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configFileSchema, type ConfigFile } from '../../src/config/file.js';
-import { ReleaseStore } from '../../src/releases/store.js';
+import { ReleaseStore } from '../../src/releases/store/store.js';
 import { startSlackStandIn, type SlackStandIn } from '../../sandbox/slack/server.js';
 import { SignedSender } from '../../sandbox/slack/sender.js';
 import { createSlackApp, type SlackApp } from '../../src/slack/app.js';

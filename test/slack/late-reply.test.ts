@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReleaseStatus } from '../../src/releases/record.js';
+import type { ReleaseStatus } from '../../src/releases/record/record.js';
 import { markLate } from '../../src/slack/render/late.js';
 import { renderReply } from '../../src/slack/render/reply.js';
 import type { ReplyProduced } from '../../src/slack/writer/jobs.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Fault } from '../../sandbox/slack/server.js';
-import type { ThreadEffect } from '../../src/releases/ports.js';
+import type { ThreadEffect } from '../../src/releases/store/ports.js';
 import { PostLedger, postMetadata } from '../../src/slack/writer/post-ledger.js';
 import { createSlackClient } from '../../src/slack/client.js';
 import { eventually } from '../helpers/slack-harness.js';

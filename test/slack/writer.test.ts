@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ThreadEffect } from '../../src/releases/ports.js';
+import type { ThreadEffect } from '../../src/releases/store/ports.js';
 import type { TranscriptMessage } from '../../sandbox/slack/transcript.js';
 import { eventually } from '../helpers/slack-harness.js';
 import { pipelineConfig, record, reply, stage, target } from './support/records.js';

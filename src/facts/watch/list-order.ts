@@ -1,6 +1,6 @@
 /**
  * Which of a cluster's lists go first. A child Application's fact is placed by its ApplicationSet's
- * step membership (src/releases/appset-memberships.ts), known only once the ApplicationSet's fact
+ * step membership (src/releases/store/appset-memberships.ts), known only once the ApplicationSet's fact
  * was reduced; listed together, a child can open its release first, and that release's first
  * thread says "step membership not known yet" in every step row. So the ApplicationSets lead: a
  * leader's list that is due (the first one, after a 410, a resync) makes its followers' lists (the

@@ -22,7 +22,7 @@ import { normaliseApplication, normaliseApplicationSet, normaliseRollout } from 
 import { applicationFactBody, applicationSetFactBody, rolloutFactBody } from '../schemas.js';
 import { invalid, isKargoScope, KargoDirectory, kargoFactFromObject, type RejectedObject } from './kargo-watch.js';
 import { LogLimiter } from '../../obs/log-limit.js';
-import { kargoFactFollowed } from '../../releases/route-kargo.js';
+import { kargoFactFollowed } from '../../routing/route-kargo.js';
 import { RedisLease } from '../../store/lease.js';
 import { KubeActionError } from '../../kube/errors.js';
 import { WATCH_DELETED_EVENT, WATCH_EVENT, WATCH_RESYNC_EVENT } from '../identity.js';

@@ -2,7 +2,7 @@
 import type { App } from '@slack/bolt';
 import type { Logger } from 'pino';
 import type { ConfigFile } from '../../config/file.js';
-import type { ReleaseReader } from '../../releases/ports.js';
+import type { ReleaseReader } from '../../releases/store/ports.js';
 import type { CommandPort } from './command-port.js';
 
 export interface ListenerDeps {

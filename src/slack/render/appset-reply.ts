@@ -4,8 +4,8 @@
  * what the ApplicationSet says of it and what the Application itself says. Escaped and bounded: the
  * detail names at most ten children per side (the rest are counted), each line is cut.
  */
-import type { OutOfOrderDetail, OutOfOrderMember } from '../../releases/appset-record.js';
-import { shortRevision } from '../../releases/revisions.js';
+import type { OutOfOrderDetail, OutOfOrderMember } from '../../releases/record/appset-record.js';
+import { shortRevision } from '../../releases/record/revisions.js';
 import { code, untrusted } from './mrkdwn.js';
 
 function memberLine(m: OutOfOrderMember, revision: string | undefined): string {

@@ -1,7 +1,7 @@
 /** The App Home tab: active releases per pipeline, newest first, their stages at a glance. */
 import type { PipelineConfig } from '../../config/file.js';
-import { releaseDisplayName } from '../../releases/display-name.js';
-import type { ReleaseRecord } from '../../releases/record.js';
+import { releaseDisplayName } from '../../releases/record/display-name.js';
+import type { ReleaseRecord } from '../../releases/record/record.js';
 import { HOME_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type HomeView } from './blocks.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, untrusted } from './mrkdwn.js';

@@ -4,7 +4,7 @@
  * failing Target and its child Promotion when one told), and a failed verification. Cluster text
  * escaped and bounded.
  */
-import type { ReplyDetail } from '../../releases/record.js';
+import type { ReplyDetail } from '../../releases/record/record.js';
 import { code, quoted, untrusted } from './mrkdwn.js';
 
 const verbOf = (phase: string): string => (phase === 'Aborted' ? 'was aborted' : phase === 'Errored' ? 'errored' : 'failed');

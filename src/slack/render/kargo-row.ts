@@ -4,8 +4,8 @@
  * Freight (alias, and what it carries: image tags, commit), the Promotion's phase and who asked
  * for it, and the verification (Kargo's live health is in the judgement when it matters). Everything from the cluster escaped and bounded.
  */
-import { imageTag } from '../../releases/display-name.js';
-import type { TargetState } from '../../releases/record.js';
+import { imageTag } from '../../releases/record/display-name.js';
+import type { TargetState } from '../../releases/record/record.js';
 import { code, untrusted } from './mrkdwn.js';
 
 const MAX_STAGES = 8;

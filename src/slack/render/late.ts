@@ -4,7 +4,7 @@
  * It says when it happened and which end it came before, first, so it never reads as news after
  * "complete"; its buttons go, since whatever it asked about was settled by the end.
  */
-import type { ReleaseStatus } from '../../releases/record.js';
+import type { ReleaseStatus } from '../../releases/record/record.js';
 import { FALLBACK_TEXT_LIMIT, MESSAGE_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type RenderedMessage } from './blocks.js';
 import { fitBlocks } from './fit.js';
 import { slackDate, truncate } from './mrkdwn.js';

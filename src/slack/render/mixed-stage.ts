@@ -1,9 +1,9 @@
 /**
- * A stage that mixes apps (src/releases/mixed-stage.ts), in words: the thread's reply and the
+ * A stage that mixes apps (src/releases/reduce/mixed-stage.ts), in words: the thread's reply and the
  * line `/glidepath status` shows. Target names and release ids come from the cluster: every one
  * is escaped and bounded, and the lists are bounded by the record (ten named, the rest counted).
  */
-import type { MixedGroup, OtherReleases } from '../../releases/record.js';
+import type { MixedGroup, OtherReleases } from '../../releases/record/record.js';
 import { code, untrusted } from './mrkdwn.js';
 
 function targetsText(group: MixedGroup): string {

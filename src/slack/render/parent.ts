@@ -2,9 +2,9 @@
  * The parent message of a release thread: the release and one row per stage. Pure: the same
  * record renders the same message, which is how the writer knows there is nothing to send.
  */
-import { releaseDisplayName, releaseIdName } from '../../releases/display-name.js';
+import { releaseDisplayName, releaseIdName } from '../../releases/record/display-name.js';
 import type { PipelineConfig } from '../../config/file.js';
-import type { ReleaseRecord, ReleaseStatus, StageRejection, StageState } from '../../releases/record.js';
+import type { ReleaseRecord, ReleaseStatus, StageRejection, StageState } from '../../releases/record/record.js';
 import {
   FALLBACK_TEXT_LIMIT,
   MESSAGE_BLOCK_LIMIT,

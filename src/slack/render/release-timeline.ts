@@ -6,7 +6,7 @@
  * (and the names of the people who acted) in, the model out; the image is drawn from the model
  * alone (release-timeline-image.ts), and the alt text says what the image shows.
  */
-import { FINISHED_RELEASE_STATUSES, type ReleaseRecord, type StageState, type TimelineHold } from '../../releases/record.js';
+import { FINISHED_RELEASE_STATUSES, type ReleaseRecord, type StageState, type TimelineHold } from '../../releases/record/record.js';
 import { truncate } from './mrkdwn.js';
 
 /** Rows drawn: stages first, then steps in order; a release with more says how many were left out. */

@@ -2,8 +2,8 @@
  * Thread replies: what a person needs to know or do. Pure, like the parent: the text comes from
  * the effect's detail and the record, never from the clock.
  */
-import type { PauseEnd } from '../../releases/record.js';
-import { releaseDisplayName } from '../../releases/display-name.js';
+import type { PauseEnd } from '../../releases/record/record.js';
+import { releaseDisplayName } from '../../releases/record/display-name.js';
 import type { ReleaseRecord, ThreadReplyEffect } from './types.js';
 import {
   FALLBACK_TEXT_LIMIT,

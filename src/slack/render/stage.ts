@@ -1,6 +1,6 @@
 /** How one stage reads at a glance: icon, word, canary position, per-target counts. */
 import type { RolloutPhase } from '../../facts/fact.js';
-import type { StageState, StageStatus, TargetState } from '../../releases/record.js';
+import type { StageState, StageStatus, TargetState } from '../../releases/record/record.js';
 
 export const STATUS_ICON: Record<StageStatus, string> = {
   Waiting: ':hourglass_flowing_sand:',

@@ -1,8 +1,8 @@
 /**
  * The stall reply's words (pure): the silence, what may really be wrong for the quiet stage's
- * source (src/releases/stall.ts), and what the release waits for a person to do besides.
+ * source (src/releases/reduce/stall.ts), and what the release waits for a person to do besides.
  */
-import type { ReplyDetail } from '../../releases/record.js';
+import type { ReplyDetail } from '../../releases/record/record.js';
 import { code, untrusted } from './mrkdwn.js';
 
 type Source = NonNullable<NonNullable<ReplyDetail['stall']>['source']>;

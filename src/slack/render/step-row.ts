@@ -1,6 +1,6 @@
 /** What a stage row says of an ApplicationSet step: which step, and how many members are done at which revision. */
-import type { StageState } from '../../releases/record.js';
-import { shortRevision } from '../../releases/revisions.js';
+import type { StageState } from '../../releases/record/record.js';
+import { shortRevision } from '../../releases/record/revisions.js';
 import { code, untrusted } from './mrkdwn.js';
 
 export interface StepRow {

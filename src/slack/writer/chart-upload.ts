@@ -17,7 +17,7 @@ import { releaseTimeline, timelineUsers } from '../render/release-timeline.js';
 import { releaseTimelinePng } from '../render/release-timeline-image.js';
 import type { ThreadReplyEffect } from '../render/types.js';
 import type { PipelineConfig } from '../../config/file.js';
-import type { ReleaseRecord, ReplyKind } from '../../releases/record.js';
+import type { ReleaseRecord, ReplyKind } from '../../releases/record/record.js';
 import type { Queue } from 'bullmq';
 import { PRIORITY, chartJobId, type ChartJob, type ReplyProduced, type SlackJob } from './jobs.js';
 import { mayHaveLanded } from './slack-errors.js';

@@ -1,6 +1,6 @@
 /** The "slack" queue's jobs: what they carry, how they are named, in which order they run. */
 import { createHash } from 'node:crypto';
-import { REPLIES_NEEDING_A_PERSON, type ReleaseStatus } from '../../releases/record.js';
+import { REPLIES_NEEDING_A_PERSON, type ReleaseStatus } from '../../releases/record/record.js';
 import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import type { RetryState } from './retry.js';
 

@@ -6,7 +6,7 @@
  * was edited to Complete but before "release complete" reads in order (and routine replies often
  * do, in a fast release). The rule is here alone, pure: the writer reads what the thread told.
  */
-import type { ReleaseStatus } from '../../releases/record.js';
+import type { ReleaseStatus } from '../../releases/record/record.js';
 import type { ReplyProduced } from './jobs.js';
 
 /** The states a thread can show as the release's end. Failed is one even though a release can leave it: it was shown. */

@@ -4,8 +4,8 @@
  * thread that reads the latest record when it runs.
  */
 import type { Queue } from 'bullmq';
-import type { ThreadEffect, ThreadEffectSink } from '../../releases/ports.js';
-import type { ReleaseRecord } from '../../releases/record.js';
+import type { ThreadEffect, ThreadEffectSink } from '../../releases/store/ports.js';
+import type { ReleaseRecord } from '../../releases/record/record.js';
 import type { ThreadReplyEffect, ThreadSettleEffect } from '../render/types.js';
 import { PRIORITY, needsPerson, parentDeduplicationId, replyJobId, settleJobId, type ReplyProduced, type SlackJob } from './jobs.js';
 

@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store.js';
+import { DEFAULT_UNFINISHED_TTL_MS } from '../../releases/store/store.js';
 import type { Keys } from '../../store/keys.js';
-import type { PauseEnd, ReleaseStatus } from '../../releases/record.js';
+import type { PauseEnd, ReleaseStatus } from '../../releases/record/record.js';
 import type { ReplyProduced } from './jobs.js';
 import { endTold, type ThreadEnd } from './late-reply.js';
 import { RENEW } from '../../store/lease.js';

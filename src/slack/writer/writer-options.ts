@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { PipelineConfig } from '../../config/file.js';
-import type { ReleaseReader } from '../../releases/ports.js';
+import type { ReleaseReader } from '../../releases/store/ports.js';
 import type { Keys } from '../../store/keys.js';
 import type { WriterBudgets } from './budget.js';
 import type { SlackWriterMetrics } from './metrics.js';

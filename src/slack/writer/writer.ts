@@ -9,7 +9,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullm
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from 'pino';
 import type { PipelineConfig } from '../../config/file.js';
-import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/record.js';
+import { FINISHED_RELEASE_STATUSES, type ReleaseRecord } from '../../releases/record/record.js';
 import { renderParent } from '../render/parent.js';
 import { renderReply, renderSettledReply } from '../render/reply.js';
 import { markLate } from '../render/late.js';

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PipelineConfig } from '../../../src/config/file.js';
-import type { AppSetState } from '../../../src/releases/appset-record.js';
-import { appSetOrderFailures } from '../../../src/releases/appset-order.js';
+import type { AppSetState } from '../../../src/releases/record/appset-record.js';
+import { appSetOrderFailures } from '../../../src/releases/reduce/appset-order.js';
 import { renderParent } from '../../../src/slack/render/parent.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import type { ThreadReplyEffect } from '../../../src/slack/render/types.js';

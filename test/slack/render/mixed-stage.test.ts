@@ -1,6 +1,6 @@
 /** The words of a stage that mixes apps: escaped, bounded, and the split a person can paste. */
 import { describe, expect, it } from 'vitest';
-import type { OtherReleases } from '../../../src/releases/record.js';
+import type { OtherReleases } from '../../../src/releases/record/record.js';
 import { mixedStageStatusLine, mixedStageText } from '../../../src/slack/render/mixed-stage.js';
 
 const mixed: OtherReleases = {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StageStatus } from '../../../src/releases/record.js';
+import type { StageStatus } from '../../../src/releases/record/record.js';
 import { TRUNCATED } from '../../../src/slack/render/blocks.js';
 import { renderParent } from '../../../src/slack/render/parent.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
-import { imageTag } from '../../../src/releases/display-name.js';
+import { imageTag } from '../../../src/releases/record/display-name.js';
 import { pipelineConfig, record, reply, stage, target, T0 } from '../support/records.js';
 import { expectNoPings, expectWithinSlackLimits } from './limits.js';
 

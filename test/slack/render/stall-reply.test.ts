@@ -4,7 +4,7 @@
  * besides: a wait is never told as a lost notification.
  */
 import { describe, expect, it } from 'vitest';
-import type { ReplyDetail } from '../../../src/releases/record.js';
+import type { ReplyDetail } from '../../../src/releases/record/record.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import { record, reply, T0 } from '../support/records.js';
 import { expectNoPings, expectWithinSlackLimits } from './limits.js';

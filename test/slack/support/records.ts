@@ -2,7 +2,7 @@
 import type { PipelineConfig } from '../../../src/config/file.js';
 import { compileLabelSelector } from '../../../src/model/label-selector.js';
 import type { TargetRef } from '../../../src/facts/fact.js';
-import type { ReleaseRecord, StageState, TargetState } from '../../../src/releases/record.js';
+import type { ReleaseRecord, StageState, TargetState } from '../../../src/releases/record/record.js';
 import type { ThreadReplyEffect } from '../../../src/slack/render/types.js';
 import { targetKey } from '../../../src/facts/fact.js';
 
