@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { ReduceOutcome } from '../src/releases/reduce/reduce.js';
+import type { ReduceOutcome } from '../src/releases/reduce/reduce-kit.js';
 import { reduceReleaseBatch, targetIndexUpdates } from '../src/releases/worker/reducer-worker.js';
 import { ownedTarget, resolveRoutes } from '../src/releases/worker/resolve-routes.js';
 import type { RoutedFact } from '../src/routing/route-types.js';

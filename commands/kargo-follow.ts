@@ -10,7 +10,7 @@ import type { Created as CreatedByPromote } from '../src/actions/intents.js';
 import { freightDisplayName } from '../src/model/kargo-freight.js';
 import { releaseDisplayName } from '../src/releases/record/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record/record.js';
-import { FREIGHT_RELEASE_PREFIX } from '../src/routing/route-kargo.js';
+import { FREIGHT_RELEASE_PREFIX } from '../src/releases/record/release-ids.js';
 import { code, untrusted } from '../src/slack/render/mrkdwn.js';
 import type { CommandContext } from './types.js';
 

@@ -59,6 +59,7 @@ import { catalogEvents } from './routing/catalog-events.js';
 import { catalogOf, pipelineNamed, releaseIdAnnotationsOf, withCatalog } from './routing/catalog.js';
 import { SharedCatalog } from './routing/shared-catalog.js';
 import { applyConfig } from './routing/running-config.js';
+import { factPartitioner } from './routing/partitions.js';
 import { ConfigReloader, type ConfigReloadOptions, type ReloadResult, type ReloadTrigger } from './wiring/config-reload.js';
 import { writeProbesOf } from './wiring/write-probes.js';
 import { buildSlackPart, writerTuning, type CommandSeams, type SlackPart } from './wiring/slack.js';
@@ -163,10 +164,10 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   await shareCatalog();
 
   // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
-  const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
+  const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, factPartitioner(config, keys.partitions), env.FACT_JOBS_KEEP_COMPLETED);
   const readStore = new ReleaseStore(requests, keys, { finishedTtlMs: finishedTtlMs(config) });
   // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
-  const workFacts = new FactQueue(work, keys, releaseIdAnnotations, config, env.FACT_JOBS_KEEP_COMPLETED);
+  const workFacts = new FactQueue(work, keys, releaseIdAnnotations, factPartitioner(config, keys.partitions), env.FACT_JOBS_KEEP_COMPLETED);
   const store = new ReleaseStore(work, keys, { finishedTtlMs: finishedTtlMs(config), unfinishedTtlMs: unfinishedTtlMs(config), cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
   // One set of cluster clients per process. The roles that use clusters build them now (start-up
   // says what is wrong with each); an optional cluster's kubeconfig written later still works.

@@ -19,7 +19,7 @@ import { abortRollout, approveCanaryStep, type ExpectedCanaryStep, type RolloutR
 import { applicationsAccess, approveCanaryAccess, kargoPromoteAccess, rolloutStatusAccess } from '../kube/write-access.js';
 import { freshnessRefreshRounds } from '../config/durations.js';
 import type { Freight } from '../model/kargo-freight.js';
-import { abortActionKey, resumeActionKey } from '../releases/store/own-actions.js';
+import { abortActionKey, resumeActionKey } from '../releases/reduce/own-action-keys.js';
 import { quotedReason, rejectedState } from './rejections.js';
 import type { ActionContext, Intent, StageRef } from './types.js';
 

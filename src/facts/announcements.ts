@@ -9,7 +9,6 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { ReleaseAnnouncedFact } from './fact.js';
-import type { AnnouncedImages } from '../releases/store/kargo-index.js';
 
 export interface AnnouncedDetails {
   images: string[];
@@ -49,6 +48,14 @@ export function changedFields(stored: AnnouncedDetails, next: AnnouncedDetails):
   });
 }
 
+/**
+ * Where an accepted announcement's images are indexed, so a Kargo Freight with the same images
+ * joins its release (the worker's store, src/releases/store/kargo-index.ts `AnnouncedImages`).
+ */
+export interface ImagesAnnounced {
+  record(pipeline: string, images: readonly string[], releaseId: string): Promise<void>;
+}
+
 export class AnnouncementClaims {
   private readonly redis: RedisWithScripts;
 
@@ -57,7 +64,7 @@ export class AnnouncementClaims {
     private readonly keys: Keys,
     private readonly ttlMs: number,
     /** Where an accepted announcement's images are indexed, so a Kargo Freight carrying them joins its release. */
-    private readonly images?: Pick<AnnouncedImages, 'record'>,
+    private readonly images?: ImagesAnnounced,
   ) {
     if (!('glidepathClaimAnnouncement' in redis)) {
       redis.defineCommand('glidepathClaimAnnouncement', { numberOfKeys: 1, lua: CLAIM_SCRIPT });

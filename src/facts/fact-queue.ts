@@ -5,13 +5,23 @@
 import { createHash } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { ConfigFile } from '../config/file.js';
 import type { Keys } from '../store/keys.js';
 import type { Fact } from './fact.js';
 import { factIdentity } from './identity.js';
-import { partitionOfFact, partitionOfPipeline } from '../routing/partitions.js';
 
 export const FACTS_QUEUE = 'facts';
+
+/**
+ * Which partition a fact goes to, and a fact forwarded to a pipeline: routing's rule
+ * (src/routing/partitions.ts), handed in by the composition root so the queue knows no pipelines.
+ */
+export interface FactPartitioner {
+  ofFact(fact: Fact): number;
+  ofPipeline(pipeline: string): number;
+}
+
+/** One partition: everything goes to partition 0. */
+const SINGLE_PARTITION: FactPartitioner = { ofFact: () => 0, ofPipeline: () => 0 };
 
 /** A fact the reducer of another partition found to belong to this partition's pipeline. */
 export interface ForwardedFact {
@@ -42,8 +52,8 @@ export class FactQueue {
     connection: Redis,
     private readonly keys: Keys,
     private releaseIdAnnotations: readonly string[],
-    /** Routes cluster facts to their pipeline's partition; needed only with more than one partition. */
-    private readonly config?: ConfigFile,
+    /** Routes facts to their pipeline's partition; needed only with more than one partition. */
+    private readonly partitioner: FactPartitioner = SINGLE_PARTITION,
     /** Completed jobs kept to look at (FACT_JOBS_KEEP_COMPLETED; benchmarks read them for lag). */
     keepCompleted = 1_000,
   ) {
@@ -83,8 +93,8 @@ export class FactQueue {
   }
 
   partitionOf(fact: Fact): number {
-    if (this.keys.partitions > 1 && !this.config) throw new Error('FactQueue: more than one partition needs the config to route facts');
-    return this.config ? partitionOfFact(this.config, fact, this.keys.partitions) : 0;
+    if (this.keys.partitions > 1 && this.partitioner === SINGLE_PARTITION) throw new Error('FactQueue: more than one partition needs a partitioner to route facts');
+    return this.partitioner.ofFact(fact);
   }
 
   private pending = new Map<number, { name: string; data: FactJobData; jobId: string; resolve: (id: string) => void; reject: (err: unknown) => void }[]>();
@@ -103,7 +113,7 @@ export class FactQueue {
   /** Hands a fact to the partition of `pipeline`, to be reduced there for that pipeline only. */
   forward(fact: Fact, pipeline: string): Promise<string> {
     const to = createHash('sha256').update(pipeline).digest('hex').slice(0, 16);
-    return this.enqueue(partitionOfPipeline(pipeline, this.keys.partitions), FORWARDED_JOB, { fact, pipeline }, `${factIdentity(fact, this.releaseIdAnnotations)}-to-${to}`);
+    return this.enqueue(this.partitioner.ofPipeline(pipeline), FORWARDED_JOB, { fact, pipeline }, `${factIdentity(fact, this.releaseIdAnnotations)}-to-${to}`);
   }
 
   private enqueue(partition: number, name: string, data: FactJobData, jobId: string): Promise<string> {

@@ -8,8 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { KargoFact, KargoFreightRef } from '../facts/kargo-fact.js';
-import type { Route } from './route.js';
-import type { ResolvedRoute } from './route-types.js';
+import type { ResolvedRoute, Route } from './route-types.js';
 
 /** What the worker read for one Kargo fact: per pipeline, the announced release of its Freight's images, and the release in flight. */
 export interface KargoRouteHints {

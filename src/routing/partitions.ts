@@ -12,6 +12,7 @@ import type { ConfigFile } from '../config/file.js';
 import { routeFact } from './route.js';
 import { pipelinesOfAppSet } from './route-appset.js';
 import type { Fact } from '../facts/fact.js';
+import type { FactPartitioner } from '../facts/fact-queue.js';
 
 /** Stable across processes and releases: the first 32 bits of SHA-256, modulo K. */
 export function partitionOfKey(key: string, partitions: number): number {
@@ -51,4 +52,9 @@ export function partitionOfFact(config: ConfigFile, fact: Fact, partitions: numb
   if (partitions <= 1) return 0;
   const by = partitionKeyOfFact(config, fact);
   return 'pipeline' in by ? partitionOfPipeline(by.pipeline, partitions) : partitionOfKey(`namespace\n${by.namespace}`, partitions);
+}
+
+/** The facts queue's partitioner for `config` (read at each fact: a reload's pipelines route the next one). */
+export function factPartitioner(config: ConfigFile, partitions: number): FactPartitioner {
+  return { ofFact: (fact) => partitionOfFact(config, fact, partitions), ofPipeline: (pipeline) => partitionOfPipeline(pipeline, partitions) };
 }

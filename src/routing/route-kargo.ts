@@ -11,10 +11,8 @@ import type { KargoFact, KargoFreightRef, KargoStageFact } from '../facts/kargo-
 import { releaseIdSchema } from '../facts/schemas.js';
 import { selectsKargoStage } from '../model/kargo-stage-selector.js';
 import { cutCodePoints } from '../model/unicode.js';
-import type { Route } from './route.js';
-
-/** Release ids of Freight nobody announced: `freight-<name>` (Freight names are content hashes). */
-export const FREIGHT_RELEASE_PREFIX = 'freight-';
+import { FREIGHT_RELEASE_PREFIX } from '../releases/record/release-ids.js';
+import type { Route } from './route-types.js';
 
 export function kargoReleaseId(pipeline: PipelineConfig, freight: KargoFreightRef): Pick<Route, 'releaseId' | 'idSource'> | undefined {
   const annotated = freight.annotations[pipeline.releaseIdAnnotation];

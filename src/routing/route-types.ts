@@ -11,6 +11,21 @@ export interface ResolvedRoute {
   idSource?: ReleaseRecord['idSource'];
 }
 
+/** A stage a cluster fact belongs to, under the release id routing found for it. */
+export interface Route {
+  pipeline: PipelineConfig;
+  stage: StageConfig;
+  releaseId: string;
+  idSource: RouteIdSource;
+}
+
+/**
+ * How a route's release id was found: the release id annotation, the images, a Kargo Freight's
+ * name, a CI announcement of the same images; `in-flight`: the fact names no release (a Kargo
+ * Stage without Freight) and goes to the pipeline's release in flight.
+ */
+export type RouteIdSource = ReleaseRecord['idSource'] | 'in-flight';
+
 export interface RoutedFact {
   fact: Fact;
   route: ResolvedRoute;

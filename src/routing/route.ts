@@ -7,30 +7,15 @@ import type { ConfigFile, PipelineConfig, StageConfig } from '../config/file.js'
 import type { ApplicationFact, ClusterFact, RolloutFact } from '../facts/fact.js';
 import { releaseIdSchema } from '../facts/schemas.js';
 import { cutCodePoints } from '../model/unicode.js';
-import type { ReleaseRecord } from '../releases/record/record.js';
+import type { Route } from './route-types.js';
+import { REVISION_RELEASE_PREFIX } from '../releases/record/release-ids.js';
 import { routeKargo } from './route-kargo.js';
 import { routablePipelines } from './catalog.js';
-
-export interface Route {
-  pipeline: PipelineConfig;
-  stage: StageConfig;
-  releaseId: string;
-  idSource: RouteIdSource;
-}
-
-/**
- * How a route's release id was found: the release id annotation, the images, a Kargo Freight's
- * name, a CI announcement of the same images; `in-flight`: the fact names no release (a Kargo
- * Stage without Freight) and goes to the pipeline's release in flight.
- */
-export type RouteIdSource = ReleaseRecord['idSource'] | 'in-flight';
 
 /** With no release id annotation, the sorted image refs are the release's identity. */
 export function imagesReleaseId(images: readonly string[]): string {
   return `images-${createHash('sha256').update([...images].sort().join('\n')).digest('hex').slice(0, 12)}`;
 }
-
-export const REVISION_RELEASE_PREFIX = 'revision-';
 
 /** With no release id annotation, an Application's release is the revision it was compared against. */
 export function revisionReleaseId(revision: string): string {

@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
-import { abortActionKey, OwnActions, resumeActionKey } from '../../src/releases/store/own-actions.js';
+import { abortActionKey, resumeActionKey } from '../../src/releases/reduce/own-action-keys.js';
+import { OwnActions } from '../../src/releases/store/own-actions.js';
 import { ABORT_ACTION_ID, APPROVE_ACTION_ID, encodeButtonValue, type ButtonValue } from '../../src/slack/buttons.js';
 import { startKubeWorld, type KubeWorld } from '../kube/support.js';
 import { ALICE, said, startCommandsRig, type CommandsRig } from '../helpers/commands-rig.js';

@@ -6,18 +6,20 @@
 import type { ConfigFile } from '../../src/config/file.js';
 import { targetKey, type Fact, type RolloutFact } from '../../src/facts/fact.js';
 import { resolveKargoRoutes, type KargoRouteHints } from '../../src/routing/kargo-route-hints.js';
-import { unplacedEntry, type KargoSeen } from '../../src/releases/store/kargo-tombstones.js';
+import { unplacedEntry } from '../../src/releases/store/kargo-tombstones.js';
+import type { KargoSeen } from '../../src/releases/store/target-index.js';
 import { knownByStage, ownedFromEntry, type TargetEntry } from '../../src/releases/store/target-index.js';
 import { routeFact } from '../../src/routing/route.js';
 import { normaliseRollout } from '../../src/facts/normalise.js';
 import { rolloutFactBody } from '../../src/facts/schemas.js';
-import type { OwnAction } from '../../src/releases/store/own-actions.js';
-import type { ReduceOutcome } from '../../src/releases/reduce/reduce.js';
+import type { OwnAction } from '../../src/releases/reduce/own-action-keys.js';
+import type { ReduceOutcome } from '../../src/releases/reduce/reduce-kit.js';
 import type { Effect, ReleaseRecord } from '../../src/releases/record/record.js';
 import { reduceReleaseBatch, targetIndexUpdates } from '../../src/releases/worker/reducer-worker.js';
 import { ownedTarget, resolveRoutes } from '../../src/releases/worker/resolve-routes.js';
 import { childTargetKeys, pipelinesOfAppSet } from '../../src/routing/route-appset.js';
-import { appSetStateOf, compareAppSetStates, type KnownAppSets } from '../../src/releases/reduce/appset-known.js';
+import { appSetStateOf, compareAppSetStates } from '../../src/releases/reduce/appset-known.js';
+import type { KnownAppSets } from '../../src/releases/reduce/context.js';
 import type { AppSetState } from '../../src/releases/record/appset-record.js';
 
 export function rolloutFact(body: unknown, receivedAt: number, cluster = 'prod'): RolloutFact {

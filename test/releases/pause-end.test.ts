@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Effect } from '../../src/releases/record/record.js';
-import { abortActionKey, resumeActionKey } from '../../src/releases/store/own-actions.js';
+import { abortActionKey, resumeActionKey } from '../../src/releases/reduce/own-action-keys.js';
 import { Harness, rolloutFact } from '../helpers/reduce-harness.js';
 import { rolloutBody, STEPS, type RolloutShape } from '../helpers/rollout-bodies.js';
 import { testConfig } from '../helpers/pipeline.js';

@@ -1,9 +1,11 @@
 /**
  * What a release record keeps about the ApplicationSets its stages name: each child's RollingSync
  * step and progress as the ApplicationSet's `status.applicationStatus` last said it, and what a
- * step stage's row shows. Types only; the rules are in reduce-appset.ts.
+ * step stage's row shows, and the key a stage names its ApplicationSet by. The rules are in
+ * reduce/reduce-appset.ts.
  */
-import type { TargetRef } from '../../facts/fact.js';
+import type { StageConfig } from '../../config/file.js';
+import { targetKey, type TargetRef } from '../../facts/fact.js';
 
 export interface AppSetMemberState {
   /** Waiting | Pending | Progressing | Healthy (the ApplicationSet controller's word). */
@@ -85,4 +87,10 @@ export interface OutOfOrderDetail {
   /** How many more of each were left out (bounded detail). */
   moreStarted: number;
   moreBehind: number;
+}
+
+/** The ApplicationSet a stage names, as a target key (undefined: not an applicationSet stage). */
+export function appSetKeyOfStage(stage: StageConfig): string | undefined {
+  const sel = stage.applicationSet;
+  return sel ? targetKey({ kind: 'ApplicationSet', cluster: stage.cluster, namespace: sel.namespace, name: sel.name }) : undefined;
 }

@@ -9,8 +9,7 @@
 import { freightDisplayName } from '../../model/kargo-freight.js';
 import { cutCodePoints } from '../../model/unicode.js';
 import type { ReleaseRecord } from './record.js';
-import { REVISION_RELEASE_PREFIX } from '../../routing/route.js';
-import { FREIGHT_RELEASE_PREFIX } from '../../routing/route-kargo.js';
+import { FREIGHT_RELEASE_PREFIX, REVISION_RELEASE_PREFIX } from './release-ids.js';
 
 const MAX_TAGS = 3;
 

@@ -6,7 +6,6 @@ import type { ApplicationObservation, RolloutPhase, TargetRef } from '../../fact
 import type { FailingMetric } from '../../model/analysis-run.js';
 import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
 import type { KargoTargetState } from './kargo-state.js';
-import type { StallDetail } from '../reduce/stall.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -193,6 +192,14 @@ export type ReplyKind =
   | 'mixed-stage'
   | 'promotion-failed'
   | 'verification-failed';
+
+/** What a stall reply says besides the silence (src/releases/reduce/stall.ts derives it). */
+export interface StallDetail {
+  /** The stage the reply is about, as the config says it is heard: its cluster and how (`facts`), and what it follows. */
+  source?: { cluster: string; facts: 'webhook' | 'watch' | 'both'; follows: 'rollouts' | 'applications' | 'applicationSet' | 'kargo' };
+  /** The release waits for a person besides: a canary paused for approval at `stage`, or a promotion to the Kargo stage `stage`. */
+  awaiting?: { kind: 'approval' | 'promotion'; stage: string };
+}
 
 /** Replies that wait for a person go out before anything else. */
 export const REPLIES_NEEDING_A_PERSON: readonly ReplyKind[] = [

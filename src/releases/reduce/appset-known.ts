@@ -13,13 +13,11 @@
 import type { PipelineConfig, StageConfig } from '../../config/file.js';
 import { targetKey, type ApplicationFact, type ApplicationSetFact, type Fact } from '../../facts/fact.js';
 import type { AppSetState } from '../record/appset-record.js';
-import type { ReduceContext } from './context.js';
+import type { KnownAppSets, ReduceContext } from './context.js';
 import type { ReleaseRecord } from '../record/record.js';
-import { appSetKeyOfStage } from './reduce-appset.js';
+import { appSetKeyOfStage } from '../record/appset-record.js';
 import { compareObservations } from '../record/versions.js';
 
-/** The latest known state of each ApplicationSet, by its target key (one pipeline's). */
-export type KnownAppSets = Readonly<Record<string, AppSetState>>;
 
 /**
  * States made from facts, by fact: the worker keeps a fact's state beside the records

@@ -24,7 +24,7 @@ import type { AppSetMemberState, OutOfOrderMember } from '../record/appset-recor
 import { atOwnRevisions, entryAbout, memberIndex, ownRevisions, parsedTime, sameRevisions, type Member } from './derive-appset.js';
 import { noticeReply } from './notices.js';
 import type { Effect, ReleaseRecord, StageState, TargetState } from '../record/record.js';
-import { appSetKeyOfStage } from './reduce-appset.js';
+import { appSetKeyOfStage } from '../record/appset-record.js';
 import { shortRevision } from '../record/revisions.js';
 
 /** Members named in a reply, per side; the rest are counted. */

@@ -1,8 +1,16 @@
 import type { PipelineConfig } from '../../config/file.js';
-import type { KnownAppSets } from './appset-known.js';
-import type { KnownTarget } from './mixed-stage.js';
-import type { OwnAction } from '../store/own-actions.js';
+import type { AppSetState } from '../record/appset-record.js';
+import type { OwnAction } from './own-action-keys.js';
 import type { ReleaseRecord } from '../record/record.js';
+
+/** The latest known state of each ApplicationSet, by its target key (one pipeline's). */
+export type KnownAppSets = Readonly<Record<string, AppSetState>>;
+
+/** What the target index knows of a target: the release it runs and its app labels. */
+export interface KnownTarget {
+  releaseId: string;
+  appLabels?: Readonly<Record<string, string>>;
+}
 
 /** What the pure reducer needs to know beyond the record and the fact. */
 export interface ReduceContext {

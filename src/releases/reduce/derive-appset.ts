@@ -21,7 +21,8 @@
 import type { PipelineConfig } from '../../config/file.js';
 import type { AppSetMemberState, AppSetState, StepProgress } from '../record/appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from '../record/record.js';
-import { appSetKeyOfStage, keepUnlisted } from './reduce-appset.js';
+import { appSetKeyOfStage } from '../record/appset-record.js';
+import { keepUnlisted } from './reduce-appset.js';
 import { childTargetKey } from '../../routing/route-appset.js';
 import { activeTargets, troubleStatus } from '../record/stage-targets.js';
 import { sameKeys } from '../record/pending.js';

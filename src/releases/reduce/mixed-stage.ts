@@ -12,7 +12,7 @@
  * Deterministic: it reads only the record and the target index's entries handed in the context.
  */
 import { targetKey, type Fact } from '../../facts/fact.js';
-import type { ReduceContext } from './context.js';
+import type { KnownTarget, ReduceContext } from './context.js';
 import { sameKeys } from '../record/pending.js';
 import { activeTargets } from '../record/stage-targets.js';
 import type { MixedGroup, ReleaseRecord, StageState, TargetState } from '../record/record.js';
@@ -22,12 +22,6 @@ export const APP_LABELS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance
 export const MIXED_TARGETS_NAMED = 10;
 export const MIXED_RELEASES_NAMED = 10;
 const MOVED_FROM_KEPT = 20;
-
-/** What the target index knows of a target: the release it runs and its app labels. */
-export interface KnownTarget {
-  releaseId: string;
-  appLabels?: Readonly<Record<string, string>>;
-}
 
 /** Of `labels`, the app labels (bounded: APP_LABELS only), or undefined when there are none. */
 export function appLabelsOf(labels: Readonly<Record<string, string>>): Record<string, string> | undefined {

@@ -9,7 +9,7 @@ import { targetKey } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { awaitsPerson, noticeReply, type ReplyEffect } from './notices.js';
 import { REPLIES_NEEDING_A_PERSON, type Effect, type PauseEnd, type ReleaseRecord, type ReplyDetail, type TargetState } from '../record/record.js';
-import { abortActionKey, findOwnAction, resumeActionKey } from '../store/own-actions.js';
+import { abortActionKey, findOwnAction, resumeActionKey } from './own-action-keys.js';
 
 function refKey(t: TargetState): string {
   return `${t.ref.cluster}/${t.ref.namespace}/${t.ref.name}`;

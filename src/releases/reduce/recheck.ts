@@ -11,7 +11,7 @@
 import type { WatchdogFact } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import type { Effect, ReleaseRecord } from '../record/record.js';
-import type { Reduction } from './reduce.js';
+import type { Reduction } from './reduce-kit.js';
 import type { ReduceKit } from './reduce-kit.js';
 
 export function recheckEffect(dueAt: number): Extract<Effect, { type: 'release.recheck' }> {

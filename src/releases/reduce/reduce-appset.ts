@@ -12,19 +12,14 @@
  */
 import type { PipelineConfig, StageConfig } from '../../config/file.js';
 import { targetKey, type ApplicationFact, type ApplicationSetFact } from '../../facts/fact.js';
-import type { AppSetState } from '../record/appset-record.js';
-import { appSetStateOf, latestAppSet, type KnownAppSets } from './appset-known.js';
-import type { ReduceContext } from './context.js';
+import { appSetKeyOfStage, type AppSetState } from '../record/appset-record.js';
+import { appSetStateOf, latestAppSet } from './appset-known.js';
+import type { KnownAppSets, ReduceContext } from './context.js';
 import type { Effect, ReleaseRecord, TargetState } from '../record/record.js';
-import type { Reduction } from './reduce.js';
+import type { Reduction } from './reduce-kit.js';
 import { compareObservations } from '../record/versions.js';
 import type { ReduceKit } from './reduce-kit.js';
 
-/** The ApplicationSet a stage names, as a target key (undefined: not an applicationSet stage). */
-export function appSetKeyOfStage(stage: StageConfig): string | undefined {
-  const sel = stage.applicationSet;
-  return sel ? targetKey({ kind: 'ApplicationSet', cluster: stage.cluster, namespace: sel.namespace, name: sel.name }) : undefined;
-}
 
 /**
  * What an Application target keeps for the revision rule: the revision it was compared against,

@@ -20,7 +20,7 @@ import type { ReduceContext } from './context.js';
 import { healthyEvidence, judgeStage } from '../../model/kargo-health.js';
 import { comparePromotionNames, mergePromotion, type KargoTargetState } from '../record/kargo-state.js';
 import type { Effect, ReleaseRecord, StageState, TargetState } from '../record/record.js';
-import type { Reduction } from './reduce.js';
+import type { Reduction } from './reduce-kit.js';
 import { compareObservations } from '../record/versions.js';
 import type { ReduceKit } from './reduce-kit.js';
 import { editTarget } from '../record/target-edit.js';

@@ -4,8 +4,18 @@
  * record, so every kind derives, replies and arms the watchdog alike.
  */
 import type { ReduceContext } from './context.js';
-import type { Reduction, ReduceOutcome } from './reduce.js';
 import type { Effect, ReleaseEventKind, ReleaseRecord } from '../record/record.js';
+
+export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
+
+export interface Reduction {
+  /** The next record, or undefined when the fact changes nothing. */
+  record?: ReleaseRecord;
+  effects: Effect[];
+  outcome: ReduceOutcome;
+  /** Why a fact was ignored, for logs. */
+  reason?: string;
+}
 
 export interface ReduceKit {
   unchanged(outcome: ReduceOutcome, reason?: string): Reduction;

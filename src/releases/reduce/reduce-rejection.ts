@@ -5,7 +5,7 @@
  */
 import type { RejectionFact } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
-import type { Reduction } from './reduce.js';
+import type { Reduction } from './reduce-kit.js';
 import type { ReduceKit } from './reduce-kit.js';
 import type { ReleaseRecord } from '../record/record.js';
 

@@ -7,7 +7,7 @@ import { targetKey, type SupersededFact } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { pauseSuperseded } from './pause-end.js';
 import type { ReleaseRecord, TargetState } from '../record/record.js';
-import type { Reduction } from './reduce.js';
+import type { Reduction } from './reduce-kit.js';
 import type { ReduceKit } from './reduce-kit.js';
 import { supersedeEveryCopy } from './reduce-appset.js';
 import { compareObservations } from '../record/versions.js';

@@ -28,18 +28,8 @@ import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
 import { editTarget } from '../record/target-edit.js';
 import { stallReply } from './stall.js';
-import type { ReduceKit } from './reduce-kit.js';
+import type { ReduceKit, ReduceOutcome, Reduction } from './reduce-kit.js';
 
-export type ReduceOutcome = 'applied' | 'heartbeat' | 'stale' | 'out-of-order' | 'ignored';
-
-export interface Reduction {
-  /** The next record, or undefined when the fact changes nothing. */
-  record?: ReleaseRecord;
-  effects: Effect[];
-  outcome: ReduceOutcome;
-  /** Why a fact was ignored, for logs. */
-  reason?: string;
-}
 
 const unchanged = (outcome: ReduceOutcome, reason?: string): Reduction => ({ effects: [], outcome, reason });
 

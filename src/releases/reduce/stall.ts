@@ -9,14 +9,8 @@
 import type { TargetRef } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { stageDone } from './derive.js';
-import type { ReleaseRecord, ReplyDetail } from '../record/record.js';
+import type { ReleaseRecord, ReplyDetail, StallDetail } from '../record/record.js';
 
-export interface StallDetail {
-  /** The stage the reply is about, as the config says it is heard: its cluster and how (`facts`), and what it follows. */
-  source?: { cluster: string; facts: 'webhook' | 'watch' | 'both'; follows: 'rollouts' | 'applications' | 'applicationSet' | 'kargo' };
-  /** The release waits for a person besides: a canary paused for approval at `stage`, or a promotion to the Kargo stage `stage`. */
-  awaiting?: { kind: 'approval' | 'promotion'; stage: string };
-}
 
 type Source = NonNullable<StallDetail['source']>;
 

@@ -12,7 +12,7 @@ import type { Fact } from '../../facts/fact.js';
 import type { KargoFact, KargoStageFact } from '../../facts/kargo-fact.js';
 import type { Keys } from '../../store/keys.js';
 import { freightImageDigests, freightOfFact, imagesDigest, type KargoRouteHints } from '../../routing/kargo-route-hints.js';
-import type { Route } from '../../routing/route.js';
+import type { Route } from '../../routing/route-types.js';
 import type { ReleaseStore } from './store.js';
 import { unplacedEntry } from './kargo-tombstones.js';
 import type { TargetIndex } from './target-index.js';

@@ -22,16 +22,8 @@
 import { targetKey } from '../../facts/fact.js';
 import type { KargoFact, KargoStageFact } from '../../facts/kargo-fact.js';
 import { withKargoMembership } from '../../routing/kargo-route-hints.js';
-import type { TargetEntry } from './target-index.js';
+import type { KargoSeen, TargetEntry } from './target-index.js';
 import { compareObservations } from '../record/versions.js';
-
-/** The newest observation of a Kargo Stage the pipeline heard, and whether it was its removal. */
-export interface KargoSeen {
-  uid?: string;
-  generation?: number;
-  resourceVersion: string;
-  removed?: true;
-}
 
 export function observationOf(fact: KargoStageFact): KargoSeen {
   const { uid, generation, resourceVersion } = fact.stage;

@@ -8,35 +8,10 @@
  */
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../store/keys.js';
-
-export type OwnActionKind = 'resume' | 'abort';
-
-export interface OwnAction {
-  /** `resume:<podHash>:<stepIndex|manual>` or `abort:<podHash|*>`. */
-  key: string;
-  /** The Slack user who acted. */
-  user: string;
-}
+import type { OwnAction } from '../reduce/own-action-keys.js';
 
 const KEEP = 50;
 const TTL_MS = 7 * 86_400_000;
-
-/** The key of resuming the pause at `step` (undefined: a manual pause) of the pod hash. */
-export function resumeActionKey(podHash: string | undefined, step: number | undefined): string {
-  return `resume:${podHash ?? '*'}:${step ?? 'manual'}`;
-}
-
-/** The key of aborting the pod hash (undefined: whatever the Rollout runs). */
-export function abortActionKey(podHash: string | undefined): string {
-  return `abort:${podHash ?? '*'}`;
-}
-
-/** The Glidepath action among `actions` matching `key` (an action named with `*` matches any pod hash). */
-export function findOwnAction(actions: readonly OwnAction[] | undefined, key: string): OwnAction | undefined {
-  const [kind, , ...rest] = key.split(':');
-  const wildcard = [kind, '*', ...rest].join(':');
-  return actions?.find((a) => a.key === key || a.key === wildcard);
-}
 
 export class OwnActions {
   constructor(

@@ -5,8 +5,15 @@
  */
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../store/keys.js';
-import type { KargoSeen } from './kargo-tombstones.js';
 import { sameKeys } from '../record/pending.js';
+
+/** The newest observation of a Kargo Stage the pipeline heard, and whether it was its removal. */
+export interface KargoSeen {
+  uid?: string;
+  generation?: number;
+  resourceVersion: string;
+  removed?: true;
+}
 
 export interface TargetEntry {
   stage: string;

@@ -31,7 +31,7 @@ import { stallAfterMs } from '../../config/durations.js';
 import type { ApplicationFact } from '../../facts/fact.js';
 import type { Keys } from '../../store/keys.js';
 import { appSetOwnerKey } from '../reduce/appset-known.js';
-import { appSetKeyOfStage } from '../reduce/reduce-appset.js';
+import { appSetKeyOfStage } from '../record/appset-record.js';
 import type { ResolvedRoute } from '../../routing/route-types.js';
 import { revisionReleaseId } from '../../routing/route.js';
 

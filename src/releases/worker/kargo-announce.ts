@@ -21,8 +21,8 @@
 import type { ReleaseAnnouncedFact } from '../../facts/fact.js';
 import type { AnnouncedImages } from '../store/kargo-index.js';
 import type { AppSetRollouts } from './appset-rollouts.js';
-import { FREIGHT_RELEASE_PREFIX } from '../../routing/route-kargo.js';
-import { REVISION_RELEASE_PREFIX, revisionReleaseId } from '../../routing/route.js';
+import { FREIGHT_RELEASE_PREFIX, REVISION_RELEASE_PREFIX } from '../record/release-ids.js';
+import { revisionReleaseId } from '../../routing/route.js';
 import type { ReleaseRecord } from '../record/record.js';
 import type { ResolvedRoute } from '../../routing/route-types.js';
 import type { ReleaseStore } from '../store/store.js';

@@ -8,7 +8,8 @@ import { targetKey } from '../../facts/fact.js';
 import type { ResolvedRoute, RoutedFact } from '../../routing/route-types.js';
 import { routeFact } from '../../routing/route.js';
 import { routeApplicationSet } from '../../routing/route-appset.js';
-import { placeChildRoutes, type KnownAppSets } from '../reduce/appset-known.js';
+import { placeChildRoutes } from '../reduce/appset-known.js';
+import type { KnownAppSets } from '../reduce/context.js';
 import { pipelineNamed as namedIn } from '../../routing/catalog.js';
 import { placedRoutes, resolveKargoRoutes, type KargoRouteHints } from '../../routing/kargo-route-hints.js';
 

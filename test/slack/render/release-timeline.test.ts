@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { targetKey } from '../../../src/facts/fact.js';
-import { resumeActionKey } from '../../../src/releases/store/own-actions.js';
+import { resumeActionKey } from '../../../src/releases/reduce/own-action-keys.js';
 import type { StageState, TargetState } from '../../../src/releases/record/record.js';
 import { MAX_TIMELINE_HOLDS, MAX_TIMELINE_STEPS, noteRolloutChange } from '../../../src/releases/reduce/timeline.js';
 import { MAX_TIMELINE_ROWS, releaseTimeline, spanText } from '../../../src/slack/render/release-timeline.js';
