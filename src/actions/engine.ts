@@ -12,7 +12,7 @@ import { approvalsGate, freshnessGate, permissionGate, rejectionGate } from './g
 import { freezeGate } from './freeze.js';
 import { actionReads } from './reads.js';
 import { overrideNote } from './rejections.js';
-import { untrusted } from '../slack/render/mrkdwn.js';
+import { untrusted } from '../text/mrkdwn.js';
 import { stageLabel, type ActionContext, type ActionRequest, type GateDecision, type Outcome, type SendResult } from './types.js';
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };

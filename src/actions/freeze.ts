@@ -17,9 +17,9 @@ import { getTyped } from '../kube/reads.js';
 import { APP_PROJECTS } from '../kube/resources.js';
 import { KubeActionError } from '../kube/errors.js';
 import { doublestarToRegExp } from '../model/kargo-name-pattern.js';
-import { formatInZone, openUntil, parseGoDuration, parseLocalTime, validTimeZone, type TimeWindow } from '../policy/freeze-windows.js';
+import { formatInZone, openUntil, parseGoDuration, parseLocalTime, validTimeZone, type TimeWindow } from '../time/windows.js';
 import { appProjectSchema, canSyncManually, windowApplies, type AppProject } from '../policy/sync-windows.js';
-import { untrusted } from '../slack/render/mrkdwn.js';
+import { untrusted } from '../text/mrkdwn.js';
 import type { ActionReads } from './reads.js';
 import type { ActionContext, ActionRequest, GateDecision } from './types.js';
 
