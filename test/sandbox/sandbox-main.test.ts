@@ -122,6 +122,9 @@ describe('npm run sandbox', () => {
       child.stdin.write('\n');
       await waitFor(async () => new RegExp(`approved step 2 of ${rollout.replace(/[/.]/g, '\\$&')}: the canary moves on \\(by @you\\)`).test(out), `the approval of ${rollout} by you\n${out}`, 60_000);
       expect(out).toContain('→ rel-1.29.0 · you click Approve');
+      // On dev your approve reaches the API server as you; prod's writes are Glidepath's own.
+      if (rollout.startsWith('dev/')) await waitFor(async () => /rel-1\.29\.0 · dev's API server served the approve as you@example\.com, groups sre/.test(out), `dev's record of your approve\n${out}`, 30_000);
+      else expect(out).not.toMatch(/prod's API server served the approve as/);
       expect(out).not.toMatch(/the sandbox clicks|by @sandbox|--auto: the sandbox does it/);
     } finally {
       child.kill('SIGINT');
