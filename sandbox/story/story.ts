@@ -80,7 +80,7 @@ export class Story {
       const w = write();
       if (w) {
         const groups = w.subject.groups.length > 0 ? `, groups ${w.subject.groups.join(', ')}` : '';
-        this.d.say(`  ${releaseId} · ${cluster}'s API server served the approve as ${w.subject.user}${groups} (Glidepath's ${w.subject.impersonatedBy} impersonating them): ${w.verb} ${w.resource} ${w.namespace}/${w.name}`);
+        this.d.say(`  ${releaseId} · ${cluster}'s API server served the approve as ${w.subject.user}${groups} (impersonated by ${w.subject.impersonatedBy}, Glidepath's account): ${w.verb} ${w.resource} ${w.namespace}/${w.name}`);
         return;
       }
       await new Promise((r) => setTimeout(r, 250));

@@ -67,7 +67,7 @@ describe('npm run sandbox', () => {
       /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @sandbox\)/,
     ]);
     // dev sends writes as the person: its API server served the sandbox's approve as sandbox@example.com.
-    expect(out).toMatch(/ {2}rel-1\.29\.0 · dev's API server served the approve as sandbox@example\.com, groups sre \(Glidepath's glidepath impersonating them\): patch rollouts\S* shop\/checkout-dev/);
+    expect(out).toMatch(/ {2}rel-1\.29\.0 · dev's API server served the approve as sandbox@example\.com, groups sre \(impersonated by glidepath, Glidepath's account\): patch rollouts\S* shop\/checkout-dev/);
     inOrder(announced, [
       /→ rel-1\.29\.0 · the sandbox types for you \(--auto\): \/glidepath approve checkout-appset@prod-us/,
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
