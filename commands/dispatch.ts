@@ -6,7 +6,7 @@ import { KubeActionError } from '../src/kube/errors.js';
 import { generalHelp, usageOf } from './help.js';
 import { UsageError } from './parse.js';
 import { findSubcommand, nearestSubcommand } from './registry.js';
-import { untrusted } from '../src/slack/render/mrkdwn.js';
+import { untrusted } from '../src/text/mrkdwn.js';
 import type { CommandContext } from './types.js';
 
 /** What a person typed that is no subcommand, said back safely (no mention, no link), with the likely one. */

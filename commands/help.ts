@@ -1,7 +1,7 @@
 /** The usage text people see for `help`, for a mistake, and for an unknown subcommand. */
 import { SUBCOMMANDS } from './registry.js';
 import type { SlackText, Subcommand } from './types.js';
-import { escapeMrkdwn } from '../src/slack/render/mrkdwn.js';
+import { escapeMrkdwn } from '../src/text/mrkdwn.js';
 
 // Usage is written with <placeholders>; Slack reads `<…|…>` as a link even inside backticks
 // (`approve <pipeline@stage | …>` became a mailto link), so every < > & is escaped.

@@ -11,7 +11,7 @@ import { freightDisplayName } from '../src/model/kargo-freight.js';
 import { releaseDisplayName } from '../src/releases/record/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record/record.js';
 import { FREIGHT_RELEASE_PREFIX } from '../src/releases/record/release-ids.js';
-import { code, untrusted } from '../src/slack/render/mrkdwn.js';
+import { code, untrusted } from '../src/text/mrkdwn.js';
 import type { CommandContext } from './types.js';
 
 /** The watch source follows this cluster's Kargo objects. */

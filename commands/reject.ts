@@ -17,7 +17,7 @@ import {
   type ApproveClick,
   type RejectDialogMetadata,
 } from '../src/slack/buttons.js';
-import { code } from '../src/slack/render/mrkdwn.js';
+import { code } from '../src/text/mrkdwn.js';
 import { act, outcomeMessage, type ClickAnswer } from './act.js';
 import { nextStep, typedRolloutStep, type RolloutRef } from './approve.js';
 import { confirmModal, section } from './blocks.js';

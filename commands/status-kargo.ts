@@ -9,7 +9,7 @@ import { targetKey } from '../src/facts/fact.js';
 import { KubeActionError } from '../src/kube/errors.js';
 import { ACTIVE_PROMOTION_PHASES } from '../src/model/kargo-health.js';
 import type { ReleaseRecord } from '../src/releases/record/record.js';
-import { code, untrusted } from '../src/slack/render/mrkdwn.js';
+import { code, untrusted } from '../src/text/mrkdwn.js';
 import type { CommandContext } from './types.js';
 import type { StageRef } from './where.js';
 import { exactStage } from './kargo-choice.js';

@@ -6,7 +6,7 @@
 import type { ConfigFile } from '../src/config/file.js';
 import { catalogOf } from '../src/routing/catalog.js';
 import { describeOrigin, listPipelines, originOf } from '../src/routing/pipeline-origins.js';
-import { code, untrusted } from '../src/slack/render/mrkdwn.js';
+import { code, untrusted } from '../src/text/mrkdwn.js';
 import type { CommandContext } from './types.js';
 
 /** Group names listed per template before "and N more": a fleet's status stays one screen. */

@@ -5,7 +5,7 @@
  */
 import { releaseDisplayName } from '../src/releases/record/display-name.js';
 import type { ReleaseRecord } from '../src/releases/record/record.js';
-import { code } from '../src/slack/render/mrkdwn.js';
+import { code } from '../src/text/mrkdwn.js';
 import { mixedStageStatusLine } from '../src/slack/render/mixed-stage.js';
 import type { ConfigFile } from '../src/config/file.js';
 import { section } from './blocks.js';

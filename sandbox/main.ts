@@ -21,7 +21,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { parseEnv } from '../src/config/env.js';
-import { parseConfigFile } from '../src/config/file.js';
+import { parseConfigFile, type ConfigFile } from '../src/config/file.js';
 import { startGlidepath } from '../src/glidepath.js';
 import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
@@ -36,7 +36,7 @@ import { Actor } from './story/actor.js';
 import { Decisions } from './story/decisions.js';
 import { GlidepathView } from './story/glidepath-view.js';
 import { parseSandboxOptions } from './story/options.js';
-import { MENTION_NAMES, PEOPLE, THE_SANDBOX, YOU } from './story/people.js';
+import { ACT_AS_PEOPLE_ON, KUBERNETES_PEOPLE, MENTION_NAMES, PEOPLE, THE_SANDBOX, YOU } from './story/people.js';
 import { TranscriptPrinter } from './story/printer.js';
 import { Story } from './story/story.js';
 import { Teardown } from './story/teardown.js';
@@ -67,6 +67,20 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((r) => server.close(() => r()));
   return port;
+}
+
+/** The banner's lines on who you are in the cluster, as the config's identity map and clusters say. */
+function whoYouAre(config: ConfigFile): string {
+  const asPerson = config.clusters.filter((c) => c.authorization !== 'config').map((c) => c.name);
+  const asGlidepath = config.clusters.filter((c) => c.authorization === 'config').map((c) => c.name);
+  const line = (id: string, name: string): string => {
+    const k = config.identities.users[id];
+    return k ? `    @${name} in Slack → Kubernetes user ${k.user}, groups ${k.groups.join(', ') || '(none)'}` : `    @${name} in Slack → no Kubernetes identity`;
+  };
+  const where = asPerson.length > 0
+    ? `your clicks on ${asPerson.join(', ')} are sent as you (Impersonate-User/Group; the approvers and that cluster's RBAC decide)${asGlidepath.length > 0 ? `, on ${asGlidepath.join(', ')} as Glidepath` : ''}`
+    : 'every write is sent as Glidepath';
+  return `  you in the cluster   ${where}\n${line(YOU, PEOPLE.you.name)}\n${line(THE_SANDBOX, PEOPLE.sandbox.name)}   (acting for you with --auto)`;
 }
 
 async function main(): Promise<void> {
@@ -123,6 +137,7 @@ async function main(): Promise<void> {
       channels: CHANNELS,
       stallAfterMinutes: Math.max(0.05, 1 / options.speed),
       kargoApiUrl: `http://127.0.0.1:${kargoApiPort}`,
+      actAsPeople: { users: KUBERNETES_PEOPLE, clusters: ACT_AS_PEOPLE_ON },
     });
     const config = parseConfigFile(configText, resolve(options.dir, 'config.yaml'));
     // The text that was parsed: the parsed config holds compiled matchers (Kargo stage selections), not YAML.
@@ -177,6 +192,7 @@ async function main(): Promise<void> {
   Redis          ${redis.url}   (${redis.child ? 'a redis-server of its own' : 'keys'} under ${prefix}, removed when the sandbox stops)
   kubeconfig     ${kubeconfigPath}   (current context ${DEFAULT_CONTEXT})
 ${KUBECONFIG_CONTEXTS.map((c) => `    ${c.contexts.padEnd(24)} ${c.who}`).join('\n')}
+${whoYouAre(config)}
   try            kubectl --kubeconfig ${kubeconfigPath} get rollouts -A
 `);
 

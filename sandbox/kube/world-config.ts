@@ -23,6 +23,12 @@ export interface WorldConfigOptions {
   watchResyncMinutes?: number;
   /** prod's Kargo API (the world's stand-in): the fleet Stage is target-aware and promoted through it. Its token goes in KARGO_API_TOKENS, never here. */
   kargoApiUrl?: string;
+  /**
+   * Who the Slack users are in Kubernetes (`identities.users`), and the clusters whose writes are
+   * sent as them (`authorization: both`: the stages' approvers and the cluster's RBAC must allow).
+   * Default: none, every write is Glidepath's own.
+   */
+  actAsPeople?: { users: Record<string, { user: string; groups: string[] }>; clusters: ('dev' | 'prod')[] };
 }
 
 export function sampleWorldConfig(options: WorldConfigOptions): string {
@@ -41,6 +47,9 @@ export function sampleWorldConfig(options: WorldConfigOptions): string {
   };
   const prod = `{ approve: ${approvers}, abort: ${approvers}, promote: ${approvers} }`;
   const path = JSON.stringify(options.kubeconfigPath);
+  const actAs = options.actAsPeople;
+  const authorization = (cluster: 'dev' | 'prod'): string => (actAs?.clusters.includes(cluster) ? `\n    # Writes are sent as the person (Impersonate-User/Group): the stages' approvers and this cluster's RBAC decide.\n    authorization: both` : '');
+  const identities = actAs ? `\n# Who each Slack user is in Kubernetes, for the clusters whose writes are sent as the person.\nidentities:\n  users:\n${Object.entries(actAs.users).map(([id, k]) => `    ${id}: { user: ${JSON.stringify(k.user)}, groups: ${JSON.stringify(k.groups)} }`).join('\n')}` : '';
   const resync = options.watchResyncMinutes ?? (options.stallAfterMinutes ? options.stallAfterMinutes / 2 : undefined);
   return `# Generated for the sandbox's simulated clusters (sandbox/kube/world.ts).
 settings:
@@ -51,7 +60,7 @@ clusters:
   - name: dev
     kubeconfigContext: dev
     kubeconfigPath: ${path}
-    optional: true
+    optional: true${authorization('dev')}
   - name: prod
     kubeconfigContext: prod
     kubeconfigPath: ${path}
@@ -60,7 +69,7 @@ clusters:
     # prod is also watched: no notification carries an ApplicationSet (checkout-appset's RollingSync
     # steps) and Kargo OSS sends none (checkout-kargo is followed from its Stages, Promotions and
     # Freight); the webhooks still carry Rollouts and Argo CD.
-    facts: both
+    facts: both${authorization('prod')}${identities}
 # checkout, checkout-appset and checkout-kargo watch the SAME Rollouts (shop/checkout-*): three
 # ways to describe one service's path. The ApplicationSet's RollingSync decides when the prod
 # Rollouts move (staging → prod-eu → prod-us, the last step gated), whichever pipeline shows them.

@@ -50,6 +50,18 @@ export const GLIDEPATH_RULES: PolicyRule[] = [
   { verbs: ['patch', 'update'], apiGroups: ['argoproj.io'], resources: ['rollouts', 'rollouts/status', 'applications'] },
   { verbs: ['create', 'patch'], apiGroups: ['kargo.akuity.io'], resources: ['promotions'] },
   { verbs: ['promote'], apiGroups: ['kargo.akuity.io'], resources: ['stages'] },
+  // Clusters whose config says `authorization: both` (the sandbox's dev): a person's write is sent
+  // as them and the cluster's RBAC asked first, as deploy/rbac grants.
+  { verbs: ['impersonate'], apiGroups: [''], resources: ['users', 'groups'] },
+  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'] },
+];
+
+/** The people's Kubernetes group (the sandbox's identity map puts you in it): what the cluster lets them write. */
+export const PEOPLE_GROUP = 'sre';
+const PEOPLE_RULES: PolicyRule[] = [
+  { verbs: ['patch', 'update'], apiGroups: ['argoproj.io'], resources: ['rollouts', 'rollouts/status', 'applications'] },
+  { verbs: ['create', 'patch'], apiGroups: ['kargo.akuity.io'], resources: ['promotions'] },
+  { verbs: ['promote'], apiGroups: ['kargo.akuity.io'], resources: ['stages'] },
 ];
 
 /** Glidepath's token: its kubeconfig user, and (the sandbox's shortcut) its Kargo API token too, with the promote verb on Stages. */
@@ -65,7 +77,7 @@ export const WORLD_USERS: SandboxUser[] = [
 export const KUBECONFIG_CONTEXTS: { contexts: string; who: string }[] = [
   { contexts: 'admin@dev, admin@prod', who: 'you, an administrator: may do anything (the default context)' },
   { contexts: 'viewer@dev, viewer@prod', who: 'read-only: get, list and watch' },
-  { contexts: 'dev, prod', who: "Glidepath's own service account: reads everything, patches Rollouts and Applications, promotes Kargo stages" },
+  { contexts: 'dev, prod', who: "Glidepath's own service account: reads everything, patches Rollouts and Applications, promotes Kargo stages, impersonates people" },
 ];
 
 /** A person's context: kubectl without --context acts as an administrator, never as the bot. */
@@ -184,6 +196,7 @@ export async function startSampleWorld(options: SampleWorldOptions = {}): Promis
           : {}),
       },
     });
+    standIn.server.authorizer.grant('Group', PEOPLE_GROUP, PEOPLE_RULES);
     return { ...standIn, name, rollouts: standIn.rollouts! };
   };
 

@@ -15,3 +15,14 @@ export const PEOPLE: Record<Person, { id: string; name: string; realName: string
 
 /** Mention names by Slack user id, for the terminal and the page. */
 export const MENTION_NAMES: Record<string, string> = { [YOU]: 'you', [THE_SANDBOX]: 'sandbox' };
+
+/**
+ * Who you and the sandbox are in Kubernetes (the config's identity map): on the clusters that send
+ * writes as the person (the sandbox's dev), your approve reaches the API server as you@example.com.
+ */
+export const KUBERNETES_PEOPLE: Record<string, { user: string; groups: string[] }> = {
+  [YOU]: { user: 'you@example.com', groups: ['sre'] },
+  [THE_SANDBOX]: { user: 'sandbox@example.com', groups: ['sre'] },
+};
+/** The clusters whose writes are sent as the person (`authorization: both`); prod's stay Glidepath's own. */
+export const ACT_AS_PEOPLE_ON: ('dev' | 'prod')[] = ['dev'];

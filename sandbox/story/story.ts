@@ -6,6 +6,7 @@
  * it prints names the release it is about.
  */
 import { APPROVE_ACTION_ID, REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
+import type { ServedRequest } from '../kube/server.js';
 import type { SampleWorld } from '../kube/world.js';
 import type { SlackStandIn } from '../slack/server.js';
 import { messageTarget, type Actor, type ClickTarget } from './actor.js';
@@ -47,6 +48,9 @@ export class Story {
   private async approval(b: PrintedButton): Promise<void> {
     const current = () => this.d.slack.transcript.find(b.channel, b.message.ts);
     const rollout = /`([^`]+)` is paused/.exec(JSON.stringify(b.message.blocks))?.[1] ?? 'a canary';
+    const [cluster, namespace, name] = rollout.split('/');
+    const server = cluster === 'dev' || cluster === 'prod' ? this.d.world.clusters[cluster].server : undefined;
+    const before = new Set(server?.writes);
     await this.d.decisions.wait({
       releaseId: b.releaseId,
       what: `${b.pipeline}: ${rollout} waits for approval`,
@@ -62,6 +66,25 @@ export class Story {
         if (now) await this.d.actor.click(by, b.releaseId, messageTarget(now), { actionId: APPROVE_ACTION_ID, value: b.value, label: 'Approve' });
       },
     });
+    if (server) await this.sentAsPerson(b.releaseId, cluster!, () => server.writes.find((w) => !before.has(w) && w.subject.impersonatedBy !== undefined && w.namespace === namespace && w.name === name));
+  }
+
+  /**
+   * Says who the cluster served an approve as, when Glidepath sent it as the person (a cluster with
+   * `authorization: both`): the stand-in API server's record of the write, as an audit log has it.
+   * Clusters whose writes are Glidepath's own have no such write: nothing is said.
+   */
+  private async sentAsPerson(releaseId: string, cluster: string, write: () => ServedRequest | undefined): Promise<void> {
+    // Wall-clock time: the write follows the click in machine time, whatever the story's speed.
+    for (const started = Date.now(); Date.now() - started < MIN_WAIT_WALL_MS; ) {
+      const w = write();
+      if (w) {
+        const groups = w.subject.groups.length > 0 ? `, groups ${w.subject.groups.join(', ')}` : '';
+        this.d.say(`  ${releaseId} · ${cluster}'s API server served the approve as ${w.subject.user}${groups} (impersonated by ${w.subject.impersonatedBy}, Glidepath's account): ${w.verb} ${w.resource} ${w.namespace}/${w.name}`);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 
   /** Whether a response_url answer since `from` says what `test` looks for. */

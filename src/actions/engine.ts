@@ -10,8 +10,9 @@ import { KubeActionError } from '../kube/errors.js';
 import type { KubeIdentity } from '../kube/impersonation.js';
 import { approvalsGate, freshnessGate, permissionGate, rejectionGate } from './gates.js';
 import { freezeGate } from './freeze.js';
+import { actionReads } from './reads.js';
 import { overrideNote } from './rejections.js';
-import { untrusted } from '../slack/render/mrkdwn.js';
+import { untrusted } from '../text/mrkdwn.js';
 import { stageLabel, type ActionContext, type ActionRequest, type GateDecision, type Outcome, type SendResult } from './types.js';
 
 const ICON: Record<AuditResult, string> = { allowed: ':hourglass_flowing_sand:', denied: ':no_entry:', failed: ':x:', done: ':white_check_mark:' };
@@ -80,6 +81,8 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
   // Done and first approvals mark the clicked message (src/slack/listeners/actions/buttons.ts).
   const line = (result: AuditResult, text: string) => threadLine(ctx, pipeline, request.releaseId, `${ICON[result]} ${text}`, result === 'done' || result === 'allowed');
   const trail: Trail = { gates: [] };
+  // The cluster reads the gates share: each made once for this action.
+  const reads = actionReads(ctx.clusters.api(intent.cluster), ctx.now);
 
   // 1. Permission: the config, the cluster's RBAC for the person, or both.
   const permission = await permissionGate(ctx, { action: intent.action, where, writes: intent.writes });
@@ -98,7 +101,7 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
   // 2. Freeze windows: the config's freezes (break-glass with a reason) and Argo CD's syncWindows.
   let freeze: Awaited<ReturnType<typeof freezeGate>>;
   try {
-    freeze = await freezeGate(ctx, request);
+    freeze = await freezeGate(ctx, request, reads);
   } catch (err) {
     return failed(ctx, request, trail, err, undefined);
   }
@@ -116,7 +119,7 @@ export async function act<D>(ctx: ActionContext, request: ActionRequest<D>): Pro
   // 3. Freshness: what the write is judged on must be what Argo CD has reconciled.
   let fresh: Awaited<ReturnType<typeof freshnessGate>>;
   try {
-    fresh = await freshnessGate(ctx, intent);
+    fresh = await freshnessGate(intent, reads);
   } catch (err) {
     return failed(ctx, request, trail, err);
   }

@@ -17,9 +17,10 @@ import { getTyped } from '../kube/reads.js';
 import { APP_PROJECTS } from '../kube/resources.js';
 import { KubeActionError } from '../kube/errors.js';
 import { doublestarToRegExp } from '../model/kargo-name-pattern.js';
-import { formatInZone, openUntil, parseGoDuration, parseLocalTime, validTimeZone, type TimeWindow } from '../policy/freeze-windows.js';
+import { formatInZone, openUntil, parseGoDuration, parseLocalTime, validTimeZone, type TimeWindow } from '../time/windows.js';
 import { appProjectSchema, canSyncManually, windowApplies, type AppProject } from '../policy/sync-windows.js';
-import { untrusted } from '../slack/render/mrkdwn.js';
+import { untrusted } from '../text/mrkdwn.js';
+import type { ActionReads } from './reads.js';
 import type { ActionContext, ActionRequest, GateDecision } from './types.js';
 
 export type FreezeDecision = Extract<GateDecision, { gate: 'freeze' }>;
@@ -120,10 +121,10 @@ async function projectOf(ctx: ActionContext, cluster: string, name: string, cach
   return found;
 }
 
-async function syncWindows(ctx: ActionContext, request: ActionRequest, now: number): Promise<FreezeDecision | undefined> {
+async function syncWindows(ctx: ActionContext, request: ActionRequest, reads: ActionReads, now: number): Promise<FreezeDecision | undefined> {
   const { intent } = request;
   if (!intent.syncs) return undefined;
-  const apps = await intent.syncs(ctx.clusters.api(intent.cluster));
+  const apps = await intent.syncs(reads);
   const cache = new Map<string, Promise<AppProject | undefined>>();
   let applied = 0;
   for (const app of apps) {
@@ -147,10 +148,10 @@ async function syncWindows(ctx: ActionContext, request: ActionRequest, now: numb
 }
 
 /** The gate: Argo CD's windows first (no override here can pass them), then the config's freezes. */
-export async function freezeGate(ctx: ActionContext, request: ActionRequest): Promise<FreezeDecision | undefined> {
+export async function freezeGate(ctx: ActionContext, request: ActionRequest, reads: ActionReads): Promise<FreezeDecision | undefined> {
   if (request.intent.action === 'abort') return undefined;
   const now = (ctx.now ?? Date.now)();
-  const byArgo = await syncWindows(ctx, request, now);
+  const byArgo = await syncWindows(ctx, request, reads, now);
   if (byArgo && !byArgo.allowed) return byArgo;
   return (await configFreeze(ctx, request, now)) ?? byArgo;
 }

@@ -4,12 +4,13 @@
  * action and audits every decision made. Freeze windows (issue #23 item 5) go between permission
  * and freshness; `approvalsGate` is the stage's quorum (quorum.ts).
  */
-import { checkFreshness, type FreshnessSnapshot } from '../kube/freshness-reader.js';
+import type { FreshnessSnapshot } from '../kube/freshness-reader.js';
 import { staleForStep } from '../kube/rolling-sync.js';
 import type { AccessAttributes, KubeIdentity } from '../kube/impersonation.js';
 import { authorizationOf, clusterAllows, type ClusterDecision } from '../policy/cluster-authorization.js';
 import { authorize, type ClusterAction } from '../policy/permissions.js';
 import { quorumGate, type ApprovalsAnswer } from './quorum.js';
+import type { ActionReads } from './reads.js';
 import { rejectedState } from './rejections.js';
 import type { ActionContext, GateDecision, Intent, StageRef } from './types.js';
 
@@ -71,13 +72,13 @@ export async function permissionGate(ctx: ActionContext, request: { action: Clus
 /**
  * A RollingSync step only on fresh state: the children of this step and every earlier one must
  * have been reconciled since the latest step transition (docs/freshness.md). The snapshot read
- * here is the one the write is judged and sent on. A step that cannot be judged (no RollingSync,
+ * here (the action's one read, which the freeze gate may have made) is the one the write is judged and sent on. A step that cannot be judged (no RollingSync,
  * no such step) passes here and is refused by the write, with its own words.
  */
-export async function freshnessGate(ctx: ActionContext, intent: Intent): Promise<{ decision?: Extract<GateDecision, { gate: 'freshness' }>; snapshot?: FreshnessSnapshot }> {
+export async function freshnessGate(intent: Intent, reads: ActionReads): Promise<{ decision?: Extract<GateDecision, { gate: 'freshness' }>; snapshot?: FreshnessSnapshot }> {
   const wanted = intent.freshness;
   if (!wanted) return {};
-  const snapshot = await checkFreshness(ctx.clusters.api(intent.cluster), wanted.namespace, wanted.appSet, ctx.now ? { now: ctx.now } : {});
+  const snapshot = await reads.freshness(wanted.namespace, wanted.appSet);
   const stale = staleForStep(snapshot, wanted.step);
   if (stale.length === 0) return { snapshot, decision: { gate: 'freshness', allowed: true, checked: snapshot.children.length } };
   return { snapshot, decision: { gate: 'freshness', allowed: false, reason: `${stale.length} Applications are not fresh`, stale: stale.map((s) => s.name) } };

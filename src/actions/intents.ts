@@ -10,9 +10,7 @@ import { refreshAndWait } from '../kube/freshness-reader.js';
 import { freightLabel } from '../kube/kargo-availability.js';
 import { promote, type PromoteOutcome } from '../kube/kargo.js';
 import { roundsText } from '../kube/refresh-rounds.js';
-import { checkFreshness } from '../kube/freshness-reader.js';
-import { listApplications } from '../kube/reads.js';
-import type { Application } from '../model/application.js';
+import type { ApplicationCore } from '../model/application.js';
 import type { WindowSubject } from '../policy/sync-windows.js';
 import { staleReason, stepsOfChildren, syncRollingSyncStep, type RollingSyncRefusal } from '../kube/rolling-sync.js';
 import { abortRollout, approveCanaryStep, type ExpectedCanaryStep, type RolloutRefusal } from '../kube/rollout-operations.js';
@@ -30,7 +28,7 @@ export interface ObjectRef {
 }
 
 /** What a sync window is matched on (src/policy/sync-windows.ts). */
-const windowSubject = (app: Application): WindowSubject => ({ name: app.metadata.name, project: app.spec?.project, destination: app.spec?.destination });
+const windowSubject = (app: ApplicationCore): WindowSubject => ({ name: app.metadata.name, project: app.spec?.project, destination: app.spec?.destination });
 
 const key = (ref: ObjectRef): string => `${ref.cluster}/${ref.namespace}/${ref.name}`;
 
@@ -92,11 +90,11 @@ export function rollingSyncStep(ctx: ActionContext, ref: ObjectRef, step: number
     // The step's children are Applications in the ApplicationSet's namespace.
     writes: applicationsAccess(ref.namespace),
     expected: `${target}@appset#${revision}#s${step}`,
-    syncs: async (api) => {
-      // The step's children by the controller's rules, then their projects and destinations (not in the freshness read).
-      const [snapshot, apps] = await Promise.all([checkFreshness(api, ref.namespace, ref.name), listApplications(api, ref.namespace)]);
+    syncs: async (reads) => {
+      // The step's children by the controller's rules, from the read the freshness gate judges too.
+      const snapshot = await reads.freshness(ref.namespace, ref.name);
       const steps = stepsOfChildren(snapshot.appSet, snapshot.children);
-      return apps.items.filter((a) => steps.get(a.metadata.name) === step).map(windowSubject);
+      return snapshot.children.filter((a) => steps.get(a.metadata.name) === step).map(windowSubject);
     },
     freshness: { namespace: ref.namespace, appSet: ref.name, step, refusal: (stale) => ({ reason: staleReason(ref.name, step, stale), details: { why: 'stale', stale } }) },
     async send(api, as, read) {
@@ -148,10 +146,10 @@ export function applicationsRefresh(ctx: ActionContext, wanted: RefreshWanted): 
     describe: `refresh ${snapshot.report.stale.length} stale Applications of ${target}`,
     // The children are Applications in the ApplicationSet's namespace.
     writes: applicationsAccess(appSet.namespace),
-    syncs: async (api) => {
+    // The stale children of the snapshot the command read: no read of its own.
+    syncs: () => {
       const stale = new Set(snapshot.report.stale.map((c) => c.name));
-      const apps = await listApplications(api, appSet.namespace);
-      return apps.items.filter((a) => stale.has(a.metadata.name)).map(windowSubject);
+      return snapshot.children.filter((a) => stale.has(a.metadata.name)).map(windowSubject);
     },
     async send(api) {
       await wanted.onAllowed?.();

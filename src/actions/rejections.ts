@@ -10,9 +10,9 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Fact } from '../facts/fact.js';
-import { untrusted } from '../slack/render/mrkdwn.js';
+import { untrusted } from '../text/mrkdwn.js';
 import type { Keys } from '../store/keys.js';
-import type { Intent } from './types.js';
+import type { ClusterAction } from '../policy/permissions.js';
 
 /** The longest reason kept: a rejection is a sentence for the team, not a document. */
 export const REJECTION_REASON_LIMIT = 500;
@@ -46,13 +46,20 @@ export function overrideNote(overrides: { by: string; reason: string }): string 
   return `; this overrides the rejection by <@${overrides.by}>: ${quotedReason(overrides.reason)}`;
 }
 
+/** What of an intent (types.ts `Intent`) a rejection reads; named here so types.ts alone imports this file, not both ways. */
+export interface RejectableIntent {
+  action: ClusterAction;
+  target: string;
+  expected?: string | undefined;
+}
+
 /**
  * The state a rejection of `intent` holds, and an approval of it overrides: the Kargo Stage for a
  * promote (a rejection holds every promotion to it, whichever Freight a promote names: the quorum
  * ties a promote's approvals to its Freight, a rejection is of the Stage), else the approval's own
  * `expected` state.
  */
-export function rejectedState(intent: Pick<Intent, 'action' | 'target' | 'expected'>): string | undefined {
+export function rejectedState(intent: RejectableIntent): string | undefined {
   if (intent.action === 'promote') return `${intent.target}@promote`;
   return intent.expected;
 }

@@ -18,6 +18,7 @@ import type { ChildFreshness } from '../kube/freshness.js';
 import type { ReleaseReader } from '../releases/store/ports.js';
 import type { ApprovalStore } from './approvals.js';
 import type { WindowSubject } from '../policy/sync-windows.js';
+import type { ActionReads } from './reads.js';
 import type { Rejections } from './rejections.js';
 
 /** Where a release's thread lives in Slack. */
@@ -83,8 +84,8 @@ export interface Intent<D = unknown> {
   expected?: string;
   /** The ApplicationSet whose children must be fresh before the write (RollingSync steps). */
   freshness?: { namespace: string; appSet: string; step: number; refusal(stale: ChildFreshness[]): { reason: string; details: D } };
-  /** The Argo CD Applications the write syncs or refreshes: their AppProjects' syncWindows hold it (the freeze gate). */
-  syncs?: (api: KubeApi) => Promise<WindowSubject[]>;
+  /** The Argo CD Applications the write syncs or refreshes: their AppProjects' syncWindows hold it (the freeze gate). Read through the action's reads, shared with the freshness gate. */
+  syncs?: (reads: ActionReads) => Promise<WindowSubject[]> | WindowSubject[];
   /** `api` sends its writes as the person when the cluster decides, else as Glidepath. */
   send(api: KubeApi, as: KubeIdentity | undefined, read: { snapshot?: FreshnessSnapshot }): Promise<SendResult<D>>;
 }

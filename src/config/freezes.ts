@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { doublestarToRegExp, NamePatternError } from '../model/kargo-name-pattern.js';
-import { parseGoDuration, parseLocalTime, validCron, validTimeZone } from '../policy/freeze-windows.js';
+import { parseGoDuration, parseLocalTime, validCron, validTimeZone } from '../time/windows.js';
 
 const slackPrincipal = z.string().regex(/^[USW][A-Z0-9]{2,}$/, 'must be a Slack user id (U…/W…) or user group id (S…)');
 

@@ -144,7 +144,14 @@ export const applicationCoreSchema = ofType(
       annotations: opt(z.record(z.string(), z.string())),
       ownerReferences: opt(z.array(z.object({ kind: longId, name: longId, uid: opt(longId), controller: opt(z.boolean()) })).max(64)),
     }),
-    spec: opt(z.object({ syncPolicy: opt(z.object({ automated: opt(z.object({ prune: opt(z.boolean()) })), syncOptions: opt(z.array(longId)), retry: opt(z.looseObject({})) })) })),
+    spec: opt(
+      z.object({
+        syncPolicy: opt(z.object({ automated: opt(z.object({ prune: opt(z.boolean()) })), syncOptions: opt(z.array(longId)), retry: opt(z.looseObject({})) })),
+        // What an AppProject's syncWindows match (the freeze gate), so an action reads the children once.
+        project: opt(longId),
+        destination: opt(z.object({ server: opt(longId), name: opt(longId), namespace: opt(longId) })),
+      }),
+    ),
     operation: opt(z.looseObject({})),
     status: opt(
       z.object({

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { ARGOPROJ, ident, objectMetaSchema, ofType } from '../model/meta.js';
-import { nextOpening, openUntil, parseGoDuration, validCron, validTimeZone } from './freeze-windows.js';
+import { nextOpening, openUntil, parseGoDuration, validCron, validTimeZone } from '../time/windows.js';
 
 const syncWindowSchema = z.looseObject({
   kind: ident(16).nullish(),

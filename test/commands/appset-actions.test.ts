@@ -152,6 +152,17 @@ describe('approve the next RollingSync step', () => {
     expect(w.entry('prod')).toMatchObject({ status: 'Healthy', targetRevisions: [sha] });
   });
 
+  it('one approve reads the ApplicationSet, its Applications and their AppProject once each: the freeze gate, the freshness gate and the sync judge the same read', async () => {
+    await start(false);
+    const reads = () => new Map([...w.server.requestCounts].filter(([k]) => k.startsWith('get ') || k.startsWith('list ')));
+    const before = reads();
+    const answer = await (await rig.command('approve prod/argocd/checkout')).first();
+    expect(said(answer)).toMatch(/^:white_check_mark: approved RollingSync step 3 of prod\/argocd\/checkout/);
+    const made = Object.fromEntries([...reads()].map(([k, n]) => [k, n - (before.get(k) ?? 0)]).filter(([, n]) => n !== 0));
+    // The command's own read (which step is next) is one of each; the action's, shared by its gates and the sync, the other.
+    expect(made).toEqual({ 'get applicationsets': 2, 'list applications': 2, 'get appprojects': 1 });
+  });
+
   it('under the stale-cache fault refuses with the stale list and a Refresh-and-approve button, and keeps refusing until the children are fresh and earlier steps really Healthy', async () => {
     await start(true);
     const sha = await newCommit();

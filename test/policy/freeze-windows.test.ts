@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configFileSchema } from '../../src/config/file.js';
 import { openFreezes } from '../../src/actions/freeze.js';
-import { formatInZone, openUntil, parseGoDuration, parseLocalTime, zoneOffsetMs } from '../../src/policy/freeze-windows.js';
+import { formatInZone, openUntil, parseGoDuration, parseLocalTime, zoneOffsetMs } from '../../src/time/windows.js';
 import { argoGlob, canSyncManually, windowApplies, type SyncWindow } from '../../src/policy/sync-windows.js';
 
 const at = (iso: string) => Date.parse(iso);

@@ -66,6 +66,8 @@ describe('npm run sandbox', () => {
       // The sandbox's clicks are its own, never yours.
       /rel-1\.29\.0 · checkout — reply edited:\n {2}↳ .*approved step 2 of \S+\/shop\/checkout-\S+: the canary moves on \(by @sandbox\)/,
     ]);
+    // dev sends writes as the person: its API server served the sandbox's approve as sandbox@example.com.
+    expect(out).toMatch(/ {2}rel-1\.29\.0 · dev's API server served the approve as sandbox@example\.com, groups sre \(impersonated by glidepath, Glidepath's account\): patch rollouts\S* shop\/checkout-dev/);
     inOrder(announced, [
       /→ rel-1\.29\.0 · the sandbox types for you \(--auto\): \/glidepath approve checkout-appset@prod-us/,
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
@@ -93,6 +95,8 @@ describe('npm run sandbox', () => {
     // The banner says which kubeconfig context is whose; a person's default is admin.
     expect(out).toContain('(current context admin@prod)');
     expect(out).toMatch(/dev, prod +Glidepath's own service account/);
+    // …and who you are in the cluster, from the config's identity map.
+    expect(out).toMatch(/you in the cluster +your clicks on dev are sent as you .*, on prod as Glidepath\n +@you in Slack → Kubernetes user you@example\.com, groups sre\n/);
   }, 300_000);
 
   it('without --auto holds at the first pause, says so in the terminal and in the page, and Enter in the terminal approves it as you', async () => {
@@ -118,6 +122,9 @@ describe('npm run sandbox', () => {
       child.stdin.write('\n');
       await waitFor(async () => new RegExp(`approved step 2 of ${rollout.replace(/[/.]/g, '\\$&')}: the canary moves on \\(by @you\\)`).test(out), `the approval of ${rollout} by you\n${out}`, 60_000);
       expect(out).toContain('→ rel-1.29.0 · you click Approve');
+      // On dev your approve reaches the API server as you; prod's writes are Glidepath's own.
+      if (rollout.startsWith('dev/')) await waitFor(async () => /rel-1\.29\.0 · dev's API server served the approve as you@example\.com, groups sre/.test(out), `dev's record of your approve\n${out}`, 30_000);
+      else expect(out).not.toMatch(/prod's API server served the approve as/);
       expect(out).not.toMatch(/the sandbox clicks|by @sandbox|--auto: the sandbox does it/);
     } finally {
       child.kill('SIGINT');

@@ -6,7 +6,7 @@
  */
 import type { OutOfOrderDetail, OutOfOrderMember } from '../../releases/record/appset-record.js';
 import { shortRevision } from '../../releases/record/revisions.js';
-import { code, untrusted } from './mrkdwn.js';
+import { code, untrusted } from '../../text/mrkdwn.js';
 
 function memberLine(m: OutOfOrderMember, revision: string | undefined): string {
   const targets = m.targets.length === 0 ? 'no revision' : m.targets.map((r) => code(shortRevision(r), 40)).join(', ');

@@ -21,8 +21,6 @@ export const MESSAGE_TEXT_BUDGET = 11_000;
 /** The notification fallback `text` of a message. */
 export const FALLBACK_TEXT_LIMIT = 300;
 
-export const TRUNCATED = '… (truncated)';
-
 export interface TextObject {
   type: 'mrkdwn' | 'plain_text';
   text: string;

@@ -6,11 +6,10 @@ import {
   CONTEXT_TEXT_LIMIT,
   HEADER_TEXT_LIMIT,
   SECTION_TEXT_LIMIT,
-  TRUNCATED,
   type Block,
   type TextObject,
 } from './blocks.js';
-import { truncate } from './mrkdwn.js';
+import { TRUNCATED, truncate } from '../../text/mrkdwn.js';
 
 export interface FitOptions {
   maxBlocks: number;

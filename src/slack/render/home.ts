@@ -4,7 +4,7 @@ import { releaseDisplayName } from '../../releases/record/display-name.js';
 import type { ReleaseRecord } from '../../releases/record/record.js';
 import { HOME_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type HomeView } from './blocks.js';
 import { fitBlocks } from './fit.js';
-import { code, slackDate, untrusted } from './mrkdwn.js';
+import { code, slackDate, untrusted } from '../../text/mrkdwn.js';
 import { STATUS_ICON } from './stage.js';
 
 export interface HomePipeline {

@@ -5,7 +5,7 @@
  * escaped and bounded.
  */
 import type { ReplyDetail } from '../../releases/record/record.js';
-import { code, quoted, untrusted } from './mrkdwn.js';
+import { code, quoted, untrusted } from '../../text/mrkdwn.js';
 
 const verbOf = (phase: string): string => (phase === 'Aborted' ? 'was aborted' : phase === 'Errored' ? 'errored' : 'failed');
 

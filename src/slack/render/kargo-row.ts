@@ -6,7 +6,7 @@
  */
 import { imageTag } from '../../releases/record/display-name.js';
 import type { TargetState } from '../../releases/record/record.js';
-import { code, untrusted } from './mrkdwn.js';
+import { code, untrusted } from '../../text/mrkdwn.js';
 
 const MAX_STAGES = 8;
 const MAX_IMAGES = 2;

@@ -7,7 +7,7 @@
 import type { ReleaseStatus } from '../../releases/record/record.js';
 import { FALLBACK_TEXT_LIMIT, MESSAGE_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type RenderedMessage } from './blocks.js';
 import { fitBlocks } from './fit.js';
-import { slackDate, truncate } from './mrkdwn.js';
+import { slackDate, truncate } from '../../text/mrkdwn.js';
 
 const ENDED: Partial<Record<ReleaseStatus, string>> = {
   Complete: 'completed',

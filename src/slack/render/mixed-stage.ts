@@ -4,7 +4,7 @@
  * is escaped and bounded, and the lists are bounded by the record (ten named, the rest counted).
  */
 import type { MixedGroup, OtherReleases } from '../../releases/record/record.js';
-import { code, untrusted } from './mrkdwn.js';
+import { code, untrusted } from '../../text/mrkdwn.js';
 
 function targetsText(group: MixedGroup): string {
   const named = group.targets.map((t) => code(t, 253)).join(', ');

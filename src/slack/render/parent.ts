@@ -13,7 +13,7 @@ import {
   type RenderedMessage,
 } from './blocks.js';
 import { fitBlocks } from './fit.js';
-import { code, link, slackDate, untrusted } from './mrkdwn.js';
+import { code, link, slackDate, untrusted } from '../../text/mrkdwn.js';
 import { kargoTargetLines } from './kargo-row.js';
 import { STATUS_ICON, countsText, sortedTargets, stepText, troubledTargets, weightText } from './stage.js';
 import { stepRow } from './step-row.js';

@@ -7,7 +7,7 @@
  * alone (release-timeline-image.ts), and the alt text says what the image shows.
  */
 import { FINISHED_RELEASE_STATUSES, type ReleaseRecord, type StageState, type TimelineHold } from '../../releases/record/record.js';
-import { truncate } from './mrkdwn.js';
+import { truncate } from '../../text/mrkdwn.js';
 
 /** Rows drawn: stages first, then steps in order; a release with more says how many were left out. */
 export const MAX_TIMELINE_ROWS = 24;

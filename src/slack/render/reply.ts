@@ -15,7 +15,7 @@ import {
 import { outOfOrderText } from './appset-reply.js';
 import { approveAndAbort, promoteButton } from './buttons.js';
 import { fitBlocks } from './fit.js';
-import { code, quoted, slackDate, truncate, untrusted } from './mrkdwn.js';
+import { code, quoted, slackDate, truncate, untrusted } from '../../text/mrkdwn.js';
 import { kargoReplyBody } from './kargo-reply.js';
 import { mixedStageText } from './mixed-stage.js';
 import { stallAwaiting, stallCause } from './stall-reply.js';

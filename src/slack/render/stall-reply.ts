@@ -3,7 +3,7 @@
  * source (src/releases/reduce/stall.ts), and what the release waits for a person to do besides.
  */
 import type { ReplyDetail } from '../../releases/record/record.js';
-import { code, untrusted } from './mrkdwn.js';
+import { code, untrusted } from '../../text/mrkdwn.js';
 
 type Source = NonNullable<NonNullable<ReplyDetail['stall']>['source']>;
 

@@ -1,7 +1,7 @@
 /** What a stage row says of an ApplicationSet step: which step, and how many members are done at which revision. */
 import type { StageState } from '../../releases/record/record.js';
 import { shortRevision } from '../../releases/record/revisions.js';
-import { code, untrusted } from './mrkdwn.js';
+import { code, untrusted } from '../../text/mrkdwn.js';
 
 export interface StepRow {
   /** Parts of the row's first line, after the status. */

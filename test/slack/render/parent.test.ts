@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StageStatus } from '../../../src/releases/record/record.js';
-import { TRUNCATED } from '../../../src/slack/render/blocks.js';
+import { TRUNCATED } from '../../../src/text/mrkdwn.js';
 import { renderParent } from '../../../src/slack/render/parent.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import { imageTag } from '../../../src/releases/record/display-name.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplyKind } from '../../../src/releases/record/record.js';
-import { TRUNCATED } from '../../../src/slack/render/blocks.js';
+import { TRUNCATED } from '../../../src/text/mrkdwn.js';
 import { ABORT_ACTION_ID, APPROVE_ACTION_ID, REJECT_ACTION_ID, PROMOTE_ACTION_ID, type ButtonValue } from '../../../src/slack/buttons.js';
 import { renderReply } from '../../../src/slack/render/reply.js';
 import { record, reply, T0 } from '../support/records.js';

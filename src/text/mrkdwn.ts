@@ -1,8 +1,12 @@
 /**
  * Text from a cluster (Rollout messages, names, Argo CD errors) is untrusted: escaped so that
  * `<!channel>` or `<@U123>` is shown, never acted on, and bounded so Slack never rejects the message.
+ * Pure text, below everything that writes words for Slack: the renderer, the commands and the
+ * action engine's thread lines and refusals all escape with these.
  */
-import { TRUNCATED } from './blocks.js';
+
+/** What ends a cut text (and a list of blocks cut short), so a reader knows there is more. */
+export const TRUNCATED = '… (truncated)';
 
 /** Slack mrkdwn control characters (https://api.slack.com/reference/surfaces/formatting#escaping). */
 export function escapeMrkdwn(text: string): string {
