@@ -42,6 +42,7 @@ import { FactReducer } from './releases/reducer-worker.js';
 import { AppSetRollouts } from './releases/appset-rollouts.js';
 import { AppSetMemberships } from './releases/appset-memberships.js';
 import { ReleaseStore } from './releases/store.js';
+import { DeliveryStats } from './releases/delivery-stats.js';
 import { TargetIndex } from './releases/target-index.js';
 import { OwnActions } from './releases/own-actions.js';
 import { AnalysisRunReader } from './kube/analysis-runs.js';
@@ -244,6 +245,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       announcedImages: new AnnouncedImages(work, keys, longestReleaseTtlMs(config)),
       appSetMemberships: new AppSetMemberships(work, keys, longestReleaseTtlMs(config)),
       appSetRollouts: new AppSetRollouts(work, keys, config, longestReleaseTtlMs(config)),
+      delivery: new DeliveryStats(work, keys),
     });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({

@@ -7,6 +7,7 @@ import type { FailingMetric } from '../model/analysis-run.js';
 import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
 import type { KargoTargetState } from './kargo-state.js';
 import type { StallDetail } from './stall.js';
+import type { DeliveryEvent } from './delivery-figures.js';
 
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
@@ -292,6 +293,8 @@ export type Effect =
   | { id: string; type: 'watchdog.arm'; dueAt: number }
   /** Reduce the release again at `dueAt` (a grace that ends with no fact to tell it: src/releases/recheck.ts). */
   | { id: string; type: 'release.recheck'; dueAt: number }
+  /** The release opened or reached a status the delivery figures count (delivery-events.ts); `at` in ms, `leadMs` when it completed. */
+  | { id: string; type: 'delivery.note'; event: DeliveryEvent; at: number; leadMs?: number }
   | {
       id: string;
       type: 'release.supersede';

@@ -13,6 +13,7 @@ import type { ClusterClients } from '../../kube/clusters.js';
 import type { GroupDirectory } from '../../policy/permissions.js';
 import type { IdentityMap } from '../../policy/identity.js';
 import type { ReleaseReader } from '../../releases/ports.js';
+import type { DeliveryReader } from '../../releases/delivery-stats.js';
 import type { OwnActions } from '../../releases/own-actions.js';
 import type { ApprovalStore } from '../../actions/approvals.js';
 import type { ChannelProblems } from '../channel-problems.js';
@@ -29,6 +30,8 @@ export interface SlackText {
 export interface CommandServices {
   config: ConfigFile;
   releases: ReleaseReader;
+  /** The delivery roll-ups (/glidepath stats); absent: stats says they are not kept here. */
+  delivery?: DeliveryReader;
   kube: KubeReads;
   /** For the few plain reads the operations do not cover (a Rollout before a typed approve). */
   clusters: ClusterClients;

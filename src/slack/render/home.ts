@@ -2,6 +2,8 @@
 import type { PipelineConfig } from '../../config/file.js';
 import { releaseDisplayName } from '../../releases/display-name.js';
 import type { ReleaseRecord } from '../../releases/record.js';
+import type { DeliveryWindows } from '../../releases/delivery-stats.js';
+import { deliveryText } from './delivery.js';
 import { HOME_BLOCK_LIMIT, MESSAGE_TEXT_BUDGET, type Block, type HomeView } from './blocks.js';
 import { fitBlocks } from './fit.js';
 import { code, slackDate, untrusted } from './mrkdwn.js';
@@ -11,6 +13,8 @@ export interface HomePipeline {
   pipeline: PipelineConfig;
   /** Newest first (as ReleaseReader.list returns them). */
   releases: ReleaseRecord[];
+  /** Its delivery figures over 7 and 30 days, when they were read. */
+  delivery?: DeliveryWindows;
 }
 
 export function glance(record: ReleaseRecord): string {
@@ -32,13 +36,14 @@ export function renderHome(pipelines: readonly HomePipeline[], layout: HomeLayou
   if (pipelines.length === 0) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: 'No pipelines are configured.' } });
   }
-  for (const [i, { pipeline, releases }] of pipelines.entries()) {
+  for (const [i, { pipeline, releases, delivery }] of pipelines.entries()) {
     if (own > 0 && i === own) blocks.push({ type: 'header', text: { type: 'plain_text', text: 'Other pipelines' } });
     blocks.push({ type: 'divider' });
     blocks.push({
       type: 'section',
       text: { type: 'mrkdwn', text: `*${untrusted(pipeline.name, 63)}* in <#${pipeline.channel}>` },
     });
+    if (delivery) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: deliveryText(delivery) }] });
     if (releases.length === 0) {
       blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: 'No active release.' }] });
       continue;
