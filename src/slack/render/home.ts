@@ -1,4 +1,4 @@
-/** The App Home tab: active releases per pipeline, newest first, their stages at a glance. */
+/** The App Home tab: active releases per pipeline, newest first, their stages at a glance; then its delivery figures. */
 import type { PipelineConfig } from '../../config/file.js';
 import { releaseDisplayName } from '../../releases/display-name.js';
 import type { ReleaseRecord } from '../../releases/record.js';
@@ -43,11 +43,7 @@ export function renderHome(pipelines: readonly HomePipeline[], layout: HomeLayou
       type: 'section',
       text: { type: 'mrkdwn', text: `*${untrusted(pipeline.name, 63)}* in <#${pipeline.channel}>` },
     });
-    if (delivery) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: deliveryText(delivery) }] });
-    if (releases.length === 0) {
-      blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: 'No active release.' }] });
-      continue;
-    }
+    if (releases.length === 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: 'No active release.' }] });
     const sorted = [...releases].sort((a, b) => b.createdAt - a.createdAt || a.releaseId.localeCompare(b.releaseId));
     for (const r of sorted) {
       blocks.push({
@@ -58,6 +54,7 @@ export function renderHome(pipelines: readonly HomePipeline[], layout: HomeLayou
         },
       });
     }
+    if (delivery) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: deliveryText(delivery) }] });
   }
   if (layout.notShown) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${layout.notShown} more pipelines are not shown here: \`/glidepath status <pipeline>\` shows any of them.` }] });
