@@ -26,6 +26,8 @@ export interface HomeLayout {
   own?: number;
   /** Pipelines not read for this view (a fleet): named as a count, with where to look. */
   notShown?: number;
+  /** Pipelines shown (or not) without their delivery figures: named as a count, with where to look. */
+  deliveryNotShown?: number;
 }
 
 export function renderHome(pipelines: readonly HomePipeline[], layout: HomeLayout = {}): HomeView {
@@ -58,6 +60,9 @@ export function renderHome(pipelines: readonly HomePipeline[], layout: HomeLayou
   }
   if (layout.notShown) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${layout.notShown} more pipelines are not shown here: \`/glidepath status <pipeline>\` shows any of them.` }] });
+  }
+  if (layout.deliveryNotShown) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `Delivery figures are shown for the first pipelines only; \`/glidepath stats <pipeline>\` gives them for any of the other ${layout.deliveryNotShown}.` }] });
   }
   return { type: 'home', blocks: fitBlocks(blocks, { maxBlocks: HOME_BLOCK_LIMIT, textBudget: MESSAGE_TEXT_BUDGET * 2 }) };
 }

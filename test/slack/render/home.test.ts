@@ -53,11 +53,16 @@ describe('renderHome', () => {
     const view = renderHome([
       { pipeline: pipelineConfig(), releases: [record({ releaseId: 'rel-5' })], delivery: { week: figuresOver(busy, 7), month: figuresOver(busy, 30) } },
       { pipeline: pipelineConfig('search', 'C0SEARCH'), releases: [], delivery: { week: figuresOver(quiet, 7), month: figuresOver(quiet, 30) } },
-    ]);
+    ], { deliveryNotShown: 30 });
     const texts = view.blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e) => e.text) : []));
     expect(texts[1]).toContain('`rel-5`');
     expect(texts[2]).toContain('*7 days:* 2 started · 1 completed · 1 failed · 0 aborted · 50% failed or aborted (1 of 2 ended) · median lead time 1h 30m · median time to recover –');
     expect(texts[2]).toContain('`▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁█` completed per day');
-    expect(texts.slice(3)).toEqual(['*search* in <#C0SEARCH>', 'No active release.', 'No release recorded in the last 30 days.']);
+    expect(texts.slice(3)).toEqual([
+      '*search* in <#C0SEARCH>',
+      'No active release.',
+      'No release recorded in the last 30 days.',
+      'Delivery figures are shown for the first pipelines only; `/glidepath stats <pipeline>` gives them for any of the other 30.',
+    ]);
   });
 });

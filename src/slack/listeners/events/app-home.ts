@@ -14,6 +14,8 @@ import type { ListenerDeps, ListenerGroup } from '../types.js';
 const PER_PIPELINE = 10;
 /** Pipelines read for one view: more than the tab's 100 blocks can show is wasted reads. */
 const PIPELINES_READ = 40;
+/** Pipelines shown with their delivery figures (the first ones: the person's own): 30 day reads each, and a few lines of the tab's text. */
+const DELIVERY_SHOWN = 10;
 
 /** The person's Kubernetes identity when the identity map knows them; undefined otherwise (all pipelines, config order). */
 async function identityOf(deps: ListenerDeps, userId: string) {
@@ -45,9 +47,10 @@ async function homeFor(deps: ListenerDeps, userId: string) {
   const own: PipelineConfig[] = identity ? all.filter((p) => ownedBy(p, identity)) : [];
   const ordered = own.length > 0 ? [...own, ...all.filter((p) => !own.includes(p))] : all;
   const read = ordered.slice(0, PIPELINES_READ);
-  const delivery = await deliveryOf(deps, read);
+  const delivery = await deliveryOf(deps, read.slice(0, DELIVERY_SHOWN));
   const pipelines = await Promise.all(read.map(async (pipeline) => ({ pipeline, releases: await deps.releases.list(pipeline.name, { limit: PER_PIPELINE }), ...(delivery?.has(pipeline.name) ? { delivery: delivery.get(pipeline.name)! } : {}) })));
-  return renderHome(pipelines, { own: Math.min(own.length, read.length), notShown: ordered.length - read.length });
+  const withoutFigures = delivery ? ordered.length - Math.min(DELIVERY_SHOWN, read.length) : 0;
+  return renderHome(pipelines, { own: Math.min(own.length, read.length), notShown: ordered.length - read.length, deliveryNotShown: withoutFigures });
 }
 
 export const appHome: ListenerGroup = {
