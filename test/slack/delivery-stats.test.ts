@@ -71,6 +71,12 @@ describe('delivery figures', () => {
     expect(chart!.slice(-2)).not.toBe('▁▁');
   });
 
+  it('/glidepath stats without a pipeline answers for each one', async () => {
+    const text = await command('stats');
+    expect(text).toContain('*checkout* delivery');
+    expect(text).toContain(WEEK);
+  });
+
   it('/glidepath stats of a pipeline that does not exist says which ones do, and how to ask', async () => {
     const text = await command('stats nope');
     expect(text).toContain('there is no pipeline "nope" (pipelines: checkout)');
