@@ -4,10 +4,11 @@ import { approve } from './approve.js';
 import { freshness } from './freshness.js';
 import { promote } from './promote.js';
 import { reject } from './reject.js';
+import { stats } from './stats.js';
 import { status } from './status.js';
 import type { Subcommand } from './types.js';
 
-export const SUBCOMMANDS: readonly Subcommand[] = [status, freshness, approve, reject, abort, promote];
+export const SUBCOMMANDS: readonly Subcommand[] = [status, stats, freshness, approve, reject, abort, promote];
 
 export function findSubcommand(name: string): Subcommand | undefined {
   return SUBCOMMANDS.find((s) => s.name === name);

@@ -22,7 +22,7 @@ import type { Env, Role } from './config/env.js';
 import type { ConfigFile } from './config/file.js';
 import { finishedTtlMs, longestReleaseTtlMs, stallAfterMs, unfinishedTtlMs, watchBoundsBytes } from './config/durations.js';
 import { AnnouncementClaims } from './facts/announcements.js';
-import { FactQueue } from './facts/fact-queue.js';
+import type { FactQueue } from './facts/fact-queue.js';
 import { WatchSource } from './facts/watch/watch-source.js';
 import { registerIngestRoutes } from './facts/ingest.js';
 import { registerOpsRoutes } from './http/ops.js';
@@ -44,6 +44,7 @@ import { AppSetMemberships } from './releases/store/appset-memberships.js';
 import { ReleaseStore } from './releases/store/store.js';
 import { TargetIndex } from './releases/store/target-index.js';
 import { OwnActions } from './releases/store/own-actions.js';
+import { DeliveryStats } from './releases/store/delivery-stats.js';
 import { AnalysisRunReader } from './kube/analysis-runs.js';
 import { PromoteFreightResolver } from './releases/worker/promote-freight.js';
 import { AnnouncedImages } from './releases/store/kargo-index.js';
@@ -53,13 +54,13 @@ import { ensureKeyLayout } from './store/layout.js';
 import type { RetryPolicy } from './slack/writer/retry.js';
 import type { WriterBudgets } from './slack/writer/writer.js';
 import { createKeys, type Keys } from './store/keys.js';
+import { openFactQueues } from './wiring/fact-queues.js';
 import { closeRedis, openRedis, type RedisConnections } from './wiring/redis.js';
 import { redisTargetFromEnv } from './wiring/redis-target.js';
 import { catalogEvents } from './routing/catalog-events.js';
 import { catalogOf, pipelineNamed, releaseIdAnnotationsOf, withCatalog } from './routing/catalog.js';
 import { SharedCatalog } from './routing/shared-catalog.js';
 import { applyConfig } from './routing/running-config.js';
-import { factPartitioner } from './routing/partitions.js';
 import { ConfigReloader, type ConfigReloadOptions, type ReloadResult, type ReloadTrigger } from './wiring/config-reload.js';
 import { writeProbesOf } from './wiring/write-probes.js';
 import { buildSlackPart, writerTuning, type CommandSeams, type SlackPart } from './wiring/slack.js';
@@ -153,7 +154,6 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   }
   const { requests } = redis;
   const work = redis.workers;
-  const releaseIdAnnotations = releaseIdAnnotationsOf(config);
   // What other replicas generated (a writer or a Slack replica sees no objects of its own).
   const catalog = catalogOf(config);
   let sharedCatalog: SharedCatalog | undefined;
@@ -163,11 +163,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   };
   await shareCatalog();
 
-  // Ingest adds facts on the fail-fast connection (a Redis outage is a 503 the sender retries).
-  const ingestFacts = new FactQueue(requests, keys, releaseIdAnnotations, factPartitioner(config, keys.partitions), env.FACT_JOBS_KEEP_COMPLETED);
+  const { ingestFacts, workFacts } = openFactQueues(redis, keys, config, env.FACT_JOBS_KEEP_COMPLETED);
   const readStore = new ReleaseStore(requests, keys, { finishedTtlMs: finishedTtlMs(config) });
-  // The reducer's side works on the connection that retries forever (BullMQ Queues share it, no new sockets).
-  const workFacts = new FactQueue(work, keys, releaseIdAnnotations, factPartitioner(config, keys.partitions), env.FACT_JOBS_KEEP_COMPLETED);
   const store = new ReleaseStore(work, keys, { finishedTtlMs: finishedTtlMs(config), unfinishedTtlMs: unfinishedTtlMs(config), cacheSize: 1_000, onConflict: () => metrics.casConflicts.inc() });
   // One set of cluster clients per process. The roles that use clusters build them now (start-up
   // says what is wrong with each); an optional cluster's kubeconfig written later still works.
@@ -245,6 +242,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       announcedImages: new AnnouncedImages(work, keys, longestReleaseTtlMs(config)),
       appSetMemberships: new AppSetMemberships(work, keys, longestReleaseTtlMs(config)),
       appSetRollouts: new AppSetRollouts(work, keys, config, longestReleaseTtlMs(config)),
+      delivery: new DeliveryStats(work, keys),
     });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({

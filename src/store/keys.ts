@@ -166,6 +166,15 @@ export interface Keys {
   rejection(state: string): string;
   /** Hash per release: effect id → Slack ts of a reply with buttons, and `settled:<effect id>` → why its buttons went. */
   slackReplyMessages(pipeline: string, releaseId: string): string;
+  /**
+   * Hash per pipeline and UTC day (`YYYY-MM-DD`), expiring 32 days after its day: the delivery
+   * counters of that day and up to DURATIONS_PER_DAY lead and recovery times (delivery-stats.ts).
+   */
+  deliveryDay(pipeline: string, day: string): string;
+  /** Hash per release with a TTL (32 days from its last write): the delivery events already counted for it (each once). */
+  deliveryCounted(pipeline: string, releaseId: string): string;
+  /** String with a TTL (32 days): when the pipeline's earliest failure not yet followed by a Complete release happened (ms). */
+  deliveryOpenFailure(pipeline: string): string;
 }
 
 /** A namespace in braces is itself a hash tag: the one-slot layout. */
@@ -253,5 +262,8 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
     ownActions: (target) => `${prefix}:own-actions:${sharded ? '{own-actions}:' : ''}${part(target)}`,
     rejection: (state) => `${prefix}:rejection:${sharded ? '{rejections}:' : ''}${part(state)}`,
     slackReplyMessages: (pipeline, releaseId) => `${prefix}:slack-reply-messages:${pl(pipeline)}:${part(releaseId)}`,
+    deliveryDay: (pipeline, day) => `${prefix}:delivery-day:${pl(pipeline)}:${part(day)}`,
+    deliveryCounted: (pipeline, releaseId) => `${prefix}:delivery-counted:${pl(pipeline)}:${part(releaseId)}`,
+    deliveryOpenFailure: (pipeline) => `${prefix}:delivery-open-failure:${pl(pipeline)}`,
   };
 }

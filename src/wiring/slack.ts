@@ -24,6 +24,7 @@ import { KubeActionError } from '../kube/errors.js';
 import type { Logger } from '../obs/logger.js';
 import type { ReleaseReader } from '../releases/store/ports.js';
 import { ReleaseStore } from '../releases/store/store.js';
+import { DeliveryStats, type DeliveryReader } from '../releases/store/delivery-stats.js';
 import { createSlackApp, checkBotToken, type SlackApp } from '../slack/app.js';
 import { ChannelProblems } from '../slack/channel-problems.js';
 import { checkChannels, checkChannelsOnce, type ChannelProblem } from '../slack/channels.js';
@@ -114,9 +115,10 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
   const ttl = { finishedTtlMs: finishedTtlMs(config), unfinishedTtlMs: unfinishedTtlMs(config) };
   // Listeners answer people: they read and write on the fail-fast connection.
   const releases = new ReleaseStore(o.requests, keys, ttl);
-  const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases }) : undefined;
+  const delivery = new DeliveryStats(o.requests, keys);
+  const commands = roles.has('ingest') && o.commands !== false ? commandServices({ ...o, seams: o.commands, releases, delivery }) : undefined;
   // Replays are refused across replicas: the signatures already seen live in Redis.
-  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands: { services: commands, handlers: commandHandlers } } : {}) }) : undefined;
+  const app = roles.has('ingest') ? await createSlackApp({ env, config, releases, delivery, logger, seenRequests: new RedisSeenSlackRequests(o.requests, keys), ...(commands ? { commands: { services: commands, handlers: commandHandlers } } : {}) }) : undefined;
   let client: WebClient;
   if (app) client = app.client;
   else {
@@ -194,7 +196,7 @@ export async function buildSlackPart(o: SlackPartOptions): Promise<SlackPart> {
  * (src/wiring/cluster-startup.ts); an optional cluster that cannot be configured fails the command
  * with the reason, and is tried again at the next one.
  */
-function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader }): CommandServices {
+function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: ReleaseReader; delivery: DeliveryReader }): CommandServices {
   let built: { clusters: ClusterClients; kube: KubeReads } | undefined;
   const build = (): { clusters: ClusterClients; kube: KubeReads } => {
     if (built) return built;
@@ -213,6 +215,7 @@ function commandServices(o: SlackPartOptions & { seams: CommandSeams; releases: 
   return {
     config: o.config,
     releases: o.releases,
+    delivery: o.delivery,
     get kube() {
       return build().kube;
     },

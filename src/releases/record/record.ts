@@ -7,6 +7,7 @@ import type { FailingMetric } from '../../model/analysis-run.js';
 import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
 import type { KargoTargetState } from './kargo-state.js';
 
+
 /** What a person sees per stage row. */
 export type StageStatus = 'Waiting' | 'Progressing' | 'Paused' | 'Healthy' | 'Degraded' | 'Aborted' | 'Stalled';
 
@@ -193,6 +194,9 @@ export type ReplyKind =
   | 'promotion-failed'
   | 'verification-failed';
 
+/** What a saved release tells the roll-up (the `event` of a `delivery.note` effect). */
+export type DeliveryEvent = 'started' | 'completed' | 'failed' | 'aborted' | 'superseded';
+
 /** What a stall reply says besides the silence (src/releases/reduce/stall.ts derives it). */
 export interface StallDetail {
   /** The stage the reply is about, as the config says it is heard: its cluster and how (`facts`), and what it follows. */
@@ -299,6 +303,8 @@ export type Effect =
   | { id: string; type: 'watchdog.arm'; dueAt: number }
   /** Reduce the release again at `dueAt` (a grace that ends with no fact to tell it: src/releases/reduce/recheck.ts). */
   | { id: string; type: 'release.recheck'; dueAt: number }
+  /** The release opened or reached a status the delivery figures count (delivery-events.ts); `at` in ms, `leadMs` when it completed. */
+  | { id: string; type: 'delivery.note'; event: DeliveryEvent; at: number; leadMs?: number }
   | {
       id: string;
       type: 'release.supersede';
@@ -306,6 +312,9 @@ export type Effect =
       target: TargetRef;
       at: { generation?: number; resourceVersion?: string };
     };
+
+/** What the delivery roll-up counts of a saved batch (src/releases/worker/delivery-events.ts). */
+export type DeliveryNote = Extract<Effect, { type: 'delivery.note' }>;
 
 export interface ReleaseRecord {
   schema: 1;

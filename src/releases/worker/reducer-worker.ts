@@ -37,6 +37,8 @@ import type { TargetEntry, TargetIndex } from '../store/target-index.js';
 import type { Watchdog } from './watchdog.js';
 import { ownedTarget, resolveRoutes } from './resolve-routes.js';
 import type { ResolvedRoute, RoutedFact } from '../../routing/route-types.js';
+import { deliveryNotes } from './delivery-events.js';
+import type { DeliveryStats } from '../store/delivery-stats.js';
 
 export interface FactReducerDeps {
   config: ConfigFile;
@@ -61,6 +63,8 @@ export interface FactReducerDeps {
   appSetRollouts?: AppSetRollouts;
   /** Puts the Freight a Promote button is shown for on stage-healthy replies (optional). */
   promoteFreight?: Pick<PromoteFreightResolver, 'enrich'>;
+  /** The daily delivery roll-ups the App Home and /glidepath stats read (optional: without it nothing is counted). */
+  delivery?: Pick<DeliveryStats, 'note'>;
 }
 
 /** Where a fact job came from: its partition, and for a forwarded fact the one pipeline it is for. */
@@ -110,6 +114,8 @@ export function reduceReleaseBatch(
     hookPinnedAfterMs: settings.hookPinnedAfterMinutes * 60_000,
   };
   let record = current;
+  // Read now: the batch updates `current` in place.
+  const statusBefore = current?.status;
   const effects = new Map<string, Effect>();
   const outcomes: ReduceOutcome[] = [];
   const reasons: BatchStep['reasons'] = [];
@@ -149,6 +155,7 @@ export function reduceReleaseBatch(
     }
   }
   const changed = outcomes.some((o) => o === 'applied' || o === 'heartbeat');
+  if (changed && record) for (const note of deliveryNotes(statusBefore, record, current === undefined)) effects.set(note.id, note);
   return { record, changed, effects: [...effects.values()], outcomes, reasons, kargoSeen: screen.seen };
 }
 
@@ -324,6 +331,9 @@ export class FactReducer {
           break;
         case 'release.recheck':
           await this.deps.watchdog.recheck(record.pipeline, record.releaseId, effect.dueAt);
+          break;
+        case 'delivery.note':
+          await this.deps.delivery?.note(record.pipeline, record.releaseId, effect);
           break;
         case 'release.supersede':
           await this.deps.facts.add({

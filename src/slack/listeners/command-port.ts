@@ -14,6 +14,7 @@ import type { GroupDirectory } from '../../policy/permissions.js';
 import type { IdentityMap } from '../../policy/identity.js';
 import type { ReleaseReader } from '../../releases/store/ports.js';
 import type { OwnActions } from '../../releases/store/own-actions.js';
+import type { DeliveryReader } from '../../releases/store/delivery-stats.js';
 import type { ApprovalStore } from '../../actions/approvals.js';
 import type { ChannelProblems } from '../channel-problems.js';
 import type { Rejections } from '../../actions/rejections.js';
@@ -29,6 +30,8 @@ export interface SlackText {
 export interface CommandServices {
   config: ConfigFile;
   releases: ReleaseReader;
+  /** The delivery roll-ups (/glidepath stats); absent: stats says they are not kept here. */
+  delivery?: DeliveryReader;
   kube: KubeReads;
   /** For the few plain reads the operations do not cover (a Rollout before a typed approve). */
   clusters: ClusterClients;
