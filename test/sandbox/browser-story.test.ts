@@ -86,6 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     const figure = page.locator('#thread .shared-file').filter({ has: page.locator('.file-title', { hasText: title }) });
     const img = figure.locator('img.shared-image');
     await img.waitFor({ timeout: WAIT });
+    await img.scrollIntoViewIfNeeded();
     // The page's <img>, as the browser has it (no DOM types in the tests' tsconfig).
     type Img = { complete: boolean; naturalWidth: number; naturalHeight: number; alt: string; src: string };
     await waitFor(async () => img.evaluate((i) => (i as unknown as Img).complete && (i as unknown as Img).naturalWidth > 0), `the image "${title}" decoded in the page`, WAIT);

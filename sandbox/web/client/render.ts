@@ -263,7 +263,7 @@ export function renderMessageBody(text: string, blocks: Block[], ctx: RenderCont
 export function renderFiles(files: PageFile[]): HTMLElement {
   const node = el('div', 'message-files');
   for (const f of files) {
-    const figure = el('figure', 'shared-file', el('figcaption', 'file-title', `📈 ${f.title}`));
+    const figure = el('figure', 'shared-file', el('figcaption', 'file-title', f.title));
     figure.dataset.fileId = f.id;
     if (f.url.startsWith('/files/')) {
       const img = el('img', 'shared-image');
