@@ -18,6 +18,9 @@ import type { PrintedButton } from './printer.js';
 /** The bad build of chapter 5: its pods start, but it fails a growing share of checkouts. */
 export const BAD_BUILD = '1.30.0';
 
+/** The bad build's success rate, one measurement after the other (Prometheus vectors as text). */
+const BAD_BUILD_SUCCESS = [0.99, 0.97, 0.95, 0.94, 0.92];
+
 /**
  * The canary analysis of the clusters (startSampleWorld's analysisOutcome): the bad build's success
  * rate falls measurement by measurement to 0.92, under the success condition (>= 0.95) yet above
@@ -27,7 +30,7 @@ export const BAD_BUILD = '1.30.0';
 export const storyAnalysis: AnalysisOutcome = (rollout) => {
   const images = ((rollout.spec?.template?.spec?.containers ?? []) as { image?: string }[]).map((c) => c.image ?? '');
   if (!images.some((i) => i.endsWith(`:${BAD_BUILD}`))) return { phase: 'Successful' };
-  return { phase: 'Inconclusive', values: ['[0.99]', '[0.97]', '[0.95]', '[0.94]', '[0.92]'] };
+  return { phase: 'Inconclusive', values: BAD_BUILD_SUCCESS.map((v) => `[${v}]`) };
 };
 
 /** A reply about an inconclusive analysis: its Approve is not a canary approval, the story's abort decides it. */
@@ -231,7 +234,7 @@ export class Story {
       const r = await this.d.glidepath.release('checkout', id);
       return r?.stages.some((s) => Object.values(s.targets).some((t) => t.pause?.reason === 'InconclusiveAnalysisRun')) === true;
     }, 900_000);
-    if (stuck) say(`✓ ${id} · dev's analysis is inconclusive: the success rate fell to 0.92 (it passes at 0.95); the canary waits for a person`);
+    if (stuck) say(`✓ ${id} · dev's analysis is inconclusive: the success rate fell to ${BAD_BUILD_SUCCESS.at(-1)} (it passes at 0.95); the canary waits for a person`);
     const thread = () => this.d.slack.transcript.messages(this.d.channels.checkout).find((m) => m.metadata?.event_payload.release === id);
     const chart = () => thread()?.replies.flatMap((r) => r.files ?? []).find((f) => f.name !== 'release-timeline.png');
     if (await this.until(id, 'the analysis chart', async () => chart() !== undefined, 120_000)) {
