@@ -38,7 +38,7 @@ import { GlidepathView } from './story/glidepath-view.js';
 import { parseSandboxOptions } from './story/options.js';
 import { ACT_AS_PEOPLE_ON, KUBERNETES_PEOPLE, MENTION_NAMES, PEOPLE, THE_SANDBOX, YOU } from './story/people.js';
 import { TranscriptPrinter } from './story/printer.js';
-import { Story } from './story/story.js';
+import { Story, storyAnalysis } from './story/story.js';
 import { Teardown } from './story/teardown.js';
 import { pipelineChannels, sandboxWebPort, startSandboxWeb } from './web/server.js';
 
@@ -181,6 +181,7 @@ async function main(): Promise<void> {
       webhooks: { rolloutsUrl: `${app.url}/v1/facts/rollouts`, argocdUrl: `${app.url}/v1/facts/argocd`, tokens: TOKENS },
       heartbeatEveryMs: 10 * 60_000,
       kargoApiPort,
+      analysisOutcome: storyAnalysis,
     });
     teardown.add('the clusters', () => world.stop());
 

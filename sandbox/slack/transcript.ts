@@ -89,6 +89,19 @@ export class Transcript {
     return undefined;
   }
 
+  /** A file shared into a channel or thread, with its bytes (the page draws it from them). */
+  file(id: string): TranscriptFile | undefined {
+    for (const parents of this.channels.values()) {
+      for (const m of parents) {
+        for (const x of [m, ...m.replies]) {
+          const found = x.files?.find((f) => f.id === id);
+          if (found) return found;
+        }
+      }
+    }
+    return undefined;
+  }
+
   toJSON(): unknown {
     return {
       channels: Object.fromEntries(this.channels),

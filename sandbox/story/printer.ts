@@ -36,6 +36,14 @@ function promotionOf(parent: TranscriptMessage): string | undefined {
   return name ? `promotion ${name}` : undefined;
 }
 
+/**
+ * A file share in one line, by its title: the chart of a failed analysis, or the release's
+ * timeline (its file name says which). The image itself is in the page.
+ */
+export function fileLine(file: { name: string; title: string }): string {
+  return `📈 ${file.name === 'release-timeline.png' ? 'timeline' : 'chart'}: ${file.title} (the image is in the page)`;
+}
+
 function indent(text: string, prefix: string): string {
   return text
     .split('\n')
@@ -76,8 +84,7 @@ export class TranscriptPrinter {
     for (const pipeline of this.pipelines) {
       for (const parent of this.transcript.messages(pipeline.channel)) {
         for (const m of [parent, ...parent.replies]) {
-          // A file share (the chart of a failed analysis) says what it shows.
-          const text = m.files?.length ? m.files.map((f) => `[image] ${f.altText ?? f.title}`).join('\n') : terminalText(describeMessage(m.text, m.blocks), this.color);
+          const text = m.files?.length ? m.files.map(fileLine).join('\n') : terminalText(describeMessage(m.text, m.blocks), this.color);
           const before = this.shown.get(m.ts);
           if (before === text) continue;
           this.shown.set(m.ts, text);

@@ -2,11 +2,12 @@
  * The sandbox's story, played at a pace a person can read: the world as it is (rel-1.28.0
  * everywhere), a release through dev → staging → prod with canaries paused for approval, the
  * ApplicationSet's gated last step caught stale by the freshness gate, a Kargo promotion, a bad
- * image aborted, and a lost notification turned into a stall alert and then recovered. Every line
+ * build's inconclusive analysis charted and aborted, and a lost notification turned into a stall alert and then recovered. Every line
  * it prints names the release it is about.
  */
 import { APPROVE_ACTION_ID, REFRESH_APPROVE_ACTION_ID } from '../../src/slack/buttons.js';
 import type { ServedRequest } from '../kube/server.js';
+import type { AnalysisOutcome } from '../kube/controllers/rollout-analysis.js';
 import type { SampleWorld } from '../kube/world.js';
 import type { SlackStandIn } from '../slack/server.js';
 import { messageTarget, type Actor, type ClickTarget } from './actor.js';
@@ -14,6 +15,29 @@ import type { Decisions } from './decisions.js';
 import type { GlidepathView } from './glidepath-view.js';
 import type { PrintedButton } from './printer.js';
 
+
+/** The bad build of chapter 5: its pods start, but it fails a growing share of checkouts. */
+export const BAD_BUILD = '1.30.0';
+
+/** The bad build's success rate, one measurement after the other (Prometheus vectors as text). */
+const BAD_BUILD_SUCCESS = [0.99, 0.97, 0.95, 0.94, 0.92];
+
+/**
+ * The canary analysis of the clusters (startSampleWorld's analysisOutcome): the bad build's success
+ * rate falls measurement by measurement to 0.92, under the success condition (>= 0.95) yet above
+ * the failure one (< 0.9), so the analysis is inconclusive and the Rollout waits for a person, with
+ * the measurements Glidepath draws as a chart; every other build passes.
+ */
+export const storyAnalysis: AnalysisOutcome = (rollout) => {
+  const images = ((rollout.spec?.template?.spec?.containers ?? []) as { image?: string }[]).map((c) => c.image ?? '');
+  if (!images.some((i) => i.endsWith(`:${BAD_BUILD}`))) return { phase: 'Successful' };
+  return { phase: 'Inconclusive', values: BAD_BUILD_SUCCESS.map((v) => `[${v}]`) };
+};
+
+/** A reply about an inconclusive analysis: its Approve is not a canary approval, the story's abort decides it. */
+function inconclusiveReply(message: { text: string; blocks: unknown[] }): boolean {
+  return /inconclusive/i.test(`${message.text} ${JSON.stringify(message.blocks)}`);
+}
 
 /** The least wall-clock time the story waits for something before it says it did not happen. */
 const MIN_WAIT_WALL_MS = 30_000;
@@ -40,7 +64,7 @@ export class Story {
   /** Called by the printer loop with every button that appeared: each Approve is a decision the story waits for. */
   onButtons(buttons: PrintedButton[]): void {
     for (const b of buttons) {
-      if (b.actionId !== APPROVE_ACTION_ID) continue;
+      if (b.actionId !== APPROVE_ACTION_ID || inconclusiveReply(b.message)) continue;
       void this.approval(b).catch((err: unknown) => this.d.say(`  ${b.releaseId} · (could not click Approve: ${err instanceof Error ? err.message : String(err)})`));
     }
   }
@@ -223,19 +247,26 @@ export class Story {
     const { say } = this.d;
     const id = 'rel-1.30.0';
     say(`\nChapter 5 · ${id} · a bad image
-  CI announces ${id}, whose image does not exist. On dev its pods never start; the canary
-  cannot make progress and Glidepath says so. You abort it.`);
-    await this.d.announce(id, '1.30.0-does-not-exist');
-    this.d.world.releaseCheckout('1.30.0-does-not-exist', id, { paths: ['checkout/dev'] });
-    const stuck = await this.until(id, 'the bad canary reported', async () => {
+  CI announces ${id}, a build that fails a growing share of checkouts. On dev its canary is
+  approved at 20% like any other; at 50% the success-rate analysis measures the fall and cannot
+  call it (between its success and failure conditions): the canary waits for a person, and
+  Glidepath posts the measurements as a chart in the thread. You abort it.`);
+    await this.d.announce(id, BAD_BUILD);
+    this.d.world.releaseCheckout(BAD_BUILD, id, { paths: ['checkout/dev'] });
+    const stuck = await this.until(id, 'the inconclusive analysis reported', async () => {
       const r = await this.d.glidepath.release('checkout', id);
-      return r?.stages.some((s) => s.status === 'Degraded') === true;
+      return r?.stages.some((s) => Object.values(s.targets).some((t) => t.pause?.reason === 'InconclusiveAnalysisRun')) === true;
     }, 900_000);
-    if (stuck) say(`✓ ${id} · dev is Degraded: the new pods never became ready`);
+    if (stuck) say(`✓ ${id} · dev's analysis is inconclusive: the success rate fell to ${BAD_BUILD_SUCCESS.at(-1)} (it passes at 0.95); the canary waits for a person`);
+    const thread = () => this.d.slack.transcript.messages(this.d.channels.checkout).find((m) => m.metadata?.event_payload.release === id);
+    const chart = () => thread()?.replies.flatMap((r) => r.files ?? []).find((f) => f.name !== 'release-timeline.png');
+    if (await this.until(id, 'the analysis chart', async () => chart() !== undefined, 120_000)) {
+      say(`✓ ${id} · the analysis chart is in the thread: ${chart()!.title} (the page draws it)`);
+    }
     const views = this.d.slack.transcript.openedViews.length;
     const aborted = async () => (await this.status('checkout', id)) === 'Aborted';
     const opened = () => (this.d.slack.transcript.openedViews.length > views ? this.d.actor.abortDialog() : undefined);
-    await this.typed(id, this.d.channels.checkout, 'dev is Degraded: abort the canary', 'abort dev/shop/checkout-dev', async () => opened() !== undefined || (await aborted()));
+    await this.typed(id, this.d.channels.checkout, 'dev waits after an inconclusive analysis: abort the canary', 'abort dev/shop/checkout-dev', async () => opened() !== undefined || (await aborted()));
     if (await this.until(id, 'the Abort dialog', async () => opened() !== undefined, 60_000)) {
       const dialog = opened()!;
       await this.d.decisions.wait({

@@ -25,6 +25,11 @@ function blocksOf(value: unknown): Block[] {
   return Array.isArray(value) ? (value.filter((b) => b && typeof b === 'object') as Block[]) : [];
 }
 
+/** Where the page GETs a shared file's bytes (sandbox/web/server.ts serves them from the transcript). */
+export function fileUrl(id: string): string {
+  return `/files/${encodeURIComponent(id)}`;
+}
+
 function isTrue(value: unknown): boolean {
   return value === true || value === 'true';
 }
@@ -150,6 +155,7 @@ export class PageLedger {
             at: m.at,
             edits: m.edits.length,
             order: this.stamp(key),
+            ...(m.files?.length ? { files: m.files.map((f) => ({ id: f.id, title: f.title, alt: f.altText ?? f.title, url: fileUrl(f.id) })) } : {}),
           });
         }
       }

@@ -43,6 +43,7 @@ export interface SandboxWeb {
 const BODY_LIMIT = 64 * 1024;
 const COMMAND = '/glidepath';
 const HOME_CHANNEL = 'D0SANDBOXHOME';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const CommandBody = z.object({ channel: z.string().min(1).max(40), text: z.string().max(4000) });
 const ClickBody = z.object({ key: z.string().min(1).max(80), actionId: z.string().min(1).max(255), value: z.string().max(2000) });
@@ -207,6 +208,16 @@ export async function startSandboxWeb(options: SandboxWebOptions): Promise<Sandb
 
   const actions: Record<string, (body: unknown) => Promise<ActAnswer>> = { '/act/command': command, '/act/click': click, '/act/view': view, '/act/home': home };
 
+  /** A shared image's bytes, as uploaded to the stand-in (bounded by its body limit); only PNGs are served, as image/png. */
+  const sendFile = (res: ServerResponse, id: string): void => {
+    const file = /^F[A-Z0-9]{1,20}$/.test(id) ? slack.transcript.file(id) : undefined;
+    if (!file) throw new HttpError(404, 'file_not_found', `no shared file ${id.slice(0, 40)} in this sandbox`);
+    if (!file.bytes.subarray(0, 8).equals(PNG_SIGNATURE)) throw new HttpError(415, 'not_png', `file ${id} is not a PNG: the page shows PNG images only`);
+    // A file id's bytes never change: the page's redraws reuse the one it fetched.
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': file.bytes.length, 'cache-control': 'private, max-age=86400, immutable', 'x-content-type-options': 'nosniff' });
+    res.end(file.bytes);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const host = req.headers.host ?? '';
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) throw new HttpError(421, 'wrong_host', `open the page at http://127.0.0.1:${port}/`);
@@ -219,6 +230,7 @@ export async function startSandboxWeb(options: SandboxWebOptions): Promise<Sandb
       return;
     }
     if (req.method === 'GET' && path === '/state') return sendJson(res, 200, ledger.snapshot());
+    if (req.method === 'GET' && path.startsWith('/files/')) return sendFile(res, path.slice(7));
     const asset = req.method === 'GET' ? assets.get(path) : undefined;
     if (asset) {
       res.writeHead(200, {

@@ -3,7 +3,8 @@
  * and at its terminal: without --auto the story holds at each decision until the person clicks in
  * the page or presses Enter, and says so in both places; the freshness gate's whole exchange
  * (typed approve, stale list, Refresh and approve, success) shows in the page and in the release
- * thread; the Abort dialog opens over its own channel and closes when the story answers it.
+ * thread; the Abort dialog opens over its own channel and closes when the story answers it; the
+ * bad build's analysis chart and the first release's timeline are drawn in their threads.
  * The sandbox runs as the README says, a child process; nothing in between is mocked.
  * Without /usr/bin/chromium the test is skipped (.ci/run installs it).
  */
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
+import { readPngHeader } from '../slack/support/png.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -74,6 +76,31 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
       throw err;
     }
   }, 400_000);
+
+  /**
+   * Opens the thread under `parent` in the channel shown and finds the shared image whose title
+   * `title` matches: the browser decoded it (its natural size), and its src serves a PNG of that size.
+   */
+  async function sharedImage(parent: string, title: RegExp): Promise<{ width: number; height: number; alt: string }> {
+    await page.locator('#messages .message', { hasText: parent }).locator('.thread-summary').click({ timeout: WAIT });
+    const figure = page.locator('#thread .shared-file').filter({ has: page.locator('.file-title', { hasText: title }) });
+    const img = figure.locator('img.shared-image');
+    await img.waitFor({ timeout: WAIT });
+    await img.scrollIntoViewIfNeeded();
+    // The page's <img>, as the browser has it (no DOM types in the tests' tsconfig).
+    type Img = { complete: boolean; naturalWidth: number; naturalHeight: number; alt: string; src: string };
+    await waitFor(async () => img.evaluate((i) => (i as unknown as Img).complete && (i as unknown as Img).naturalWidth > 0), `the image "${title}" decoded in the page`, WAIT);
+    const shown = await img.evaluate((e) => {
+      const i = e as unknown as Img;
+      return { width: i.naturalWidth, height: i.naturalHeight, alt: i.alt, src: i.src };
+    });
+    const served = await page.request.get(shown.src);
+    expect(served.status()).toBe(200);
+    expect(served.headers()['content-type']).toBe('image/png');
+    const header = readPngHeader(await served.body());
+    expect({ width: header.width, height: header.height }).toEqual({ width: shown.width, height: shown.height });
+    return { width: shown.width, height: shown.height, alt: shown.alt };
+  }
 
   async function person(): Promise<void> {
     const url = await waitFor(async () => /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1], `the page's URL\n${out}`, WAIT);
@@ -135,8 +162,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     pressEnter();
     await terminal(/→ brave-lynx \(1\.29\.0\) · you type: \/glidepath promote checkout-kargo@dev --freight brave-lynx/, 'the promotion typed for you');
 
-    // Chapter 5: Enter types the abort; its dialog opens over #checkout-releases although the page shows another channel.
-    await pageWaitsFor('dev is Degraded: abort the canary');
+    // Chapter 5: the bad build's canary is approved at 20% (Enter); its analysis is inconclusive.
+    await pageWaitsFor('rel-1.30.0 · checkout: dev/shop/checkout-dev waits for approval');
+    pressEnter();
+    // Enter types the abort; its dialog opens over #checkout-releases although the page shows another channel.
+    await pageWaitsFor('dev waits after an inconclusive analysis: abort the canary');
     expect(await page.locator('#main-header .main-title').innerText()).toBe('# checkout-appset-releases');
     pressEnter();
     const modal = page.locator('#modal');
@@ -152,6 +182,16 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     // Nothing blocks the page: the App Home opens.
     await page.locator('#home-link').click({ timeout: 5_000 });
     await page.locator('.home-view', { hasText: 'Active releases' }).waitFor({ timeout: WAIT });
+
+    // The images Glidepath uploaded, drawn in their threads: the bad build's analysis chart (800×400,
+    // as analysis-chart-image.ts draws it) and rel-1.29.0's timeline, after it completed.
+    await page.locator(`[data-channel="${CHECKOUT}"]`).click();
+    const chart = await sharedImage('Release rel-1.30.0 — checkout', /^success-rate Inconclusive — dev\/shop\/checkout-dev/);
+    expect(chart).toMatchObject({ width: 800, height: 400 });
+    expect(chart.alt).toMatch(/success-rate/);
+    await page.screenshot({ path: join(ARTIFACTS, 'story-analysis-chart.png') });
+    const timeline = await sharedImage('Release rel-1.29.0 — checkout', /^Release rel-1\.29\.0 · checkout$/);
+    expect(timeline.alt).toMatch(/^Timeline of release rel-1\.29\.0 of checkout \(Complete\)/);
 
     // Only --auto acts for you: nothing was done by the sandbox, and the run logged no failed edit.
     expect(out).not.toMatch(/the sandbox (clicks|types|presses)|by @sandbox|@sandbox:/);

@@ -41,7 +41,7 @@ function sandbox(args: string[], env: Record<string, string>, stopAt?: RegExp): 
 }
 
 describe('npm run sandbox', () => {
-  it('tells the story: settle, release with approvals, the freshness gate, a Kargo promotion, a bad image aborted, a stall and its recovery', async () => {
+  it('tells the story: settle, release with approvals, the freshness gate, a Kargo promotion, a bad image charted and aborted, a stall and its recovery', async () => {
     // --auto: nobody is at the page, the sandbox decides for you after a while (--seconds alone would too).
     // LOG_LEVEL warn: Glidepath's warnings are part of what is checked (no failed edit of a clicked message).
     const { code, out } = await sandbox(['--speed', '30', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn', SANDBOX_AUTO_AFTER: '2' }, /The end ·/);
@@ -77,12 +77,16 @@ describe('npm run sandbox', () => {
       /✓ rel-1\.29\.0 · Complete in checkout/,
       /brave-lynx \(1\.29\.0\) · Glidepath answered the sandbox:\n.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
-      /✓ rel-1\.30\.0 · dev is Degraded/,
+      /✓ rel-1\.30\.0 · dev's analysis is inconclusive/,
+      /✓ rel-1\.30\.0 · the analysis chart is in the thread: success-rate Inconclusive — dev\/shop\/checkout-dev/,
       /→ rel-1\.30\.0 · the Abort dialog asks to confirm; the sandbox presses Abort for you \(--auto\)/,
       /✓ rel-1\.30\.0 · Aborted/,
       /✓ rel-1\.30\.1 · stall alert/,
       /✓ rel-1\.30\.1 · heard again/,
     ]);
+    // A file share reads as what it is, by its title, in its release's thread: the bad build's chart, rel-1.29.0's timeline.
+    expect(out).toMatch(/rel-1\.30\.0 · checkout — reply:\n {2}↳ 📈 chart: success-rate Inconclusive — dev\/shop\/checkout-dev \(the image is in the page\)\n/);
+    expect(out).toMatch(/rel-1\.29\.0 · checkout — reply:\n {2}↳ 📈 timeline: Release rel-1\.29\.0 · checkout \(the image is in the page\)\n/);
     // Every thread block and every action line names a release, never a pipeline alone; a promotion
     // (prod is watched) shows in its Freight's release thread, never in a thread of its own.
     for (const line of out.split('\n').filter((l) => /^\[\d\d:\d\d:\d\d\] /.test(l))) expect(line).toMatch(/^\[\S+\] (rel-\S+|revision-\S+|ledger-\S+|freight-\S+|brave-lynx) · \S+ — /);

@@ -4,7 +4,7 @@
  * to sign and send to Glidepath. Every text goes through render.ts (text nodes only).
  */
 import type { ActAnswer, Block, PageItem, PageModal, PageState } from './page-state.js';
-import { el, emojify, mrkdwn, renderBlock, renderMessageBody, type RenderContext } from './render.js';
+import { el, emojify, mrkdwn, renderBlock, renderFiles, renderMessageBody, type RenderContext } from './render.js';
 
 type View = { kind: 'channel'; id: string } | { kind: 'home' };
 
@@ -83,7 +83,9 @@ function renderItem(item: PageItem, replies: PageItem[] = [], inThread = false):
   } else if (item.inAnswerTo) {
     content.insertBefore(el('div', 'only-you', `${item.by ? whose : (state?.you.name ?? 'you')} used ${item.inAnswerTo}`), head);
   }
-  content.appendChild(renderMessageBody(item.text, item.blocks, context(item)));
+  // A file share has no text of its own: its images are the message.
+  if (!item.files?.length || item.text || item.blocks.length) content.appendChild(renderMessageBody(item.text, item.blocks, context(item)));
+  if (item.files?.length) content.appendChild(renderFiles(item.files));
   if (item.edits > 0) content.appendChild(el('span', 'edited', '(edited)'));
   if (!inThread && replies.length > 0) {
     const last = replies[replies.length - 1]!;

@@ -38,6 +38,17 @@ export interface PageItem {
   by?: string;
   /** Ascending in the order the items first appeared. */
   order: number;
+  /** A file share (files.completeUploadExternal): the images it carries, drawn below the text. */
+  files?: PageFile[];
+}
+
+/** A shared image: the page GETs its bytes from this server (`url`, same origin, image/png). */
+export interface PageFile {
+  id: string;
+  title: string;
+  /** What the image shows, in words (Slack's alt text); the title when the upload gave none. */
+  alt: string;
+  url: string;
 }
 
 export interface PageChannel {

@@ -5,7 +5,7 @@
  * Every text is untrusted (it comes from the clusters): it only ever becomes a text node, and only
  * http(s) URLs become links.
  */
-import type { Block } from './page-state.js';
+import type { Block, PageFile } from './page-state.js';
 
 export interface RenderContext {
   users: Record<string, string>;
@@ -254,6 +254,27 @@ export function renderMessageBody(text: string, blocks: Block[], ctx: RenderCont
   if (blocks.length === 0) body.appendChild(el('div', 'block-section', el('div', 'section-text', mrkdwn(text, ctx))));
   for (const block of blocks) body.appendChild(renderBlock(block, ctx));
   return body;
+}
+
+/**
+ * Shared images, as Slack shows a file share: the title above, the image below it, its alt text
+ * for what it shows (and the tooltip). Only this page's own /files/ URLs are loaded.
+ */
+export function renderFiles(files: PageFile[]): HTMLElement {
+  const node = el('div', 'message-files');
+  for (const f of files) {
+    const figure = el('figure', 'shared-file', el('figcaption', 'file-title', f.title));
+    figure.dataset.fileId = f.id;
+    if (f.url.startsWith('/files/')) {
+      const img = el('img', 'shared-image');
+      img.src = f.url;
+      img.alt = f.alt;
+      img.title = f.alt;
+      figure.appendChild(img);
+    }
+    node.appendChild(figure);
+  }
+  return node;
 }
 
 export { el };
