@@ -113,7 +113,7 @@ describe('the chart of a failed or inconclusive analysis in the thread', () => {
       // What Slack received is exactly that chart's image.
       const uploaded = shares(thread('rel-2')).flatMap((m) => m.files!).find((f) => f.altText?.includes(`prod/shop/${rollout}`))!;
       expect(uploaded.altText).toBe(chart!.altText);
-      expect(Buffer.from(analysisChartPng(chart!)).equals(uploaded.bytes)).toBe(true);
+      expect(Buffer.from(await analysisChartPng(chart!)).equals(uploaded.bytes)).toBe(true);
     }
   });
 });

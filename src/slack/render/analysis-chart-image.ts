@@ -3,7 +3,7 @@
  * draws the model, resvg turns the SVG into a PNG. Pure: the model in, bytes out; times are
  * labelled in UTC whatever the server's zone, so the same run draws the same image anywhere.
  */
-import { Resvg } from '@resvg/resvg-js';
+import { renderAsync } from '@resvg/resvg-js';
 import * as echarts from 'echarts';
 import { shortNumber, type AnalysisChart } from './analysis-chart.js';
 
@@ -89,12 +89,17 @@ export function analysisChartSvg(chart: AnalysisChart): string {
   }
 }
 
-/** The SVG as PNG bytes, text drawn with the machine's fonts (none installed: lines and points only). */
-export function svgToPng(svg: string): Uint8Array {
-  const image = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' }, fitTo: { mode: 'original' } });
-  return image.render().asPng();
+/**
+ * The SVG as PNG bytes, text drawn with the machine's fonts (none installed: lines and points only).
+ * Rasterised on libuv's thread pool (resvg's renderAsync), not on the event loop: a chart is about
+ * 100 ms of CPU, and on the loop every request, watch event and job of the process waited behind
+ * it (the sandbox missed tsx's 30 ms signal window while drawing its first timeline).
+ */
+export async function svgToPng(svg: string): Promise<Uint8Array> {
+  const image = await renderAsync(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' }, fitTo: { mode: 'original' } });
+  return image.asPng();
 }
 
-export function analysisChartPng(chart: AnalysisChart): Uint8Array {
+export function analysisChartPng(chart: AnalysisChart): Promise<Uint8Array> {
   return svgToPng(analysisChartSvg(chart));
 }

@@ -85,6 +85,6 @@ export function releaseTimelineSvg(chart: ReleaseTimelineChart): string {
   }
 }
 
-export function releaseTimelinePng(chart: ReleaseTimelineChart): Uint8Array {
+export function releaseTimelinePng(chart: ReleaseTimelineChart): Promise<Uint8Array> {
   return svgToPng(releaseTimelineSvg(chart));
 }

@@ -60,7 +60,8 @@ interface ChartImage {
   filename: string;
   title: string;
   altText: string;
-  png: Uint8Array;
+  /** Drawn when it is uploaded (a retry that finds the files kept draws nothing). */
+  png(): Promise<Uint8Array>;
 }
 
 /** The id the chart of a reply is marked, claimed and kept under (beside the reply's own). */
@@ -105,9 +106,9 @@ async function userNames(client: WebClient, ids: readonly string[]): Promise<Map
 async function imagesOf(deps: ChartUploadDeps, job: ChartJob): Promise<ChartImage[]> {
   if (job.timeline) {
     const chart = releaseTimeline(deps.record, await userNames(deps.client, timelineUsers(deps.record)));
-    return chart.rows.length === 0 ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: releaseTimelinePng(chart) }];
+    return chart.rows.length === 0 ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => releaseTimelinePng(chart) }];
   }
-  return analysisCharts(job.effect.detail.metrics, where(job.effect)).map((chart) => ({ filename: chart.filename, title: chart.title, altText: chart.altText, get png() { return analysisChartPng(chart); } }));
+  return analysisCharts(job.effect.detail.metrics, where(job.effect)).map((chart) => ({ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => analysisChartPng(chart) }));
 }
 
 function where(effect: ThreadReplyEffect): string | undefined {
@@ -133,7 +134,7 @@ export async function uploadCharts(deps: ChartUploadDeps, job: ChartJob, calls: 
     if (!files || files.length === 0) {
       files = [];
       for (const chart of charts) {
-        const png = chart.png;
+        const png = await chart.png();
         // Slack documents `alt_txt`; the client's types name it `alt_text`: the documented name is sent.
         const args = { filename: chart.filename, length: png.length, alt_txt: chart.altText };
         const upload = await calls.call('files.getUploadURLExternal', 'files', () => deps.client.files.getUploadURLExternal(args));

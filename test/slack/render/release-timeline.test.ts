@@ -151,14 +151,14 @@ describe('the timeline chart of a record', () => {
     expect([0, 45 * S, 60 * S, 200 * S, 3_900 * S].map(spanText)).toEqual(['0 s', '45 s', '1 min', '3 min 20 s', '1 h 5 min']);
   });
 
-  it('the image draws the wait in its colour, the bars in theirs, and the approver label', () => {
+  it('the image draws the wait in its colour, the bars in theirs, and the approver label', async () => {
     const svg = releaseTimelineSvg(releaseTimeline(finished(), names));
     expect(svg).toContain(`fill="${TIMELINE_COLORS.approval}"`);
     expect(svg).toContain(`fill="${TIMELINE_COLORS.healthy}"`);
     expect(svg).toContain(`fill="${TIMELINE_COLORS.step}"`);
     expect(svg).toContain('approved by Alice Approver');
     const chart = releaseTimeline(finished(), names);
-    const png = releaseTimelinePng(chart);
+    const png = await releaseTimelinePng(chart);
     expect(readPngHeader(png)).toMatchObject({ width: TIMELINE_WIDTH, height: timelineHeight(chart) });
     mkdirSync(ARTIFACTS, { recursive: true });
     writeFileSync(`${ARTIFACTS}release-timeline-model.png`, png);
