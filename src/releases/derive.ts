@@ -16,6 +16,7 @@ import { kargoNotices, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
 import { activeTargets } from './stage-targets.js';
 import { mixedStageKey, splitOtherApps } from './mixed-stage.js';
+import { putTarget, targetKeys } from './target-writes.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 /**
@@ -80,7 +81,7 @@ export function expectsProgress(status: ReleaseStatus): boolean {
  * A target without a latch of its own that was last heard before the stage's latch was there, and
  * Healthy, when the stage latched (records saved before targets had latches).
  */
-export function stageDone(stage: StageState, keys: TargetKeys = Object.keys(stage.targets)): boolean {
+export function stageDone(stage: StageState, keys: TargetKeys = targetKeys(stage.targets)): boolean {
   const latched = stage.healthyAt;
   if (latched === undefined || stage.pending.length > 0) return false;
   for (const key of keys) {
@@ -99,12 +100,12 @@ function latchTargets(stage: StageState, keys: TargetKeys, now: number): void {
   for (const key of keys) {
     const t = targets[key];
     if (t === undefined) continue;
-    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) targets[key] = { ...t, healthyAt: now };
+    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) putTarget(targets, key, { ...t, healthyAt: now });
   }
 }
 
 function releaseStatus(record: ReleaseRecord, keysOf: ReadonlyMap<StageState, TargetKeys>): ReleaseStatus {
-  const keys = (stage: StageState): TargetKeys => keysOf.get(stage) ?? Object.keys(stage.targets);
+  const keys = (stage: StageState): TargetKeys => keysOf.get(stage) ?? targetKeys(stage.targets);
   if (record.stages.every((stage) => stageDone(stage, keys(stage)))) return 'Complete';
   let targets = 0;
   let allSuperseded = true;
@@ -240,7 +241,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     // A known target running another app's release is not pending for this one (mixed-stage.ts).
     stage.pending = splitOtherApps(record, stage, pendingTargets(stage, ctx.knownTargets?.[stage.name]), ctx);
     if (stage.otherReleases) notices.reply(mixedStageKey(stage.name), 'mixed-stage', { mixed: { ...stage.otherReleases, ...selectorOf(ctx, stage.name) } }, stage.name);
-    const keys = Object.keys(stage.targets);
+    const keys = targetKeys(stage.targets);
     keysOf.set(stage, keys);
     stage.status = stageStatus(stage, keys);
     // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).

@@ -19,6 +19,7 @@ import type { Effect, ReleaseRecord, TargetState } from './record.js';
 import type { Reduction } from './reduce.js';
 import { compareObservations } from './versions.js';
 import type { ReduceKit } from './reduce-kit.js';
+import { putTarget } from './target-writes.js';
 
 /** The ApplicationSet a stage names, as a target key (undefined: not an applicationSet stage). */
 export function appSetKeyOfStage(stage: StageConfig): string | undefined {
@@ -124,7 +125,7 @@ export function placeListedChildren(record: ReleaseRecord, pipeline: PipelineCon
       if (appSetKeyOfStage(config) !== appSet || (step !== undefined && member.step !== String(step))) continue;
       const stage = record.stages.find((s) => s.name === config.name);
       const held = stage?.targets[key];
-      if (stage && (!held || compareObservations(target, held) > 0)) stage.targets[key] = target;
+      if (stage && (!held || compareObservations(target, held) > 0)) putTarget(stage.targets, key, target);
     }
     left ??= { ...unlisted };
     delete left[key];
@@ -143,7 +144,7 @@ export function supersedeEveryCopy(record: ReleaseRecord, key: string, byRelease
   for (const stage of record.stages) {
     const target = stage.targets[key];
     if (!target) continue;
-    stage.targets[key] = { ...target, supersededBy: byReleaseId, supersededAt: at };
+    putTarget(stage.targets, key, { ...target, supersededBy: byReleaseId, supersededAt: at });
   }
   const unlisted = record.unlistedChildren?.[key];
   if (unlisted) keepUnlisted(record, key, unlisted.appSet, { ...unlisted.target, supersededBy: byReleaseId, supersededAt: at });
