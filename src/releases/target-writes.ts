@@ -15,7 +15,8 @@ import type { TargetState } from './record.js';
 type Targets = Record<string, TargetState>;
 
 interface Tracked {
-  keys: readonly string[];
+  /** Undefined after a removal: listed again when next asked (a step's thousands of removals cost one listing, not one copy each). */
+  keys: readonly string[] | undefined;
   /** Keys written (replaced, added or removed) in order; log[i] is write number base + i. */
   log: string[];
   base: number;
@@ -36,17 +37,19 @@ function trackedOf(targets: Targets): Tracked {
 /** Object.keys(targets), as a read-only list that is replaced (never changed) when the keys change. */
 export function targetKeys(targets: Targets): readonly string[] {
   const known = tracked.get(targets);
-  if (known && VERIFY) {
+  if (known?.keys && VERIFY) {
     const actual = Object.keys(targets);
-    if (actual.length !== known.keys.length || actual.some((k, i) => k !== known.keys[i])) throw new Error('a stage\'s targets were written around putTarget/dropTarget (src/releases/target-writes.ts)');
+    const keys = known.keys;
+    if (actual.length !== keys.length || actual.some((k, i) => k !== keys[i])) throw new Error('a stage\'s targets were written around putTarget/dropTarget (src/releases/target-writes.ts)');
   }
-  return (known ?? trackedOf(targets)).keys;
+  const t = known ?? trackedOf(targets);
+  return (t.keys ??= Object.keys(targets));
 }
 
 function note(t: Tracked, key: string): void {
   t.log.push(key);
   // The log is for the next derivation and save: past a bound, readers that far behind list everything again.
-  if (t.log.length > 4096 && t.log.length > 4 * t.keys.length) {
+  if (t.log.length > 4096 && t.log.length > 4 * (t.keys?.length ?? 0)) {
     t.base += t.log.length;
     t.log = [];
   }
@@ -61,7 +64,7 @@ export function putTarget(targets: Targets, key: string, target: TargetState): v
     tracked.delete(targets);
     return;
   }
-  if (added) t.keys = [...t.keys, key];
+  if (added && t.keys) t.keys = [...t.keys, key];
   note(t, key);
 }
 
@@ -70,7 +73,7 @@ export function dropTarget(targets: Targets, key: string): void {
   delete targets[key];
   const t = tracked.get(targets);
   if (!t) return;
-  t.keys = t.keys.filter((k) => k !== key);
+  t.keys = undefined;
   note(t, key);
 }
 
