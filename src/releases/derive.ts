@@ -17,6 +17,7 @@ import { recheckEffect } from './recheck.js';
 import { activeTargets } from './stage-targets.js';
 import { mixedStageKey, splitOtherApps } from './mixed-stage.js';
 import { putTarget, targetKeys } from './target-writes.js';
+import { stageTally } from './stage-tally.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from './record.js';
 
 /**
@@ -27,45 +28,18 @@ import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, Stag
 type TargetKeys = readonly string[];
 
 /**
- * The stage's status from one pass over its targets: the targets still on this release, or all
- * of them when every one moved on to a newer release (the stage keeps the state it was last seen in).
+ * The stage's status from its targets: the targets still on this release, or all of them when
+ * every one moved on to a newer release (the stage keeps the state it was last seen in). Counted
+ * from the targets written since the last derivation (stage-tally.ts), not from all of them.
  */
 function stageStatus(stage: StageState, keys: TargetKeys): StageStatus {
-  const active = new TargetTally();
-  const all = new TargetTally();
-  for (const key of keys) {
-    const t = stage.targets[key];
-    if (t === undefined) continue;
-    all.add(t);
-    if (t.supersededBy === undefined) active.add(t);
-  }
+  const { active, all } = stageTally(stage.targets, keys);
   const targets = active.count > 0 ? active : all;
   if (targets.count === 0) return 'Waiting';
   const trouble = targets.trouble();
   if (trouble) return trouble;
   if ((stage.pending.length === 0 || active.count === 0) && targets.allHealthy) return 'Healthy';
   return 'Progressing';
-}
-
-/** What stageStatus asks of a set of targets, counted as they pass (troubleStatus' order: Aborted, then Degraded, then Paused). */
-class TargetTally {
-  count = 0;
-  aborted = false;
-  degraded = false;
-  paused = false;
-  allHealthy = true;
-
-  add(t: TargetState): void {
-    this.count += 1;
-    if (t.aborted) this.aborted = true;
-    if (t.phase === 'Degraded') this.degraded = true;
-    else if (t.phase === 'Paused') this.paused = true;
-    if (t.phase !== 'Healthy') this.allHealthy = false;
-  }
-
-  trouble(): Extract<StageStatus, 'Aborted' | 'Degraded' | 'Paused'> | undefined {
-    return this.aborted ? 'Aborted' : this.degraded ? 'Degraded' : this.paused ? 'Paused' : undefined;
-  }
 }
 
 /** Stall eligibility: the release is expected to make progress on its own. */
