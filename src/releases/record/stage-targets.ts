@@ -3,6 +3,7 @@
  * targets still on this release, and the trouble among them that outranks progress.
  */
 import type { StageState, StageStatus, TargetState } from './record.js';
+import { targetKeys } from './target-writes.js';
 
 /**
  * The stage's targets that have not moved on to a newer release. Read through the keys: a step
@@ -12,7 +13,7 @@ import type { StageState, StageStatus, TargetState } from './record.js';
 export function activeTargets(stage: StageState): TargetState[] {
   const active: TargetState[] = [];
   const targets = stage.targets;
-  for (const key of Object.keys(targets)) {
+  for (const key of targetKeys(targets)) {
     const t = targets[key] as TargetState;
     if (t.supersededBy === undefined) active.push(t);
   }

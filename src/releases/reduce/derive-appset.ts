@@ -26,6 +26,7 @@ import { keepUnlisted } from './reduce-appset.js';
 import { childTargetKey } from '../../routing/route-appset.js';
 import { activeTargets, troubleStatus } from '../record/stage-targets.js';
 import { sameKeys } from '../record/pending.js';
+import { dropTarget, putTarget, targetKeys as listTargets } from '../record/target-writes.js';
 
 /** Members whose revisions a row names, and children named as waiting for a comparison. */
 const MAX_NAMED = 10;
@@ -219,7 +220,7 @@ function membersOfStep(appSet: AppSetState, step: number | undefined): { members
  * this release has not reached yet (`reached`) are in no trouble of it: notReachedHere says which,
  * of the targets this leaves in the stage.
  */
-export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number, targetKeys: readonly string[] = Object.keys(stage.targets)): void {
+export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipeline: PipelineConfig, now: number, targetKeys: readonly string[] = listTargets(stage.targets)): void {
   const config = pipeline.stages.find((s) => s.name === stage.name);
   const sel = config?.applicationSet;
   const key = config ? appSetKeyOfStage(config) : undefined;
@@ -247,7 +248,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
     if (target === undefined) continue;
     if (keys.has(k)) held += 1;
     else {
-      delete stage.targets[k];
+      dropTarget(stage.targets, k);
       if (appSet.members[target.ref.name] === undefined) keepUnlisted(record, k, key, target);
     }
   }
@@ -291,7 +292,7 @@ export function judgeStepStage(record: ReleaseRecord, stage: StageState, pipelin
         if (target.healthyAt !== undefined) done += 1;
       } else if (memberDone(member, target, about)) {
         done += 1;
-        if (target.healthyAt === undefined) stage.targets[key] = { ...target, healthyAt: now };
+        if (target.healthyAt === undefined) putTarget(stage.targets, key, { ...target, healthyAt: now });
       }
     }
   }

@@ -17,6 +17,8 @@ import { recheckEffect } from './recheck.js';
 import { activeTargets } from '../record/stage-targets.js';
 import { mixedStageKey, splitOtherApps } from './mixed-stage.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from '../record/record.js';
+import { putTarget, targetKeys } from '../record/target-writes.js';
+import { stageTally } from '../record/stage-tally.js';
 
 /**
  * The keys of a stage's targets, listed once per stage and derivation and shared by its passes
@@ -26,45 +28,18 @@ import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, Stag
 type TargetKeys = readonly string[];
 
 /**
- * The stage's status from one pass over its targets: the targets still on this release, or all
- * of them when every one moved on to a newer release (the stage keeps the state it was last seen in).
+ * The stage's status from its targets: the targets still on this release, or all of them when
+ * every one moved on to a newer release (the stage keeps the state it was last seen in). Counted
+ * from the targets written since the last derivation (stage-tally.ts), not from all of them.
  */
 function stageStatus(stage: StageState, keys: TargetKeys): StageStatus {
-  const active = new TargetTally();
-  const all = new TargetTally();
-  for (const key of keys) {
-    const t = stage.targets[key];
-    if (t === undefined) continue;
-    all.add(t);
-    if (t.supersededBy === undefined) active.add(t);
-  }
+  const { active, all } = stageTally(stage.targets, keys);
   const targets = active.count > 0 ? active : all;
   if (targets.count === 0) return 'Waiting';
   const trouble = targets.trouble();
   if (trouble) return trouble;
   if ((stage.pending.length === 0 || active.count === 0) && targets.allHealthy) return 'Healthy';
   return 'Progressing';
-}
-
-/** What stageStatus asks of a set of targets, counted as they pass (troubleStatus' order: Aborted, then Degraded, then Paused). */
-class TargetTally {
-  count = 0;
-  aborted = false;
-  degraded = false;
-  paused = false;
-  allHealthy = true;
-
-  add(t: TargetState): void {
-    this.count += 1;
-    if (t.aborted) this.aborted = true;
-    if (t.phase === 'Degraded') this.degraded = true;
-    else if (t.phase === 'Paused') this.paused = true;
-    if (t.phase !== 'Healthy') this.allHealthy = false;
-  }
-
-  trouble(): Extract<StageStatus, 'Aborted' | 'Degraded' | 'Paused'> | undefined {
-    return this.aborted ? 'Aborted' : this.degraded ? 'Degraded' : this.paused ? 'Paused' : undefined;
-  }
 }
 
 /** Stall eligibility: the release is expected to make progress on its own. */
@@ -80,7 +55,7 @@ export function expectsProgress(status: ReleaseStatus): boolean {
  * A target without a latch of its own that was last heard before the stage's latch was there, and
  * Healthy, when the stage latched (records saved before targets had latches).
  */
-export function stageDone(stage: StageState, keys: TargetKeys = Object.keys(stage.targets)): boolean {
+export function stageDone(stage: StageState, keys: TargetKeys = targetKeys(stage.targets)): boolean {
   const latched = stage.healthyAt;
   if (latched === undefined || stage.pending.length > 0) return false;
   for (const key of keys) {
@@ -99,12 +74,12 @@ function latchTargets(stage: StageState, keys: TargetKeys, now: number): void {
   for (const key of keys) {
     const t = targets[key];
     if (t === undefined) continue;
-    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) targets[key] = { ...t, healthyAt: now };
+    if (t.supersededBy === undefined && t.phase === 'Healthy' && t.healthyAt === undefined) putTarget(targets, key, { ...t, healthyAt: now });
   }
 }
 
 function releaseStatus(record: ReleaseRecord, keysOf: ReadonlyMap<StageState, TargetKeys>): ReleaseStatus {
-  const keys = (stage: StageState): TargetKeys => keysOf.get(stage) ?? Object.keys(stage.targets);
+  const keys = (stage: StageState): TargetKeys => keysOf.get(stage) ?? targetKeys(stage.targets);
   if (record.stages.every((stage) => stageDone(stage, keys(stage)))) return 'Complete';
   let targets = 0;
   let allSuperseded = true;
@@ -240,7 +215,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
     // A known target running another app's release is not pending for this one (mixed-stage.ts).
     stage.pending = splitOtherApps(record, stage, pendingTargets(stage, ctx.knownTargets?.[stage.name]), ctx);
     if (stage.otherReleases) notices.reply(mixedStageKey(stage.name), 'mixed-stage', { mixed: { ...stage.otherReleases, ...selectorOf(ctx, stage.name) } }, stage.name);
-    const keys = Object.keys(stage.targets);
+    const keys = targetKeys(stage.targets);
     keysOf.set(stage, keys);
     stage.status = stageStatus(stage, keys);
     // A child of an ApplicationSet step that this release has not reached is in no trouble of this release (derive-appset.ts).

@@ -19,6 +19,7 @@ import type { Effect, ReleaseRecord, TargetState } from '../record/record.js';
 import type { Reduction } from './reduce-kit.js';
 import { compareObservations } from '../record/versions.js';
 import type { ReduceKit } from './reduce-kit.js';
+import { putTarget } from '../record/target-writes.js';
 
 
 /**
@@ -119,7 +120,7 @@ export function placeListedChildren(record: ReleaseRecord, pipeline: PipelineCon
       if (appSetKeyOfStage(config) !== appSet || (step !== undefined && member.step !== String(step))) continue;
       const stage = record.stages.find((s) => s.name === config.name);
       const held = stage?.targets[key];
-      if (stage && (!held || compareObservations(target, held) > 0)) stage.targets[key] = target;
+      if (stage && (!held || compareObservations(target, held) > 0)) putTarget(stage.targets, key, target);
     }
     left ??= { ...unlisted };
     delete left[key];
@@ -138,7 +139,7 @@ export function supersedeEveryCopy(record: ReleaseRecord, key: string, byRelease
   for (const stage of record.stages) {
     const target = stage.targets[key];
     if (!target) continue;
-    stage.targets[key] = { ...target, supersededBy: byReleaseId, supersededAt: at };
+    putTarget(stage.targets, key, { ...target, supersededBy: byReleaseId, supersededAt: at });
   }
   const unlisted = record.unlistedChildren?.[key];
   if (unlisted) keepUnlisted(record, key, unlisted.appSet, { ...unlisted.target, supersededBy: byReleaseId, supersededAt: at });

@@ -24,6 +24,7 @@ import type { Reduction } from './reduce-kit.js';
 import { compareObservations } from '../record/versions.js';
 import type { ReduceKit } from './reduce-kit.js';
 import { editTarget } from '../record/target-edit.js';
+import { dropTarget, putTarget } from '../record/target-writes.js';
 
 /** What reduce.ts shares with these rules. */
 
@@ -74,7 +75,7 @@ function apply(record: ReleaseRecord, stage: StageState, prev: TargetState | und
   const kargo: KargoTargetState = { ...draft, ...(judged.phase === 'Healthy' && draft.doneAt === undefined ? { doneAt: now } : {}), judged: judged.judged };
   const resourceVersion = newestVersion(prev?.resourceVersion, observed.resourceVersion);
   const uid = observed.uid ?? prev?.uid;
-  stage.targets[key] = {
+  putTarget(stage.targets, key, {
     ref,
     ...(uid ? { uid } : {}),
     ...(resourceVersion ? { resourceVersion } : {}),
@@ -85,7 +86,7 @@ function apply(record: ReleaseRecord, stage: StageState, prev: TargetState | und
     phaseSince: prev && prev.phase === judged.phase && prev.supersededBy === undefined ? prev.phaseSince : now,
     lastHeardAt: now,
     kargo,
-  };
+  });
   record.counters.facts += 1;
   if (record.images.length === 0 && kargo.freight && kargo.freight.images.length > 0) record.images = [...kargo.freight.images];
   const commit = kargo.freight?.commits.find((c) => c.id)?.id;
@@ -149,7 +150,7 @@ function reduceMembership(current: ReleaseRecord | undefined, fact: KargoStageFa
   const stage = stageOf(record, ctx);
   const effects: Effect[] = [];
   if (fact.removed) {
-    delete stage.targets[key];
+    dropTarget(stage.targets, key);
     kit.addEvent(record, now, 'removed', `Kargo Stage ${fact.target.name} left stage ${stage.name}`, key);
     record.counters.facts += 1;
     return kit.finish(record, now, ctx, 'applied', effects);

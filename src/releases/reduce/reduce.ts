@@ -27,6 +27,7 @@ import { reduceKargo } from './reduce-kargo.js';
 import { appLabelsField, noteMovedFrom } from './mixed-stage.js';
 import { reduceRecheck } from './recheck.js';
 import { editTarget } from '../record/target-edit.js';
+import { putTarget } from '../record/target-writes.js';
 import { stallReply } from './stall.js';
 import type { ReduceKit, ReduceOutcome, Reduction } from './reduce-kit.js';
 
@@ -225,7 +226,7 @@ function reduceRollout(current: ReleaseRecord | undefined, fact: RolloutFact, ct
   }
   record.images = withNewRepositories(record.images, obs.images);
 
-  stage.targets[key] = next;
+  putTarget(stage.targets, key, next);
   effects.push(...pauseEnded(record, stage.name, prev && sameObject ? prev : undefined, next, ctx));
   noteRolloutChange(stage, prev && sameObject ? prev : undefined, next, now, ctx);
   stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
@@ -340,7 +341,7 @@ function reduceApplication(current: ReleaseRecord | undefined, fact: Application
   };
   if (unlisted !== undefined) keepUnlisted(record, key, unlisted, target);
   else {
-    stage.targets[key] = target;
+    putTarget(stage.targets, key, target);
     stage.lastHeardAt = Math.max(stage.lastHeardAt ?? 0, now);
     noteStageFact(stage, now);
   }

@@ -5,7 +5,7 @@
  * one in CHUNK), so adding or removing an entry changes the one chunk that holds it (and the
  * numbering of the chunks after it only when the entry was a boundary); appending changes the last.
  */
-const CHUNK = 64;
+const CHUNK = 16;
 
 function boundary(name: string): boolean {
   // FNV-1a: stable across processes and versions, unlike anything keyed by memory.

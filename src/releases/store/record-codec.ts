@@ -7,6 +7,7 @@
 import type { AppSetState } from '../record/appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from '../record/record.js';
 import { decodeMembers, encodeMembers } from './appset-membership-codec.js';
+import { targetKeys } from '../record/target-writes.js';
 import { decodeChunks, encodeChunksAfter, type Chunked } from './record-chunks.js';
 
 export const HEAD_FIELD = 'head';
@@ -90,7 +91,7 @@ export function encodeTarget(target: TargetState): string {
 const keysJson = new WeakMap<Record<string, TargetState>, Chunked<string>>();
 
 /** `keys`: Object.keys(targets), when the caller has listed them already. */
-export function encodeKeys(targets: Record<string, TargetState>, keys: readonly string[] = Object.keys(targets)): string[] {
+export function encodeKeys(targets: Record<string, TargetState>, keys: readonly string[] = targetKeys(targets)): string[] {
   const known = keysJson.get(targets);
   const next = encodeChunksAfter(keys, (k) => k, known);
   if (next !== known) keysJson.set(targets, next);

@@ -7,6 +7,7 @@
  * changes (test/releases/record-codec.test.ts), at a cost proportional to what the fact changed.
  */
 import type { ReleaseRecord, TargetState } from '../record/record.js';
+import { targetKeys, writePosition, writtenSince, type WriteMark } from '../record/target-writes.js';
 import { diffFields, encodeAppSets, encodeHead, encodeKeys, encodePending, encodeRecord, encodeTarget, isAppSetsField, isStageField, keysField, pendingField, targetField } from './record-codec.js';
 
 export interface Encoded {
@@ -17,6 +18,8 @@ export interface Encoded {
   /** Per stage, its key order's chunks as saved. */
   keyChunks?: Map<string, string[]>;
   appSets?: ReleaseRecord['appSets'];
+  /** Per stage, its targets object when saved and where its write log was (target-writes.ts): the next save looks only at the keys written since. */
+  marks?: Map<string, { targets: object; mark: WriteMark }>;
 }
 
 export interface Changes {
@@ -28,8 +31,12 @@ export interface Changes {
 
 function known(record: ReleaseRecord, fields: Map<string, string>): Encoded {
   const targets = new Map(record.stages.map((s) => [s.name, new Map(Object.entries(s.targets))]));
-  const keyChunks = new Map(record.stages.map((s) => [s.name, encodeKeys(s.targets)]));
-  return { fields, targets, keyChunks, appSets: record.appSets };
+  const keyChunks = new Map(record.stages.map((s) => [s.name, encodeKeys(s.targets, targetKeys(s.targets))]));
+  return { fields, targets, keyChunks, appSets: record.appSets, marks: marksOf(record) };
+}
+
+function marksOf(record: ReleaseRecord): NonNullable<Encoded['marks']> {
+  return new Map(record.stages.map((s) => [s.name, { targets: s.targets, mark: writePosition(s.targets) }]));
 }
 
 /**
@@ -42,6 +49,7 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
     return { ...diffFields(before?.fields ?? new Map(), fields), after: known(record, fields) };
   }
   const { fields, targets, keyChunks } = before;
+  const marks = before.marks ?? new Map<string, { targets: object; mark: WriteMark }>();
   const set: [string, string][] = [];
   const del: string[] = [];
   const put = (field: string, json: string): void => {
@@ -68,7 +76,7 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
   for (const stage of record.stages) {
     put(pendingField(stage.name), encodePending(stage.pending));
     // Listed once: a step stage's targets are thousands, and listing them costs more than reading them.
-    const keys = Object.keys(stage.targets);
+    const keys = targetKeys(stage.targets);
     const chunks = encodeKeys(stage.targets, keys);
     const previous = keyChunks.get(stage.name) ?? [];
     if (chunks !== previous) {
@@ -78,14 +86,22 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
     }
     let saved = targets.get(stage.name);
     if (!saved) targets.set(stage.name, (saved = new Map()));
-    for (const key of keys) {
-      const target = stage.targets[key] as TargetState;
+    const mark = marks.get(stage.name);
+    // The same targets object as saved: only the keys written since can differ from what was saved.
+    const written = mark?.targets === stage.targets ? writtenSince(stage.targets, mark.mark) : undefined;
+    for (const key of written ?? keys) {
+      const target = stage.targets[key];
+      if (target === undefined) {
+        if (saved.delete(key)) drop(targetField(stage.name, key));
+        continue;
+      }
       if (saved.get(key) === target) continue;
       put(targetField(stage.name, key), encodeTarget(target));
       saved.set(key, target);
     }
+    marks.set(stage.name, { targets: stage.targets, mark: writePosition(stage.targets) });
     // Keys only go when the key order changes, and only when `saved` holds more than the stage (it holds every key of it now).
-    if (chunks !== previous && saved.size > keys.length) {
+    if (!written && chunks !== previous && saved.size > keys.length) {
       for (const key of [...saved.keys()]) {
         if (key in stage.targets) continue;
         saved.delete(key);
@@ -93,5 +109,6 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
       }
     }
   }
-  return { set, del, after: { fields, targets, keyChunks, appSets: record.appSets } };
+  for (const name of [...marks.keys()]) if (!names.has(name)) marks.delete(name);
+  return { set, del, after: { fields, targets, keyChunks, appSets: record.appSets, marks } };
 }
