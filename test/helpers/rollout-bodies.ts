@@ -45,6 +45,8 @@ export interface RolloutShape {
   phase: 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
   message?: string;
   pausedAt?: string;
+  /** The pause condition's reason (default CanaryPauseStep; InconclusiveAnalysisRun after an inconclusive analysis). */
+  pauseReason?: string;
   abort?: boolean;
   /** `status.promoteFull: true` (promote --full, before the controller clears it). */
   promoteFull?: boolean;
@@ -82,10 +84,10 @@ export function rolloutBody(s: RolloutShape): Record<string, any> {
   st.stableRS = s.stableRS;
   st.phase = s.phase;
   if (s.message === undefined && s.phase !== 'Paused') delete st.message;
-  else st.message = s.message ?? 'CanaryPauseStep';
+  else st.message = s.message ?? s.pauseReason ?? 'CanaryPauseStep';
   st.currentStepIndex = s.step ?? (s.podHash === s.stableRS ? STEPS.length : 0);
   if (s.phase === 'Paused') {
-    st.pauseConditions = [{ reason: 'CanaryPauseStep', startTime: s.pausedAt ?? '2026-08-20T09:13:11Z' }];
+    st.pauseConditions = [{ reason: s.pauseReason ?? 'CanaryPauseStep', startTime: s.pausedAt ?? '2026-08-20T09:13:11Z' }];
     st.controllerPause = true;
   } else {
     delete st.pauseConditions;

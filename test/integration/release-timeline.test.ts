@@ -4,7 +4,8 @@
  * get one image in their thread, after the reply that ended them, uploaded with Slack's upload
  * flow to the Slack stand-in; the first upload of bytes fails and the Complete reply still
  * arrives, once, and the image after it. A pipeline with `charts: false` gets none. The image
- * decodes at a sane size and its alt text names the stages, the steps and the waits.
+ * decodes at a sane size and its alt text names the stages, the steps and the waits. A release
+ * already healthy when first heard gets none (nothing was heard between its start and its end).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -88,8 +89,10 @@ describe('the release timeline in the thread', () => {
     expect(timelines(rel2)).toHaveLength(1);
     expect(timelineFile(rel2).altText).toBeDefined();
     expect(rel2.replies.indexOf(timelines(rel2)[0]!)).toBeGreaterThan(rel2.replies.indexOf(complete[0]!));
-    // rel-1 ended too (its first release, no steps): one of its own; none moved to another thread.
-    expect(timelines(thread(SHOP, 'rel-1'))).toHaveLength(1);
+    // rel-1 (its first release, no steps) was already healthy when first heard: nothing in between to draw, no
+    // image of bars of 0 s; the Complete reply says it ended. None moved to another thread.
+    expect(timelines(thread(SHOP, 'rel-1'))).toHaveLength(0);
+    expect(thread(SHOP, 'rel-1')!.replies.some((r) => /complete/i.test(sectionText(r)))).toBe(true);
     expect(world.slack.calls.get('files.upload')).toBeGreaterThan(world.slack.calls.get('files.completeUploadExternal') ?? 0);
   });
 

@@ -70,6 +70,25 @@ describe('the end of a pause', () => {
     expect(h.replies('aborted')[0]!.effect.detail).toMatchObject({ by: 'controller' });
   });
 
+  it('an inconclusive analysis aborted through Glidepath is the person\'s abort, heard before or after the controller reconciled it', () => {
+    // The pause condition's reason ("InconclusiveAnalysisRun") is the Rollout's message while it waits, and still is when the
+    // watch hears status.abort (Glidepath's patch) before the controller reconciled it; the analysis stays Inconclusive.
+    const analysis = { name: 'checkout-7c9d6b5f48-12-4', status: 'Inconclusive', message: 'metric "success-rate" assessed Inconclusive' };
+    const inconclusive = { ...rel4, step: 4, phase: 'Paused' as const, pauseReason: 'InconclusiveAnalysisRun', analysis };
+    for (const next of [
+      { ...inconclusive, abort: true },
+      { ...rel4, step: 0, phase: 'Degraded' as const, abort: true, message: 'RolloutAborted: Rollout aborted update to revision 4', analysis },
+    ]) {
+      const h = new Harness(testConfig());
+      h.ownActions = { [TARGET]: [{ key: abortActionKey('7c9d6b5f48'), user: 'U0YOU' }] };
+      h.apply(rolloutFact(rolloutBody({ ...inconclusive, rv: 201 }), T0));
+      expect(h.replies('paused')).toHaveLength(1);
+      h.apply(rolloutFact(rolloutBody({ ...next, rv: 202 }), T0 + 60_000));
+      expect(settles(h).map((s) => s.ended)).toEqual([{ how: 'aborted', by: 'glidepath', user: 'U0YOU' }]);
+      expect(h.replies('aborted')[0]!.effect.detail).toMatchObject({ by: 'glidepath', user: 'U0YOU' });
+    }
+  });
+
   it('without the own-actions ledger nothing is called "outside" (the reply still loses its buttons)', () => {
     const h = new Harness(testConfig());
     h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 201, step: 1, phase: 'Paused' }), T0));

@@ -84,6 +84,9 @@ describe('npm run sandbox', () => {
       /✓ rel-1\.30\.1 · stall alert/,
       /✓ rel-1\.30\.1 · heard again/,
     ]);
+    // The inconclusive analysis was aborted through Glidepath (its pause reason is no sign of the controller's own abort).
+    expect(out).toMatch(/rel-1\.30\.0 · checkout — reply:\n {2}↳ ⛔ dev — `dev\/shop\/checkout-dev` was aborted through Glidepath; traffic went back to the stable version\./);
+    expect(out).not.toMatch(/aborted by the Rollouts controller|Aborted by the Rollouts controller/);
     // A file share reads as what it is, by its title, in its release's thread: the bad build's chart, rel-1.29.0's timeline.
     expect(out).toMatch(/rel-1\.30\.0 · checkout — reply:\n {2}↳ 📈 chart: success-rate Inconclusive — dev\/shop\/checkout-dev \(the image is in the page\)\n/);
     expect(out).toMatch(/rel-1\.29\.0 · checkout — reply:\n {2}↳ 📈 timeline: Release rel-1\.29\.0 · checkout \(the image is in the page\)\n/);

@@ -39,11 +39,14 @@ export function pausedReply(stage: string, t: TargetState): ReplyEffect {
 
 /**
  * An abort the controller made itself (a failed analysis, a progress deadline with
- * progressDeadlineAbort) is nobody's action; anything else was a person's.
+ * progressDeadlineAbort) is nobody's action; anything else was a person's. Only a failure counts
+ * as the controller's evidence: an inconclusive analysis pauses for a person (its message is the
+ * pause reason "InconclusiveAnalysisRun" until the controller reconciles an abort), and what ends
+ * that pause is the person's abort.
  */
 function controllerAbort(t: TargetState): boolean {
   const analysisFailed = t.analysis !== undefined && (t.analysis.status === 'Failed' || t.analysis.status === 'Error');
-  return analysisFailed || /analysis|ProgressDeadlineExceeded/i.test(t.message);
+  return analysisFailed || /ProgressDeadlineExceeded|analysis phase (Failed|Error)|assessed (Failed|Error)/i.test(t.message);
 }
 
 /** Who aborted the target: Glidepath (and who), the controller, or a person outside; undefined when the actions are unknown. */

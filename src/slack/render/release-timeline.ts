@@ -60,6 +60,20 @@ export function spanText(ms: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
+/** A stage row whose first fact was already its healthy one: nothing was heard between its start and healthy. */
+function healthyWhenFirstHeard(row: TimelineRow): boolean {
+  return row.kind === 'stage' && row.bar === 'healthy' && row.to <= row.from;
+}
+
+/**
+ * Nothing to draw: every stage Glidepath heard of was already healthy at its first fact (a
+ * release deployed before Glidepath watched, or heard of only when done), no step, no pause. An
+ * image of bars of no length would say nothing; the thread gets none.
+ */
+export function timelineObservedNothing(chart: Pick<ReleaseTimelineChart, 'rows' | 'marks'>): boolean {
+  return chart.rows.length === 0 || (chart.marks.length === 0 && chart.rows.every((r) => r.kind === 'stage' && healthyWhenFirstHeard(r)));
+}
+
 /** The user ids whose names the image labels (the people who ended a wait through Glidepath). */
 export function timelineUsers(record: ReleaseRecord): string[] {
   const ids = record.stages.flatMap((s) => (s.timeline?.holds ?? []).flatMap((h) => (h.user ? [h.user] : [])));
@@ -145,17 +159,20 @@ export function releaseTimeline(record: ReleaseRecord, names: ReadonlyMap<string
   const start = rows.length > 0 ? Math.min(...rows.map((r) => r.from)) : record.createdAt;
   const end = rows.length > 0 ? Math.max(...rows.map((r) => r.to)) : now;
   const title = truncate(`Release ${record.releaseId} · ${record.pipeline}`, 80);
-  const subtitle = `${record.status}: ${rows.filter((r) => r.kind === 'stage').length} of ${record.stages.length} stages started, ${spanText(end - start)} from the first fact to the ${FINISHED_RELEASE_STATUSES.includes(record.status) ? 'end' : 'last fact'}`;
+  const started = `${record.status}: ${rows.filter((r) => r.kind === 'stage').length} of ${record.stages.length} stages started`;
+  const subtitle = timelineObservedNothing({ rows, marks }) ? `${started}, already healthy when first heard` : `${started}, ${spanText(end - start)} from the first fact to the ${FINISHED_RELEASE_STATUSES.includes(record.status) ? 'end' : 'last fact'}`;
   const chart = { title, subtitle, rows, marks, start, end, notStarted, omittedRows, filename: 'release-timeline.png' };
   return { ...chart, altText: altText(record, chart) };
 }
 
 function altText(record: ReleaseRecord, chart: Omit<ReleaseTimelineChart, 'altText'>): string {
-  const parts = [`Timeline of release ${record.releaseId} of ${record.pipeline} (${record.status}), one bar per stage and canary step over ${spanText(chart.end - chart.start)}.`];
+  const over = timelineObservedNothing(chart) ? ', each already healthy when first heard' : ` over ${spanText(chart.end - chart.start)}`;
+  const parts = [`Timeline of release ${record.releaseId} of ${record.pipeline} (${record.status}), one bar per stage and canary step${over}.`];
   chart.rows.forEach((row, i) => {
     const how = row.bar === 'healthy' ? 'to healthy' : row.bar === 'failed' ? 'until it failed' : row.bar === 'running' ? 'so far' : '';
     const holds = chart.marks.filter((m) => m.row === i).map((m) => m.label);
-    const text = row.kind === 'stage' ? `Stage ${row.label}: ${spanText(row.to - row.from)} ${how}` : `${row.label}: ${spanText(row.to - row.from)}`;
+    const span = healthyWhenFirstHeard(row) ? 'already healthy when first heard' : `${spanText(row.to - row.from)} ${how}`;
+    const text = row.kind === 'stage' ? `Stage ${row.label}: ${span}` : `${row.label}: ${spanText(row.to - row.from)}`;
     parts.push(`${text}${holds.length > 0 ? ` (${holds.join('; ')})` : ''}.`);
   });
   if (chart.notStarted.length > 0) parts.push(`Not started: ${chart.notStarted.join(', ')}.`);

@@ -13,7 +13,7 @@ import type { WebClient } from '@slack/web-api';
 import type { FilesCompleteUploadExternalArguments } from '@slack/web-api';
 import { analysisCharts } from '../render/analysis-chart.js';
 import { analysisChartPng } from '../render/analysis-chart-image.js';
-import { releaseTimeline, timelineUsers } from '../render/release-timeline.js';
+import { releaseTimeline, timelineObservedNothing, timelineUsers } from '../render/release-timeline.js';
 import { releaseTimelinePng } from '../render/release-timeline-image.js';
 import type { ThreadReplyEffect } from '../render/types.js';
 import type { PipelineConfig } from '../../config/file.js';
@@ -106,7 +106,8 @@ async function userNames(client: WebClient, ids: readonly string[]): Promise<Map
 async function imagesOf(deps: ChartUploadDeps, job: ChartJob): Promise<ChartImage[]> {
   if (job.timeline) {
     const chart = releaseTimeline(deps.record, await userNames(deps.client, timelineUsers(deps.record)));
-    return chart.rows.length === 0 ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => releaseTimelinePng(chart) }];
+    // Nothing heard between the first fact and healthy: no image of empty bars.
+    return timelineObservedNothing(chart) ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => releaseTimelinePng(chart) }];
   }
   return analysisCharts(job.effect.detail.metrics, where(job.effect)).map((chart) => ({ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => analysisChartPng(chart) }));
 }

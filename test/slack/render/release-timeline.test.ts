@@ -12,10 +12,13 @@ import { targetKey } from '../../../src/facts/fact.js';
 import { resumeActionKey } from '../../../src/releases/reduce/own-action-keys.js';
 import type { StageState, TargetState } from '../../../src/releases/record/record.js';
 import { MAX_TIMELINE_HOLDS, MAX_TIMELINE_STEPS, noteRolloutChange } from '../../../src/releases/reduce/timeline.js';
-import { MAX_TIMELINE_ROWS, releaseTimeline, spanText } from '../../../src/slack/render/release-timeline.js';
+import { MAX_TIMELINE_ROWS, releaseTimeline, spanText, timelineObservedNothing } from '../../../src/slack/render/release-timeline.js';
 import { TIMELINE_COLORS, TIMELINE_WIDTH, releaseTimelinePng, releaseTimelineSvg, timelineHeight } from '../../../src/slack/render/release-timeline-image.js';
 import { readPngHeader } from '../support/png.js';
 import { T0, record, stage, target } from '../support/records.js';
+import { Harness, rolloutFact } from '../../helpers/reduce-harness.js';
+import { rolloutBody } from '../../helpers/rollout-bodies.js';
+import { testConfig } from '../../helpers/pipeline.js';
 
 /** The image of the finished release below is kept here for a look (docs/images/release-timeline.png is a copy). */
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/charts/', import.meta.url));
@@ -145,6 +148,25 @@ describe('the timeline chart of a record', () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('a release whose first fact was already its healthy one says so, and has no image: nothing was heard in between', () => {
+    // As the sandbox's ledger-3.4.1: deployed before Glidepath heard of it, first heard healthy.
+    const h = new Harness(testConfig());
+    h.apply(rolloutFact(rolloutBody({ generation: 1, rv: 100, releaseId: 'rel-1', podHash: 'aaa', stableRS: 'aaa', phase: 'Healthy', labels: { 'app.kubernetes.io/part-of': 'checkout', env: 'staging' } }), T0));
+    const done = h.record('rel-1')!;
+    const chart = releaseTimeline(done);
+    expect(chart.rows.map((r) => [r.label, r.bar, r.to - r.from])).toEqual([['staging', 'healthy', 0]]);
+    expect(timelineObservedNothing(chart)).toBe(true);
+    expect(chart.altText).not.toMatch(/0 s/);
+    expect(chart.altText).toContain('Stage staging: already healthy when first heard.');
+    expect(chart.subtitle).toContain('already healthy when first heard');
+    // One stage first heard healthy beside one that was watched to healthy: drawn, each row saying what is true.
+    const watched = finished();
+    watched.stages[0] = { ...watched.stages[0]!, healthyAt: T0 };
+    const both = releaseTimeline(watched, names);
+    expect(timelineObservedNothing(both)).toBe(false);
+    expect(both.altText).toContain('over 3 min 20 s. Stage staging: already healthy when first heard. Stage prod: 2 min 30 s to healthy.');
   });
 
   it('spans read as a person says them', () => {
