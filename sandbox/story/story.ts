@@ -129,6 +129,15 @@ export class Story {
   }
 
   /** Polls until `check` holds (story time); says so and goes on when it does not within `withinMs`. */
+  /** The ApplicationSet moved `child` (its lastTransitionTime) after Argo CD last reconciled it: what the freshness gate refuses. */
+  private notReconciledSinceTransition(child: string): boolean {
+    const prod = this.d.world.clusters.prod;
+    const appSet = prod.store.tryGet(prod.registry.byKind('ApplicationSet'), 'argocd', 'checkout');
+    const entry = (appSet?.status?.applicationStatus ?? []).find((e: { application: string }) => e.application === child) as { lastTransitionTime?: string } | undefined;
+    const reconciledAt = prod.store.tryGet(prod.registry.byKind('Application'), 'argocd', child)?.status?.reconciledAt as string | undefined;
+    return entry?.lastTransitionTime !== undefined && reconciledAt !== undefined && reconciledAt < entry.lastTransitionTime;
+  }
+
   private async until(releaseId: string, what: string, check: () => Promise<boolean>, withinMs: number): Promise<boolean> {
     const step = 500;
     // Glidepath answers in machine time, not story time: at a high --speed on a busy machine a
@@ -188,6 +197,9 @@ export class Story {
     const argocd = this.d.world.clusters.prod.argocd[0]!;
     this.d.world.appSet.faults.staleCache = ['checkout-prod-us'];
     argocd.faults.behind = ['checkout-prod-us'];
+    // The fault shows once the ApplicationSet controller next judges prod-us on its stale view (a
+    // transition checkout-prod-us was not reconciled after); on a busy machine that came after the approve.
+    await this.until(id, 'the stale view of checkout-prod-us', async () => this.notReconciledSinceTransition('checkout-prod-us'), 60_000);
     const channel = this.d.channels.checkoutAppSet;
     const approveText = 'approve checkout-appset@prod-us';
     // Refused either way the gate sees it: children not fresh since the last transition, or a step judged on a stale cache.
