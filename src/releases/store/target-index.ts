@@ -42,6 +42,8 @@ export interface TargetIndexOptions {
 }
 
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
+/** How stale an entry's `heardAt` may get before a fact that changes nothing else rewrites it (onlyHeardAgain). */
+const HEARD_AGAIN_SLACK_MS = 60_000;
 
 /* The index's version while the index exists, else '' (KEYS[1] the index, KEYS[2] its version). */
 const VERSION_EXPR = `redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''`;
@@ -242,7 +244,9 @@ export class TargetIndex {
    * Records what the targets run now (a tombstone, for a Kargo Stage that left). Bounded: the hash expires `retainMs` (at most an hour more:
    * expiry-refresh.ts) after the pipeline's last fact, and targets silent for that long (deleted Rollouts) are dropped when it is read.
    */
-  async recordMany(pipeline: string, entries: [string, Entry][]): Promise<void> {
+  async recordMany(pipeline: string, all: [string, Entry][]): Promise<void> {
+    const cached = this.cache.get(pipeline);
+    const entries = cached ? all.filter(([t, e]) => !this.onlyHeardAgain(cached.entries.get(t), e)) : all;
     if (entries.length === 0) return;
     const key = this.keys.targetReleases(pipeline);
     const version = this.keys.targetReleasesVersion(pipeline);
@@ -254,10 +258,21 @@ export class TargetIndex {
       this.expiry.forget(key);
       throw err;
     }
-    const cached = this.cache.get(pipeline);
     const known = this.known.get(pipeline);
     if (known && entries.some(([t, e]) => this.changesKnown(known, t, e))) this.known.delete(pipeline);
     if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
+  }
+
+  /**
+   * Whether `next` only says the target was heard again, a moment after what the index holds
+   * (`held`, as last read or written): the same stage, release, labels and Kargo observation.
+   * Rewriting it would cost the index's write on every fact of a Rollout moving through its
+   * steps for nothing but `heardAt`, which only counts against forgetAfterMs: it is rewritten
+   * once it is HEARD_AGAIN_SLACK old (a target silent since is forgotten that much earlier at most).
+   */
+  private onlyHeardAgain(held: Entry | undefined, next: Entry): boolean {
+    if (!held || next.heardAt < held.heardAt || next.heardAt - held.heardAt >= Math.min(HEARD_AGAIN_SLACK_MS, this.options.forgetAfterMs / 100)) return false;
+    return JSON.stringify({ ...held, heardAt: 0 }) === JSON.stringify({ ...next, heardAt: 0 });
   }
 
   /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */
