@@ -107,7 +107,7 @@ interface Run {
 }
 
 /** The largest costs in INFO commandstats, per fact (or job), as `name n.n` pairs. */
-async function topCommands(nodes: RedisNodes, per: number, top = 60): Promise<string> {
+async function topCommands(nodes: RedisNodes, per: number, top = 12): Promise<string> {
   const byName = [...(await nodes.commandsByName())].sort((a, b) => b[1] - a[1]).slice(0, top);
   return byName.map(([name, n]) => `${name} ${Math.round((n / per) * 10) / 10}`).join(', ');
 }
