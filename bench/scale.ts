@@ -102,6 +102,14 @@ interface Run {
   busiestShare: number;
   conflictsPer1000: number;
   workerCpuMsPerFact: number;
+  /** The commands that cost most, per fact, largest first. */
+  topCommands: string;
+}
+
+/** The largest costs in INFO commandstats, per fact (or job), as `name n.n` pairs. */
+async function topCommands(nodes: RedisNodes, per: number, top = 12): Promise<string> {
+  const byName = [...(await nodes.commandsByName())].sort((a, b) => b[1] - a[1]).slice(0, top);
+  return byName.map(([name, n]) => `${name} ${Math.round((n / per) * 10) / 10}`).join(', ');
 }
 
 async function waitUntil(probe: () => Promise<boolean>, what: string, limitMs = 600_000): Promise<void> {
@@ -149,6 +157,7 @@ async function runGlidepath(nodes: RedisNodes, rounds: Fact[][]): Promise<Run> {
     }, 'every fact reduced');
     const seconds = (performance.now() - started) / 1000;
     const calls = await nodes.commandCalls();
+    const top = await topCommands(nodes, total);
     const sum = calls.reduce((a, b) => a + b, 0);
     const conflicts = after.reduce((n, s) => n + s.conflicts, 0) - before.reduce((n, s) => n + s.conflicts, 0);
     const cpu = after.reduce((n, s) => n + s.cpuMs, 0) - before.reduce((n, s) => n + s.cpuMs, 0);
@@ -162,6 +171,7 @@ async function runGlidepath(nodes: RedisNodes, rounds: Fact[][]): Promise<Run> {
       busiestShare: Math.max(...shares),
       conflictsPer1000: Math.round((conflicts / total) * 1000 * 100) / 100,
       workerCpuMsPerFact: Math.round((cpu / total) * 100) / 100,
+      topCommands: top,
     };
   } finally {
     for (const w of workers) await w.stop();
@@ -170,7 +180,7 @@ async function runGlidepath(nodes: RedisNodes, rounds: Fact[][]): Promise<Run> {
 }
 
 /** A bare BullMQ queue (one hash tag) on the same Redis: add with a job id, process with a no-op worker. */
-async function baseline(nodes: RedisNodes, jobs: number): Promise<number> {
+async function baseline(nodes: RedisNodes, jobs: number): Promise<{ perJob: number; top: string }> {
   const connect = (): Redis =>
     nodes.clusterNodes
       ? (new Cluster(nodes.ports.map((port) => ({ host: '127.0.0.1', port })), { redisOptions: { maxRetriesPerRequest: null } }) as unknown as Redis)
@@ -185,11 +195,12 @@ async function baseline(nodes: RedisNodes, jobs: number): Promise<number> {
   for (let i = 0; i < jobs; i += 500) await queue.addBulk(Array.from({ length: Math.min(500, jobs - i) }, (_, j) => ({ name: 'fact', data: { i: i + j }, opts: { jobId: `b-${i + j}` } })));
   await waitUntil(async () => done >= jobs, 'the baseline jobs');
   const calls = (await nodes.commandCalls()).reduce((x, y) => x + y, 0);
+  const top = await topCommands(nodes, jobs);
   await worker.close();
   await queue.close();
   a.disconnect();
   b.disconnect();
-  return Math.round((calls / jobs) * 10) / 10;
+  return { perJob: Math.round((calls / jobs) * 10) / 10, top };
 }
 
 async function main(): Promise<void> {
@@ -197,9 +208,10 @@ async function main(): Promise<void> {
   const cluster = await startRedisNodes(3, { cluster: true });
   let onCluster: Run;
   let baselineCluster: number;
+  let baselineTop: string;
   try {
     onCluster = await runGlidepath(cluster, rounds);
-    baselineCluster = await baseline(cluster, onCluster.facts);
+    ({ perJob: baselineCluster, top: baselineTop } = await baseline(cluster, onCluster.facts));
   } finally {
     await cluster.stop();
   }
@@ -212,6 +224,8 @@ async function main(): Promise<void> {
   }
   console.log(`${onCluster.facts} facts of ${PIPELINES} pipelines, 2 worker replicas, ${PARTITIONS} partitions`);
   console.log(`Redis Cluster (3 masters): ${onCluster.factsPerSecond} facts/s, ${onCluster.commandsPerFact} commands/fact (bare BullMQ: ${baselineCluster}/job), shard shares ${onCluster.shardShares.join(' / ')} (busiest ${onCluster.busiestShare}, target <= 0.5), CAS conflicts ${onCluster.conflictsPer1000}/1,000 facts (target <= 5)`);
+  console.log(`  top commands per fact: ${onCluster.topCommands}`);
+  console.log(`  bare BullMQ, per job:   ${baselineTop}`);
   console.log(`one Redis node:            ${onNode.factsPerSecond} facts/s, ${onNode.commandsPerFact} commands/fact, CAS conflicts ${onNode.conflictsPer1000}/1,000 facts`);
   console.log(`cluster/node throughput: ${Math.round((onCluster.factsPerSecond / onNode.factsPerSecond) * 100) / 100} (2 cores: Redis, 2 workers and the feeder share them)`);
   console.log(

@@ -20,6 +20,8 @@ export interface RedisNodes {
   url: string;
   /** INFO commandstats of each node: total calls (minus the INFO/CONFIG calls of the measurement itself). */
   commandCalls(): Promise<number[]>;
+  /** INFO commandstats summed over the nodes, by command (the measurement's own calls left out). */
+  commandsByName(): Promise<Map<string, number>>;
   resetStats(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -87,6 +89,17 @@ export async function startRedisNodes(count: number, options: { cluster: boolean
           return calls;
         }),
       );
+    },
+    async commandsByName() {
+      const out = new Map<string, number>();
+      for (const c of clients) {
+        const info = await c.info('commandstats');
+        for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+          const name = m[1] as string;
+          if (!['info', 'config|resetstat', 'config'].includes(name)) out.set(name, (out.get(name) ?? 0) + Number(m[2]));
+        }
+      }
+      return out;
     },
     async resetStats() {
       await Promise.all(clients.map((c) => c.config('RESETSTAT')));

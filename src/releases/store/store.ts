@@ -11,6 +11,10 @@ import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseRecord } from '../r
 import { decodeRecord } from './record-codec.js';
 import { encodeChanges, type Encoded } from './record-save.js';
 import { FencedWriteError } from './fence.js';
+import { ExpiryRefresh } from '../../store/expiry-refresh.js';
+
+/** Values per HSET/HDEL inside SAVE_SCRIPT (even: field/value pairs stay together). */
+const UNPACK_BATCH = 2_000;
 
 /*
  * KEYS[1] release hash, KEYS[2] release index (zset), KEYS[3] open-release index (zset: the
@@ -19,8 +23,10 @@ import { FencedWriteError } from './fence.js';
  * ARGV[3] outbox JSON ("" for none), ARGV[4] TTL ms of the record, ARGV[5] index score,
  * ARGV[6] index member, ARGV[7] index entries scored below this are dropped (their records have
  * expired), ARGV[8] TTL ms of the index, ARGV[9] "1" when the record is finished,
- * ARGV[10] the writer's fencing epoch ("" when it works under no lease), ARGV[11] n = number of
- * fields to set, then n field/value pairs, then the fields to delete.
+ * ARGV[10] the writer's fencing epoch ("" when it works under no lease), ARGV[11] "1" to move the
+ * expiries on (expiry-refresh.ts: at most hourly; a new record and an index that gains a member
+ * get theirs anyway), ARGV[12] n = number of fields to set, then n field/value pairs, then the
+ * fields to delete.
  * Returns 1 when saved, 0 when the version moved on, -1 when a newer lease holder has written the
  * record (nothing is written then).
  *
@@ -35,36 +41,44 @@ import { FencedWriteError } from './fence.js';
  * version it moved and reduces on top of it (the compare-and-set), and the old holder
  * dispatches nothing without its lease (reducer-worker.ts). The check costs one HGET inside the
  * script the save runs anyway: no round trip.
+ *
+ * Each command inside the script is a command Redis runs (INFO commandstats counts them), on
+ * every save of every fact: the fields go in one HSET and one HDEL (in slices: Lua's unpack is
+ * bounded by its stack), the version and fence in one HMGET, an index is trimmed of expired
+ * entries only when it gains a member (the only time it grows), and expiries are moved on at
+ * most hourly (ARGV[11]), not on every save.
  */
 const SAVE_SCRIPT = `
-local fence = ARGV[10] ~= '' and redis.call('HGET', KEYS[1], 'fence')
+local state = redis.call('HMGET', KEYS[1], 'fence', 'v')
+local fence = ARGV[10] ~= '' and state[1]
 if fence and tonumber(ARGV[10]) < tonumber(fence) then return -1 end
-local current = redis.call('HGET', KEYS[1], 'v')
-if (current or '0') ~= ARGV[1] then return 0 end
-if ARGV[10] ~= '' and fence ~= ARGV[10] then redis.call('HSET', KEYS[1], 'fence', ARGV[10]) end
-local n = tonumber(ARGV[11])
-local i = 12
+if (state[2] or '0') ~= ARGV[1] then return 0 end
+local set = {'v', ARGV[2]}
+if ARGV[10] ~= '' and fence ~= ARGV[10] then set[#set + 1] = 'fence' set[#set + 1] = ARGV[10] end
+local n = tonumber(ARGV[12])
+local i = 13
 for _ = 1, n do
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  set[#set + 1] = ARGV[i]
+  set[#set + 1] = ARGV[i + 1]
   i = i + 2
 end
+local del = {}
 while i <= #ARGV do
-  redis.call('HDEL', KEYS[1], ARGV[i])
+  del[#del + 1] = ARGV[i]
   i = i + 1
 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2])
-if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'outbox') else redis.call('HSET', KEYS[1], 'outbox', ARGV[3]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[7])
-redis.call('PEXPIRE', KEYS[2], ARGV[8])
-if ARGV[9] == '1' then
-  redis.call('ZREM', KEYS[3], ARGV[6])
-else
-  redis.call('ZADD', KEYS[3], ARGV[5], ARGV[6])
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[7])
-  redis.call('PEXPIRE', KEYS[3], ARGV[8])
+if ARGV[3] == '' then del[#del + 1] = 'outbox' else set[#set + 1] = 'outbox' set[#set + 1] = ARGV[3] end
+for from = 1, #set, ${UNPACK_BATCH} do redis.call('HSET', KEYS[1], unpack(set, from, math.min(from + ${UNPACK_BATCH} - 1, #set))) end
+for from = 1, #del, ${UNPACK_BATCH} do redis.call('HDEL', KEYS[1], unpack(del, from, math.min(from + ${UNPACK_BATCH} - 1, #del))) end
+local refresh = ARGV[11] == '1' or ARGV[1] == '0'
+if refresh then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+local function index(key)
+  local added = redis.call('ZADD', key, ARGV[5], ARGV[6]) == 1
+  if added then redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. ARGV[7]) end
+  if refresh or added then redis.call('PEXPIRE', key, ARGV[8]) end
 end
+index(KEYS[2])
+if ARGV[9] == '1' then redis.call('ZREM', KEYS[3], ARGV[6]) else index(KEYS[3]) end
 return 1
 `;
 
@@ -129,6 +143,8 @@ export class ReleaseStore implements ReleaseReader {
   private readonly cache = new Map<string, Snapshot>();
   private readonly unfinishedTtlMs: number;
   private readonly longestTtlMs: number;
+  /** The records' and indexes' expiries, moved on at most hourly per release (expiry-refresh.ts). */
+  private readonly expiry: ExpiryRefresh;
   /** Compare-and-set attempts that lost to another writer, since start. */
   conflicts = 0;
 
@@ -144,6 +160,7 @@ export class ReleaseStore implements ReleaseReader {
     this.redis = redis as RedisWithScripts;
     this.unfinishedTtlMs = options.unfinishedTtlMs ?? DEFAULT_UNFINISHED_TTL_MS;
     this.longestTtlMs = Math.max(options.finishedTtlMs, this.unfinishedTtlMs);
+    this.expiry = new ExpiryRefresh(Math.min(options.finishedTtlMs, this.unfinishedTtlMs));
   }
 
   private static fromHash(hash: Record<string, string>): Snapshot | undefined {
@@ -258,6 +275,8 @@ export class ReleaseStore implements ReleaseReader {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       // A cached record is handed out only once: `decide` may change it.
       const current = attempt === 1 ? await this.cached(pipeline, releaseId) : await this.load(pipeline, releaseId);
+      // Read before `decide`, which may change the record in place.
+      const wasFinished = current !== undefined && FINISHED_RELEASE_STATUSES.includes(current.record.status);
       const outcome = decide(current);
       if (!outcome.next) return { result: outcome.result };
       const expected = current?.record.version ?? 0;
@@ -265,21 +284,25 @@ export class ReleaseStore implements ReleaseReader {
       const outbox = [...(current?.outbox ?? []), ...(outcome.outbox ?? [])];
       const finished = FINISHED_RELEASE_STATUSES.includes(record.status);
       const { set, del, after } = encodeChanges(record, current?.encoded);
-      const saved = await this.redis.glidepathSave(
-        this.keys.release(pipeline, releaseId),
+      const key = this.keys.release(pipeline, releaseId);
+      // Finishing (or reopening) changes the record's TTL: moved on at once.
+      const refresh = this.expiry.due(key) || (current !== undefined && wasFinished !== finished);
+      const saved = await this.save(
+        key,
         this.keys.releaseIndex(pipeline),
         this.keys.openReleaseIndex(pipeline),
         String(expected),
         String(record.version),
         outbox.length > 0 ? JSON.stringify(outbox) : '',
-        String(Math.round(finished ? this.options.finishedTtlMs : this.unfinishedTtlMs)),
+        String(this.expiry.ttl(finished ? this.options.finishedTtlMs : this.unfinishedTtlMs)),
         String(record.updatedAt),
         releaseId,
-        // No record outlives the longest TTL after its last write, so older index entries name expired records.
-        String(record.updatedAt - this.longestTtlMs),
-        String(Math.round(this.longestTtlMs)),
+        // No record outlives the longest TTL (and the refresh interval) after its last write, so older index entries name expired records.
+        String(record.updatedAt - this.expiry.ttl(this.longestTtlMs)),
+        String(this.expiry.ttl(this.longestTtlMs)),
         finished ? '1' : '0',
         options.fence !== undefined ? String(options.fence) : '',
+        refresh ? '1' : '0',
         String(set.length),
         ...set.flat(),
         ...del,
@@ -288,6 +311,7 @@ export class ReleaseStore implements ReleaseReader {
         this.remember(pipeline, releaseId, { record, outbox, encoded: after });
         return { result: outcome.result, saved: { record, outbox } };
       }
+      if (saved !== 1) this.expiry.forget(key);
       if (saved === -1) {
         this.cache.delete(this.keys.release(pipeline, releaseId));
         throw new FencedWriteError('record', `${pipeline}/${releaseId}`, options.fence ?? 0);
@@ -296,6 +320,16 @@ export class ReleaseStore implements ReleaseReader {
       this.options.onConflict?.(pipeline);
     }
     throw new ConcurrentUpdateError(pipeline, releaseId, maxAttempts);
+  }
+
+  /** One run of SAVE_SCRIPT; a failed one leaves the expiry to move on at the next save. */
+  private async save(key: string, ...args: string[]): Promise<number> {
+    try {
+      return await this.redis.glidepathSave(key, ...args);
+    } catch (err) {
+      this.expiry.forget(key);
+      throw err;
+    }
   }
 
   /** Removes the outbox once its effects are in their queues (only if nothing was added since). */

@@ -4,6 +4,7 @@
  * know a stage is not done while one of its targets has not reported the release yet.
  */
 import type { Redis } from 'ioredis';
+import { ExpiryRefresh } from '../../store/expiry-refresh.js';
 import type { Keys } from '../../store/keys.js';
 import { sameKeys } from '../record/pending.js';
 
@@ -41,6 +42,8 @@ export interface TargetIndexOptions {
 }
 
 const DEFAULT_RETAIN_MS = 30 * 86_400_000;
+/** How stale an entry's `heardAt` may get before a fact that changes nothing else rewrites it (onlyHeardAgain). */
+const HEARD_AGAIN_SLACK_MS = 60_000;
 
 /* The index's version while the index exists, else '' (KEYS[1] the index, KEYS[2] its version). */
 const VERSION_EXPR = `redis.call('EXISTS', KEYS[1]) == 1 and redis.call('GET', KEYS[2]) or ''`;
@@ -119,12 +122,15 @@ export class TargetIndex {
   private readonly known = new Map<string, KnownByStage>();
   /** The last releasesAmong answer per pipeline, at the index version it was read at. */
   private readonly among = new Map<string, { version: string; targets: readonly string[]; releases: ReadonlyMap<string, string> }>();
+  /** The hashes' expiry, moved on at most hourly rather than on every fact (expiry-refresh.ts). */
+  private readonly expiry: ExpiryRefresh;
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: Keys,
     private readonly options: TargetIndexOptions,
   ) {
+    this.expiry = new ExpiryRefresh(options.retainMs ?? DEFAULT_RETAIN_MS);
     if (!('glidepathReleasesAmong' in redis)) {
       redis.defineCommand('glidepathReleasesAmong', { numberOfKeys: 2, lua: RELEASES_AMONG });
       redis.defineCommand('glidepathTargetsVersion', { numberOfKeys: 2, lua: VERSION });
@@ -150,7 +156,7 @@ export class TargetIndex {
     }
     if (stale.length > 0) {
       const version = this.keys.targetReleasesVersion(pipeline);
-      await this.redis.multi().hdel(this.keys.targetReleases(pipeline), ...stale).incr(version).pexpire(version, Math.round(this.retainMs)).exec();
+      await this.redis.multi().hdel(this.keys.targetReleases(pipeline), ...stale).incr(version).pexpire(version, this.expiry.ttl(this.retainMs)).exec();
     }
     this.cache.set(pipeline, { at: now, entries });
     return entries;
@@ -235,32 +241,51 @@ export class TargetIndex {
   }
 
   /**
-   * Records what the targets run now (a tombstone, for a Kargo Stage that left). Bounded: the hash expires `retainMs` after the pipeline's
-   * last fact, and targets silent for that long (deleted Rollouts) are dropped when it is read.
+   * Records what the targets run now (a tombstone, for a Kargo Stage that left). Bounded: the hash expires `retainMs` (at most an hour more:
+   * expiry-refresh.ts) after the pipeline's last fact, and targets silent for that long (deleted Rollouts) are dropped when it is read.
    */
-  async recordMany(pipeline: string, entries: [string, Entry][]): Promise<void> {
+  async recordMany(pipeline: string, all: [string, Entry][]): Promise<void> {
+    const cached = this.cache.get(pipeline);
+    const entries = cached ? all.filter(([t, e]) => !this.onlyHeardAgain(cached.entries.get(t), e)) : all;
     if (entries.length === 0) return;
     const key = this.keys.targetReleases(pipeline);
     const version = this.keys.targetReleasesVersion(pipeline);
-    await this.redis
-      .multi()
-      .hset(key, Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)])))
-      .pexpire(key, Math.round(this.retainMs))
-      .incr(version)
-      .pexpire(version, Math.round(this.retainMs))
-      .exec();
-    const cached = this.cache.get(pipeline);
+    const write = this.redis.multi().hset(key, Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)]))).incr(version);
+    if (this.expiry.due(key)) write.pexpire(key, this.expiry.ttl(this.retainMs)).pexpire(version, this.expiry.ttl(this.retainMs));
+    try {
+      await write.exec();
+    } catch (err) {
+      this.expiry.forget(key);
+      throw err;
+    }
     const known = this.known.get(pipeline);
     if (known && entries.some(([t, e]) => this.changesKnown(known, t, e))) this.known.delete(pipeline);
     if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
+  }
+
+  /**
+   * Whether `next` only says the target was heard again, a moment after what the index holds
+   * (`held`, as last read or written): the same stage, release, labels and Kargo observation.
+   * Rewriting it would cost the index's write on every fact of a Rollout moving through its
+   * steps for nothing but `heardAt`, which only counts against forgetAfterMs: it is rewritten
+   * once it is HEARD_AGAIN_SLACK old (a target silent since is forgotten that much earlier at most).
+   */
+  private onlyHeardAgain(held: Entry | undefined, next: Entry): boolean {
+    if (!held || next.heardAt < held.heardAt || next.heardAt - held.heardAt >= Math.min(HEARD_AGAIN_SLACK_MS, this.options.forgetAfterMs / 100)) return false;
+    return JSON.stringify({ ...held, heardAt: 0 }) === JSON.stringify({ ...next, heardAt: 0 });
   }
 
   /** Application (`cluster/namespace/name`) → the stages and releases whose Rollouts it manages. */
   async recordApplication(application: string, route: { pipeline: string; stage: string; releaseId: string }): Promise<void> {
     // One field per pipeline stage (bounded by the config); the hash expires with the releases it names.
     const key = this.keys.applicationTargets(application);
-    await this.redis.multi().hset(key, `${route.pipeline}/${route.stage}`, route.releaseId).pexpire(key, Math.round(this.retainMs)).exec();
+    if (!this.expiry.due(key)) await this.redis.hset(key, `${route.pipeline}/${route.stage}`, route.releaseId);
+    else await this.redis.multi().hset(key, `${route.pipeline}/${route.stage}`, route.releaseId).pexpire(key, this.expiry.ttl(this.retainMs)).exec().catch((err: unknown) => {
+      this.expiry.forget(key);
+      throw err;
+    });
   }
+
 
   async routesOfApplication(application: string): Promise<{ pipeline: string; stage: string; releaseId: string }[]> {
     const raw = await this.redis.hgetall(this.keys.applicationTargets(application));
