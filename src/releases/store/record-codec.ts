@@ -29,6 +29,15 @@ const TARGET_PREFIX = 't\u0000';
 const PENDING_PREFIX = 'p\u0000';
 /** A stage's target keys in their order, in chunks (records saved before these fields carry them in the head). */
 const KEYS_PREFIX = 'k\u0000';
+/**
+ * A stage's timeline and its other releases (both bounded, both filled as the stage grows to a few
+ * dozen targets, and both unchanged by most facts): a field of their own per stage, so the head,
+ * written on every save, stays the same size whatever the size of the fleet (bench/curve.ts).
+ * Records saved before carry them in the head.
+ */
+const SHOWN_PREFIX = 'x\u0000';
+const shownField = (stage: string): string => `${SHOWN_PREFIX}${stage}`;
+type Shown = Pick<StageState, 'timeline' | 'otherReleases'>;
 
 /**
  * Encodings of pending lists, by list: the reducer replaces a stage's pending array when it
@@ -138,19 +147,20 @@ export const keysField = (stage: string, chunk: number): string => `${KEYS_PREFI
 export const isAppSetsField = (field: string): boolean => field === APPSETS_FIELD || field.startsWith(MEMBERS_PREFIX);
 /** Fields of a stage: its targets, key order and pending list. */
 export const isStageField = (field: string, stage: string): boolean =>
-  field === pendingField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
+  field === pendingField(stage) || field === shownField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
 
-/** The head, notices and events fields: the small parts of a record, encoded on every save. */
+/** The head, notices and events fields, and each stage's timeline and other releases: the small parts of a record, encoded on every save. */
 export function encodeHead(record: ReleaseRecord): [string, string][] {
   const { version: _version, stages, notices, events, appSets: _appSets, ...rest } = record;
   const head: Head = {
     ...rest,
-    stages: stages.map(({ targets: _targets, pending: _pending, ...stage }) => stage),
+    stages: stages.map(({ targets: _targets, pending: _pending, timeline: _timeline, otherReleases: _others, ...stage }) => stage),
   };
   return [
     [HEAD_FIELD, JSON.stringify(head)],
     [NOTICES_FIELD, JSON.stringify(notices)],
     [EVENTS_FIELD, JSON.stringify(events)],
+    ...stages.map(({ name, timeline, otherReleases }): [string, string] => [shownField(name), JSON.stringify({ timeline, otherReleases } satisfies Shown)]),
   ];
 }
 
@@ -185,7 +195,10 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
     const pendingField = fields.get(`${PENDING_PREFIX}${stage.name}`);
     const pending = pendingField === undefined ? (inHead ?? []) : (JSON.parse(pendingField) as string[]);
     if (pendingField !== undefined) pendingJson.set(pending, pendingField);
-    return { ...stage, targets, pending };
+    const shownJson = fields.get(shownField(stage.name));
+    if (shownJson === undefined) return { ...stage, targets, pending };
+    const { timeline, otherReleases } = JSON.parse(shownJson) as Shown;
+    return { ...stage, ...(timeline ? { timeline } : {}), ...(otherReleases ? { otherReleases } : {}), targets, pending };
   });
   const notices = JSON.parse(fields.get(NOTICES_FIELD) ?? '[]') as string[];
   const events = JSON.parse(fields.get(EVENTS_FIELD) ?? '[]') as ReleaseRecord['events'];
