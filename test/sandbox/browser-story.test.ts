@@ -86,14 +86,19 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     const figure = page.locator('#thread .shared-file').filter({ has: page.locator('.file-title', { hasText: title }) });
     const img = figure.locator('img.shared-image');
     await img.waitFor({ timeout: WAIT });
-    await img.scrollIntoViewIfNeeded();
+    // The page redraws the thread as replies arrive, so the <img> found may be replaced mid-step: each step is tried again on the new one.
+    await waitFor(async () => img.scrollIntoViewIfNeeded({ timeout: 2_000 }).then(() => true), `the image "${title}" in view`, WAIT);
     // The page's <img>, as the browser has it (no DOM types in the tests' tsconfig).
     type Img = { complete: boolean; naturalWidth: number; naturalHeight: number; alt: string; src: string };
-    await waitFor(async () => img.evaluate((i) => (i as unknown as Img).complete && (i as unknown as Img).naturalWidth > 0), `the image "${title}" decoded in the page`, WAIT);
-    const shown = await img.evaluate((e) => {
-      const i = e as unknown as Img;
-      return { width: i.naturalWidth, height: i.naturalHeight, alt: i.alt, src: i.src };
-    });
+    const shown = await waitFor(
+      async () =>
+        img.evaluate((e) => {
+          const i = e as unknown as Img;
+          return i.complete && i.naturalWidth > 0 ? { width: i.naturalWidth, height: i.naturalHeight, alt: i.alt, src: i.src } : undefined;
+        }, undefined, { timeout: 2_000 }),
+      `the image "${title}" decoded in the page`,
+      WAIT,
+    );
     const served = await page.request.get(shown.src);
     expect(served.status()).toBe(200);
     expect(served.headers()['content-type']).toBe('image/png');
