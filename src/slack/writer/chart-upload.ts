@@ -12,9 +12,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { FilesCompleteUploadExternalArguments } from '@slack/web-api';
 import { analysisCharts } from '../render/analysis-chart.js';
-import { analysisChartPng } from '../render/analysis-chart-image.js';
 import { releaseTimeline, timelineObservedNothing, timelineUsers } from '../render/release-timeline.js';
-import { releaseTimelinePng } from '../render/release-timeline-image.js';
 import type { ThreadReplyEffect } from '../render/types.js';
 import type { PipelineConfig } from '../../config/file.js';
 import type { ReleaseRecord, ReplyKind } from '../../releases/record/record.js';
@@ -23,6 +21,13 @@ import { PRIORITY, chartJobId, type ChartJob, type ReplyProduced, type SlackJob 
 import { mayHaveLanded } from './slack-errors.js';
 import type { ThreadStore } from './threads.js';
 import { FencedSlackError } from './writer-fence.js';
+
+/**
+ * The image renderers load with the first chart a process draws: echarts alone adds ~45 MB to a
+ * process's memory, which the processes that never draw one (ingest, the reducer) need not carry.
+ */
+const analysisImages = () => import('../render/analysis-chart-image.js');
+const timelineImages = () => import('../render/release-timeline-image.js');
 
 /** What the writer lends a chart job: its one way to call Slack, spend a budget, wait and retry. */
 export interface ChartCalls {
@@ -107,9 +112,9 @@ async function imagesOf(deps: ChartUploadDeps, job: ChartJob): Promise<ChartImag
   if (job.timeline) {
     const chart = releaseTimeline(deps.record, await userNames(deps.client, timelineUsers(deps.record)));
     // Nothing heard between the first fact and healthy: no image of empty bars.
-    return timelineObservedNothing(chart) ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => releaseTimelinePng(chart) }];
+    return timelineObservedNothing(chart) ? [] : [{ filename: chart.filename, title: chart.title, altText: chart.altText, png: async () => (await timelineImages()).releaseTimelinePng(chart) }];
   }
-  return analysisCharts(job.effect.detail.metrics, where(job.effect)).map((chart) => ({ filename: chart.filename, title: chart.title, altText: chart.altText, png: () => analysisChartPng(chart) }));
+  return analysisCharts(job.effect.detail.metrics, where(job.effect)).map((chart) => ({ filename: chart.filename, title: chart.title, altText: chart.altText, png: async () => (await analysisImages()).analysisChartPng(chart) }));
 }
 
 function where(effect: ThreadReplyEffect): string | undefined {
