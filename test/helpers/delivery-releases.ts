@@ -42,6 +42,11 @@ export class CheckoutReleases {
     ];
   }
 
+  /** Both stages already Healthy in the first facts heard of release `n` (Glidepath started after it rolled out). */
+  healthyWhenFirstHeard(n: number, at: number): RolloutFact[] {
+    return [this.fact('staging', n, at, { phase: 'Healthy' }), this.fact('prod', n, at, { phase: 'Healthy' })];
+  }
+
   /** Starts at `start` and is Degraded in staging `afterMs` later. */
   fails(n: number, start: number, afterMs: number): RolloutFact[] {
     return [

@@ -28,6 +28,16 @@ describe('delivery notes from the worker batch step', () => {
     ]);
   });
 
+  it('a release already healthy when first heard counts as completed, with no lead time (unknown, not 0 s)', () => {
+    const h = new Harness(testConfig());
+    for (const fact of new CheckoutReleases().healthyWhenFirstHeard(4, T0)) h.apply(fact);
+    expect(h.record('rel-4')?.status).toBe('Complete');
+    expect(notesOf(h, 'rel-4')).toEqual([
+      { id: 'delivery:started', type: 'delivery.note', event: 'started', at: T0 },
+      { id: 'delivery:completed', type: 'delivery.note', event: 'completed', at: T0 },
+    ]);
+  });
+
   it('a release that fails, and one that is aborted, each says so once, at the time of the fact', () => {
     const h = new Harness(testConfig());
     const releases = new CheckoutReleases();

@@ -34,6 +34,17 @@ describe('DeliveryStats', () => {
     expect(week.medianLeadMs).toBe(20 * MINUTE);
   });
 
+  it('a completion with no lead time (already healthy when first heard) is counted, and leaves the median lead time to the others', async () => {
+    const now = Date.now();
+    const start = now - 60 * MINUTE;
+    await stats.note('unknown-lead', 'rel-1', { event: 'completed', at: start });
+    const first = (await stats.windows('unknown-lead', now)).week;
+    expect(first.counts.completed).toBe(1);
+    expect(first.medianLeadMs).toBeUndefined();
+    await stats.note('unknown-lead', 'rel-2', { event: 'completed', at: start + 30 * MINUTE, leadMs: 30 * MINUTE });
+    expect((await stats.windows('unknown-lead', now)).week).toMatchObject({ counts: { completed: 2 }, medianLeadMs: 30 * MINUTE });
+  });
+
   it('a failure is recovered by the next release that completes after it; a release that fails twice is one failure', async () => {
     const now = Date.now();
     const t = now - 5 * 60 * MINUTE;

@@ -92,7 +92,8 @@ describe("the sandbox page's App Home", () => {
       const next = lines.findIndex((l, i) => i > checkout && /^\*\S+\* in <#/.test(l));
       const figures = lines.slice(checkout + 1, next).find((l) => l.startsWith('*7 days:*'))?.split('\n');
       expect(figures, lines.join('\n')).toHaveLength(3);
-      expect(figures![0]).toMatch(/^\*7 days:\* [2-9]\d* started · [1-9]\d* completed · 0 failed · 0 aborted · 0% failed or aborted \(0 of [1-9]\d* ended\) · median lead time \d+[smh]/);
+      // rel-1.28.0 may have been heard already healthy: its lead time is unknown, shown as – until one is measured.
+      expect(figures![0]).toMatch(/^\*7 days:\* [2-9]\d* started · [1-9]\d* completed · 0 failed · 0 aborted · 0% failed or aborted \(0 of [1-9]\d* ended\) · median lead time (\d+[smh]|–)/);
       expect(figures![1]).toMatch(/^\*30 days:\* [2-9]\d* started · [1-9]\d* completed · /);
       expect(figures![2]).toMatch(/^`▁+[▂▃▄▅▆▇█]` completed per day · /);
       // The page serves the same view in its state.

@@ -38,7 +38,7 @@ if event == 'failed' or event == 'aborted' then
 end
 if event == 'completed' then
   local cap = tonumber(ARGV[7])
-  if tonumber(redis.call('HGET', KEYS[2], 'nlead') or '0') < cap then
+  if ARGV[4] ~= '' and tonumber(redis.call('HGET', KEYS[2], 'nlead') or '0') < cap then
     redis.call('HSET', KEYS[2], ARGV[8], ARGV[4])
     redis.call('HINCRBY', KEYS[2], 'nlead', 1)
   end

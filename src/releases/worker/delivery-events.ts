@@ -26,7 +26,8 @@ export function deliveryNotes(before: ReleaseStatus | undefined, record: Release
   if (event && record.status !== before) {
     if (event === 'completed') {
       const at = healthyAt(record);
-      notes.push({ id: `delivery:${event}`, type: 'delivery.note', event, at, leadMs: Math.max(0, at - record.createdAt) });
+      // Healthy when first heard (its first facts already said so): how long it took is unknown, not 0 s.
+      notes.push({ id: `delivery:${event}`, type: 'delivery.note', event, at, ...(at > record.createdAt ? { leadMs: at - record.createdAt } : {}) });
     } else {
       notes.push({ id: `delivery:${event}`, type: 'delivery.note', event, at: record.updatedAt });
     }
