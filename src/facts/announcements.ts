@@ -8,16 +8,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
-import type { ReleaseAnnouncedFact } from './fact.js';
-
-export interface AnnouncedDetails {
-  images: string[];
-  commit?: string;
-  pullRequestUrl?: string;
-  author?: string;
-  authorSlackId?: string;
-  mergedBySlackId?: string;
-}
+import type { AnnouncedDetails, ReleaseAnnouncedFact } from './fact.js';
 
 export type ClaimOutcome = { kind: 'new'; release: () => Promise<void> } | { kind: 'same' } | { kind: 'conflict'; fields: (keyof AnnouncedDetails)[] };
 

@@ -122,21 +122,25 @@ export interface ApplicationFact {
   application: ApplicationObservation;
 }
 
+/** What CI says of a release it announces: its images, the change, and who wrote and merged it. The record keeps the same. */
+export interface AnnouncedDetails {
+  images: string[];
+  commit?: string;
+  pullRequestUrl?: string;
+  author?: string;
+  /** Slack user ids of the change's author and its merger (the approvals gate leaves them out: src/actions/quorum.ts). */
+  authorSlackId?: string;
+  mergedBySlackId?: string;
+}
+
 /** CI announces a merged release before any cluster has seen it; this starts the stall clock. */
-export interface ReleaseAnnouncedFact {
+export interface ReleaseAnnouncedFact extends AnnouncedDetails {
   kind: 'release';
   source: 'ci';
   receivedAt: number;
   cluster?: string;
   pipeline: string;
   releaseId: string;
-  images: string[];
-  commit?: string;
-  pullRequestUrl?: string;
-  author?: string;
-  /** Slack user ids of the change's author and its merger (the approvals gate leaves them out). */
-  authorSlackId?: string;
-  mergedBySlackId?: string;
 }
 
 /** The stall watchdog fired: nothing was heard from the release since `silentSince`. */

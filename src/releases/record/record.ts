@@ -2,7 +2,7 @@
  * The release record: what Glidepath believes about one release of one pipeline. It is the
  * only state the reducer reads and writes; the Slack renderer draws from it alone.
  */
-import type { ApplicationObservation, RolloutPhase, TargetRef } from '../../facts/fact.js';
+import type { AnnouncedDetails, ApplicationObservation, RolloutPhase, TargetRef } from '../../facts/fact.js';
 import type { FailingMetric } from '../../model/analysis-run.js';
 import type { AppSetState, OutOfOrderDetail, StepProgress } from './appset-record.js';
 import type { KargoTargetState } from './kargo-state.js';
@@ -316,7 +316,8 @@ export type Effect =
 /** What the delivery roll-up counts of a saved batch (src/releases/worker/delivery-events.ts). */
 export type DeliveryNote = Extract<Effect, { type: 'delivery.note' }>;
 
-export interface ReleaseRecord {
+/** The announcement's details (images, commit, pull request, author and merger) are kept as CI sent them, or as the facts name the images. */
+export interface ReleaseRecord extends AnnouncedDetails {
   schema: 1;
   /** Incremented by every save; the store's compare-and-set checks it. */
   version: number;
@@ -324,13 +325,6 @@ export interface ReleaseRecord {
   releaseId: string;
   /** Where the id came from: the release id annotation, the sorted image refs, a CI announcement, or a Kargo Freight's name. */
   idSource: 'annotation' | 'images' | 'announcement' | 'freight';
-  images: string[];
-  commit?: string;
-  pullRequestUrl?: string;
-  author?: string;
-  /** Slack user ids CI named as the change's author and its merger (their approvals may not count: src/actions/quorum.ts). */
-  authorSlackId?: string;
-  mergedBySlackId?: string;
   /** A `freight-` release that a later CI announcement of its images joined: the release id CI announced (kargo-announce.ts). */
   announcedAs?: string;
   createdAt: number;
