@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
@@ -107,32 +108,24 @@ describe('npm run sandbox', () => {
   }, 300_000);
 
   it('without --auto holds at the first pause, says so in the terminal and in the page, and Enter in the terminal approves it as you', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gp-sandbox-'));
+    const { child, dir, output, exited } = startSandboxProcess(['--speed', '10']);
     dirs.push(dir);
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--speed', '10'], {
-      env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'error' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const rollout = await waitFor(async () => /… rel-1\.29\.0 · checkout: (\S+) waits for approval: the story waits for you\. Click Approve .* in the page, or press Enter here to approve it from here/.exec(out)?.[1], `the first pause's prompt\n${out}`, 120_000);
-      expect(out).toContain('The story waits for you at each decision');
+      const rollout = await waitFor(async () => /… rel-1\.29\.0 · checkout: (\S+) waits for approval: the story waits for you\. Click Approve .* in the page, or press Enter here to approve it from here/.exec(output())?.[1], `the first pause's prompt\n${output()}`, 120_000);
+      expect(output()).toContain('The story waits for you at each decision');
       // The page says it too, at the top (its state, as the page receives it).
-      const page = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      const page = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output())![1]!;
       const waiting = ((await (await fetch(`${page}state`)).json()) as { waiting: string[] }).waiting;
       expect(waiting.join('\n')).toContain(`rel-1.29.0 · checkout: ${rollout} waits for approval: click Approve on its reply in the thread of rel-1.29.0 in #checkout-releases, or press Enter in the terminal`);
       // Nobody acted yet: nothing was approved.
-      expect(out).not.toMatch(/approved step 2 of/);
+      expect(output()).not.toMatch(/approved step 2 of/);
       child.stdin.write('\n');
-      await waitFor(async () => new RegExp(`approved step 2 of ${rollout.replace(/[/.]/g, '\\$&')}: the canary moves on \\(by @you\\)`).test(out), `the approval of ${rollout} by you\n${out}`, 60_000);
-      expect(out).toContain('→ rel-1.29.0 · you click Approve');
+      await waitFor(async () => new RegExp(`approved step 2 of ${rollout.replace(/[/.]/g, '\\$&')}: the canary moves on \\(by @you\\)`).test(output()), `the approval of ${rollout} by you\n${output()}`, 60_000);
+      expect(output()).toContain('→ rel-1.29.0 · you click Approve');
       // On dev your approve reaches the API server as you; prod's writes are Glidepath's own.
-      if (rollout.startsWith('dev/')) await waitFor(async () => /rel-1\.29\.0 · dev's API server served the approve as you@example\.com, groups sre/.test(out), `dev's record of your approve\n${out}`, 30_000);
-      else expect(out).not.toMatch(/prod's API server served the approve as/);
-      expect(out).not.toMatch(/the sandbox clicks|by @sandbox|--auto: the sandbox does it/);
+      if (rollout.startsWith('dev/')) await waitFor(async () => /rel-1\.29\.0 · dev's API server served the approve as you@example\.com, groups sre/.test(output()), `dev's record of your approve\n${output()}`, 30_000);
+      else expect(output()).not.toMatch(/prod's API server served the approve as/);
+      expect(output()).not.toMatch(/the sandbox clicks|by @sandbox|--auto: the sandbox does it/);
     } finally {
       child.kill('SIGINT');
       await exited;

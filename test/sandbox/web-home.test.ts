@@ -7,16 +7,12 @@
  * the first pause), the view has checkout's delivery figures. The browser drawing it is
  * browser-story.test.ts's.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Block, PageState } from '../../sandbox/web/client/page-state.js';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { waitFor } from '../helpers/wait.js';
 
-const MAIN = fileURLToPath(new URL('../../sandbox/main.ts', import.meta.url));
 /** Long enough for a loaded two-core machine; only ends a hung wait, never asserts a duration. */
 const WAIT = 120_000;
 const dirs: string[] = [];
@@ -53,21 +49,13 @@ async function* states(url: string, signal: AbortSignal): AsyncGenerator<PageSta
 
 describe("the sandbox page's App Home", () => {
   it('opening it sends app_home_opened signed to Glidepath; the view it publishes is pushed to the page, with checkout\'s delivery figures once releases ended', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gp-web-home-'));
-    dirs.push(dir);
     // Without --auto the story holds at the first pause: checkout's first release has ended by then.
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--speed', '10'], {
-      env: { ...process.env, PORT: '0', SANDBOX_DIR: dir, LOG_LEVEL: 'error' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, dir, output, exited } = startSandboxProcess(['--speed', '10'], 'gp-web-home-');
+    dirs.push(dir);
     const stream = new AbortController();
     try {
-      await waitFor(async () => /✓ rel-1\.28\.0 · Complete in checkout/.test(out) && /… rel-1\.29\.0 · checkout: \S+ waits for approval/.test(out), `checkout's first release ended, the story at its first pause\n${out}`, WAIT);
-      const page = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1]!;
+      await waitFor(async () => /✓ rel-1\.28\.0 · Complete in checkout/.test(output()) && /… rel-1\.29\.0 · checkout: \S+ waits for approval/.test(output()), `checkout's first release ended, the story at its first pause\n${output()}`, WAIT);
+      const page = /Open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output())![1]!;
       const before = (await (await fetch(`${page}state`)).json()) as PageState;
       // Nobody opened the tab yet: Glidepath published nothing.
       expect(before.home).toBeUndefined();
