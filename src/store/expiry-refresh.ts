@@ -31,9 +31,19 @@ export class ExpiryRefresh {
   due(key: string, now = Date.now()): boolean {
     const at = this.movedAt.get(key);
     if (at !== undefined && now >= at && now - at < this.intervalMs) return false;
-    if (this.movedAt.size >= REMEMBERED) for (const [k, t] of this.movedAt) if (now - t >= this.intervalMs) this.movedAt.delete(k);
+    if (this.movedAt.size >= REMEMBERED) this.sweep(now);
     this.movedAt.set(key, now);
     return true;
+  }
+
+  /**
+   * Keeps the memory bounded. Keys not due anyway go first; when every remembered key is recent
+   * (a fleet of more keys than REMEMBERED), all are forgotten at once rather than scanned again on
+   * each write: a forgotten key only costs one PEXPIRE sooner, never a missed expiry.
+   */
+  private sweep(now: number): void {
+    for (const [k, t] of this.movedAt) if (now - t >= this.intervalMs) this.movedAt.delete(k);
+    if (this.movedAt.size >= REMEMBERED) this.movedAt.clear();
   }
 
   /** Forget `key` (its expiry is moved on at its next write), e.g. after a write that failed. */

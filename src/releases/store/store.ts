@@ -311,7 +311,7 @@ export class ReleaseStore implements ReleaseReader {
         this.remember(pipeline, releaseId, { record, outbox, encoded: after });
         return { result: outcome.result, saved: { record, outbox } };
       }
-      if (saved !== 1) this.expiry.forget(key);
+      this.expiry.forget(key);
       if (saved === -1) {
         this.cache.delete(this.keys.release(pipeline, releaseId));
         throw new FencedWriteError('record', `${pipeline}/${releaseId}`, options.fence ?? 0);
