@@ -1,7 +1,8 @@
 /** Delivery figures: the events the worker's batch step emits, and what the daily roll-ups add up to. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, emptyCounts, figuresOver, lastDays, median, parseDayRollup, utcDay, type DayRollup } from '../../src/releases/store/delivery-figures.js';
+import { DAY_MS, emptyCounts, figuresOver, lastDays, median, parseDayRollup, type DayRollup } from '../../src/releases/store/delivery-figures.js';
+import { utcDay } from '../../src/time/utc-day.js';
 import type { DeliveryNote } from '../../src/releases/record/record.js';
 import { humanDuration, sparkline } from '../../src/slack/render/delivery.js';
 import { Harness } from '../helpers/reduce-harness.js';

@@ -1,7 +1,8 @@
 /** The delivery roll-ups in Redis (own prefix): each release's event counted once, recoveries, bounds and expiry. */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY_MS, DURATIONS_PER_DAY, utcDay } from '../../src/releases/store/delivery-figures.js';
+import { DAY_MS, DURATIONS_PER_DAY } from '../../src/releases/store/delivery-figures.js';
+import { utcDay } from '../../src/time/utc-day.js';
 import { DELIVERY_RETENTION_MS, DeliveryStats } from '../../src/releases/store/delivery-stats.js';
 import { createKeys, type Keys } from '../../src/store/keys.js';
 import { deletePrefix, redisClient, testPrefix } from '../helpers/slack-harness.js';

@@ -11,6 +11,7 @@
  * - recovery: from the earliest failure or abort not yet followed by a Complete release of the
  *   pipeline, to the next one that completes (that one's day).
  */
+import { utcDay } from '../../time/utc-day.js';
 
 export const DAY_MS = 86_400_000;
 
@@ -39,11 +40,6 @@ export interface DeliveryFigures {
   medianRecoveryMs?: number;
   /** Per day, oldest first (`days` entries), for the chart. */
   perDay: DayRollup[];
-}
-
-/** The UTC day of a time, `YYYY-MM-DD`. */
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** The `n` UTC days ending with today's, newest first. */

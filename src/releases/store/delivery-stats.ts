@@ -10,7 +10,8 @@
 import type { Redis } from 'ioredis';
 import type { Keys } from '../../store/keys.js';
 import type { DeliveryNote } from '../record/record.js';
-import { DAY_MS, DURATIONS_PER_DAY, figuresOver, lastDays, leadField, parseDayRollup, recoveryField, utcDay, type DeliveryFigures } from './delivery-figures.js';
+import { DAY_MS, DURATIONS_PER_DAY, figuresOver, lastDays, leadField, parseDayRollup, recoveryField, type DeliveryFigures } from './delivery-figures.js';
+import { utcDay } from '../../time/utc-day.js';
 
 /** How long a day's roll-up and a release's marks are kept: the 30 days read, and a day's margin. */
 export const DELIVERY_RETENTION_MS = 32 * DAY_MS;

@@ -5,6 +5,7 @@
  * this model alone (analysis-chart-image.ts), and the alt text says what the image shows.
  */
 import { MAX_CHART_POINTS, type FailingMetric } from '../../model/analysis-run.js';
+import { utcDay } from '../../time/utc-day.js';
 
 /** Charts per reply: the first failing metrics (a run rarely fails on more). */
 export const MAX_CHARTS = 3;
@@ -72,10 +73,6 @@ export function labelText(text: string, max: number): string {
 
 function utcTime(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
-}
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** The number as a person reads it: up to 4 significant digits, no float noise. */
