@@ -52,6 +52,13 @@ describe('the release timeline in the thread', () => {
   const timelines = (m: TranscriptMessage | undefined) => (m?.replies ?? []).filter((r) => r.files?.some((f) => f.name === 'release-timeline.png'));
   const timelineFile = (m: TranscriptMessage | undefined) => timelines(m).flatMap((r) => r.files!).find((f) => f.name === 'release-timeline.png')!;
 
+  /** Glidepath's record of rel-2 has `name` paused. */
+  const heardPaused = async (name: string): Promise<boolean> => {
+    const { pipeline } = ROLLOUTS.find((r) => r.name === name)!;
+    const record = await world.app.store.get(pipeline, 'rel-2');
+    return record?.stages.some((s) => Object.values(s.targets).some((t) => t.ref.name === name && t.phase === 'Paused')) ?? false;
+  };
+
   beforeAll(async () => {
     world = await startWatchedWorld({
       channel: SHOP,
@@ -70,7 +77,11 @@ describe('the release timeline in the thread', () => {
     // A person waits at each pause, then approves it with kubectl; staging first, prod later.
     for (const names of [['checkout-staging', 'quiet', 'payments'], ['checkout']]) {
       await world.runFor(10_000);
-      for (const name of names) await world.kubectlStatusPatch(name, { pauseConditions: null });
+      for (const name of names) {
+        // The person approves what the thread shows paused: wait until Glidepath heard the pause (the cluster's clock moves meanwhile).
+        await waitFor(async () => (await heardPaused(name)) || (await world.runFor(1_000), undefined), `Glidepath to hear ${name} paused at rel-2`);
+        await world.kubectlStatusPatch(name, { pauseConditions: null });
+      }
     }
     await world.runFor(20_000);
     await waitFor(async () => (timelines(thread(SHOP, 'rel-2')).length > 0 && timelines(thread(PAY, 'rel-2')).length > 0) || undefined, 'timelines in the shop and pay rel-2 threads', 30_000);
