@@ -12,7 +12,7 @@
  */
 import type { PipelineConfig, StageConfig } from '../../config/file.js';
 import { targetKey, type ApplicationFact, type ApplicationSetFact, type Fact } from '../../facts/fact.js';
-import type { AppSetState } from '../record/appset-record.js';
+import type { AppSetMemberState, AppSetState } from '../record/appset-record.js';
 import type { KnownAppSets, ReduceContext } from './context.js';
 import type { ReleaseRecord } from '../record/record.js';
 import { appSetKeyOfStage } from '../record/appset-record.js';
@@ -27,26 +27,46 @@ import { compareObservations } from '../record/versions.js';
  */
 const statesOfFacts = new WeakMap<ApplicationSetFact, AppSetState>();
 
-/** What the reducer keeps of an ApplicationSet fact (its `status.applicationStatus`, per child). */
-export function appSetStateOf(fact: ApplicationSetFact): AppSetState {
+/**
+ * What the reducer keeps of an ApplicationSet fact (its `status.applicationStatus`, per child).
+ * `previous`: the state of the same ApplicationSet this one follows, when the caller has it. Its
+ * entries that did not change are reused as they are: a status write moves a few of thousands,
+ * and an unchanged entry that stays the same object is indexed, encoded and compared once
+ * (derive-appset.ts, appset-membership-codec.ts, the record codec).
+ */
+export function appSetStateOf(fact: ApplicationSetFact, previous?: AppSetState): AppSetState {
   let state = statesOfFacts.get(fact);
-  if (!state) statesOfFacts.set(fact, (state = buildAppSetState(fact)));
+  if (!state) statesOfFacts.set(fact, (state = buildAppSetState(fact, previous)));
   return state;
 }
 
-function buildAppSetState(fact: ApplicationSetFact): AppSetState {
+/** The same entry: every field equal (entries are only ever built here, with their fields in one order). */
+function sameMember(kept: AppSetMemberState, status: string, step: string, targetRevisions: readonly string[], message: string | undefined, since: string | undefined): boolean {
+  if (kept.status !== status || kept.step !== step || kept.message !== (message || undefined) || kept.since !== (since || undefined)) return false;
+  const revisions = kept.targetRevisions;
+  if (revisions.length !== targetRevisions.length) return false;
+  for (let i = 0; i < revisions.length; i++) if (revisions[i] !== targetRevisions[i]) return false;
+  return true;
+}
+
+function buildAppSetState(fact: ApplicationSetFact, previous: AppSetState | undefined): AppSetState {
   const o = fact.appSet;
+  const before = previous && previous.ref.cluster === fact.target.cluster && previous.ref.namespace === fact.target.namespace && previous.ref.name === fact.target.name ? previous.members : undefined;
   const members: AppSetState['members'] = {};
   for (const m of o.members) {
-    members[m.application] = {
-      status: m.status,
-      step: m.step,
-      targetRevisions: m.targetRevisions,
-      ...(m.message ? { message: m.message } : {}),
-      ...(m.lastTransitionTime ? { since: m.lastTransitionTime } : {}),
-    };
+    const kept = before?.[m.application];
+    members[m.application] =
+      kept && sameMember(kept, m.status, m.step, m.targetRevisions, m.message, m.lastTransitionTime)
+        ? kept
+        : {
+            status: m.status,
+            step: m.step,
+            targetRevisions: m.targetRevisions,
+            ...(m.message ? { message: m.message } : {}),
+            ...(m.lastTransitionTime ? { since: m.lastTransitionTime } : {}),
+          };
   }
-  return {
+  const state: AppSetState = {
     ref: fact.target,
     ...(o.uid !== undefined ? { uid: o.uid } : {}),
     ...(o.generation !== undefined ? { generation: o.generation } : {}),
@@ -55,6 +75,16 @@ function buildAppSetState(fact: ApplicationSetFact): AppSetState {
     ...(o.stepCount !== undefined ? { stepCount: o.stepCount } : {}),
     members,
   };
+  if (before) followedStates.set(state, previous!);
+  return state;
+}
+
+/** The state each one was built after (appSetStateOf's `previous`): derive-appset.ts carries its index over. */
+const followedStates = new WeakMap<AppSetState, AppSetState>();
+
+/** The state `state` was built after, when it was built from one (same ApplicationSet). */
+export function stateBefore(state: AppSetState): AppSetState | undefined {
+  return followedStates.get(state);
 }
 
 /**

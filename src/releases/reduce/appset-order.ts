@@ -21,7 +21,7 @@
  */
 import type { PipelineConfig } from '../../config/file.js';
 import type { AppSetMemberState, OutOfOrderMember } from '../record/appset-record.js';
-import { atOwnRevisions, entryAbout, memberIndex, ownRevisions, parsedTime, sameRevisions, type Member } from './derive-appset.js';
+import { atOwnRevisions, entryAbout, hasOwnRevisions, memberIndex, ownRevisions, ownRevisionsInclude, parsedTime, sameRevisions, type Member } from './derive-appset.js';
 import { noticeReply } from './notices.js';
 import type { Effect, ReleaseRecord, StageState, TargetState } from '../record/record.js';
 import { appSetKeyOfStage } from '../record/appset-record.js';
@@ -31,8 +31,10 @@ import { shortRevision } from '../record/revisions.js';
 const MAX_NAMED = 10;
 
 
-/** The Application target of a child, wherever this record holds it (the first stage that does). */
-function childTarget(record: ReleaseRecord, key: string): TargetState | undefined {
+/** The Application target of a child, wherever this record holds it: the stage of its step first, else the first stage that does. */
+function childTarget(record: ReleaseRecord, key: string, home: StageState | undefined): TargetState | undefined {
+  const here = home?.targets[key];
+  if (here) return here;
   for (const stage of record.stages) {
     const t = stage.targets[key];
     if (t) return t;
@@ -41,8 +43,13 @@ function childTarget(record: ReleaseRecord, key: string): TargetState | undefine
 }
 
 /** Each member's target (childTarget), looked up once: the rule reads them twice, for thousands of members. */
-function targetsOfMembers(record: ReleaseRecord, members: readonly Member[]): (TargetState | undefined)[] {
-  return members.map((m) => childTarget(record, m.key));
+function targetsOfMembers(record: ReleaseRecord, members: readonly Member[], stageOfStep: ReadonlyMap<number, StageState>): (TargetState | undefined)[] {
+  const out = new Array<TargetState | undefined>(members.length);
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i]!;
+    out[i] = childTarget(record, m.key, stageOfStep.get(Number(m.member.step)));
+  }
+  return out;
 }
 
 /** How a later step's member shows it started at its own revisions, and when (object time), if it did. */
@@ -67,12 +74,15 @@ function aboutRelease(member: AppSetMemberState, target: TargetState | undefined
  * (its path did not change) is Healthy without a sync.
  */
 function startOf(member: AppSetMemberState, target: TargetState | undefined, releaseRevisions: ReadonlySet<string>): Start | undefined {
-  const own = target ? ownRevisions(target) : [];
-  const synced = target !== undefined && own.length > 0 && ((target.sync?.revision !== undefined && own.includes(target.sync.revision)) || target.sync?.phase === 'Running');
-  const inAppSet = aboutRelease(member, target, releaseRevisions) && (member.status === 'Pending' || member.status === 'Progressing');
+  const syncRevision = target?.sync?.revision;
+  const synced = target !== undefined && hasOwnRevisions(target) && ((syncRevision !== undefined && ownRevisionsInclude(target, syncRevision)) || target.sync?.phase === 'Running');
+  const inAppSet = (member.status === 'Pending' || member.status === 'Progressing') && aboutRelease(member, target, releaseRevisions);
   if (!synced && !inAppSet) return undefined;
-  const times = [synced ? parsedTime(target?.sync?.startedAt) : undefined, inAppSet ? parsedTime(member.since) : undefined].filter((t): t is number => t !== undefined);
-  return { inAppSet, ...(times.length > 0 ? { at: Math.min(...times) } : {}) };
+  // The earlier of the two starts known (object time).
+  const syncAt = synced ? parsedTime(target?.sync?.startedAt) : undefined;
+  const entryAt = inAppSet ? parsedTime(member.since) : undefined;
+  const at = syncAt === undefined ? entryAt : entryAt === undefined ? syncAt : Math.min(syncAt, entryAt);
+  return { inAppSet, ...(at !== undefined ? { at } : {}) };
 }
 
 /**
@@ -88,7 +98,7 @@ function startOf(member: AppSetMemberState, target: TargetState | undefined, rel
  */
 function behindBy(member: AppSetMemberState, target: TargetState | undefined, releaseRevisions: ReadonlySet<string>, aboutAny: boolean, perChild: boolean): 'appset' | 'application' | undefined {
   if (target !== undefined) {
-    if (target.supersededBy !== undefined || atOwnRevisions(target) || ownRevisions(target).length === 0) return undefined;
+    if (target.supersededBy !== undefined || atOwnRevisions(target) || !hasOwnRevisions(target)) return undefined;
     const movedOn = member.targetRevisions.length > 0 && !entryAbout(member, target) && !member.targetRevisions.some((r) => releaseRevisions.has(r));
     return movedOn ? undefined : 'application';
   }
@@ -165,7 +175,9 @@ function sharedRevision(lists: readonly (readonly string[])[]): string | undefin
 function revisionsOfRelease(record: ReleaseRecord, targets: readonly (TargetState | undefined)[]): Set<string> {
   const out = new Set<string>(record.revision !== undefined && record.idSource !== 'annotation' ? [record.revision] : []);
   for (const t of targets) {
-    if (t && t.supersededBy === undefined) for (const r of ownRevisions(t)) out.add(r);
+    if (t === undefined || t.supersededBy !== undefined) continue;
+    if (t.revisions !== undefined) for (const r of t.revisions) out.add(r);
+    else if (t.revision !== undefined) out.add(t.revision);
   }
   return out;
 }
@@ -188,7 +200,7 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
       if (step !== undefined && stage) stageOfStep.set(step, stage);
     }
     const index = memberIndex(appSet);
-    const targets = targetsOfMembers(record, index.all);
+    const targets = targetsOfMembers(record, index.all, stageOfStep);
     const releaseRevisions = revisionsOfRelease(record, targets);
     if (releaseRevisions.size === 0) continue;
     const aboutAny = [...releaseRevisions].some((r) => index.targeted.has(r));
@@ -196,7 +208,8 @@ export function appSetOrderFailures(record: ReleaseRecord, pipeline: PipelineCon
     const perChild = record.idSource === 'annotation' || record.idSource === 'announcement';
     const started = new Map<number, Started>();
     const behind: Behind[] = [];
-    for (const [i, { name, member }] of index.all.entries()) {
+    for (let i = 0; i < index.all.length; i++) {
+      const { name, member } = index.all[i]!;
       const step = Number(member.step);
       if (!Number.isInteger(step) || step < 1) continue;
       const target = targets[i];

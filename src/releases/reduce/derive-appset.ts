@@ -22,6 +22,7 @@ import type { PipelineConfig } from '../../config/file.js';
 import type { AppSetMemberState, AppSetState, StepProgress } from '../record/appset-record.js';
 import type { ReleaseRecord, StageState, TargetState } from '../record/record.js';
 import { appSetKeyOfStage } from '../record/appset-record.js';
+import { stateBefore } from './appset-known.js';
 import { keepUnlisted } from './reduce-appset.js';
 import { childTargetKey } from '../../routing/route-appset.js';
 import { activeTargets, troubleStatus } from '../record/stage-targets.js';
@@ -72,12 +73,12 @@ export function atOwnRevisions(target: TargetState): boolean {
 }
 
 /** ownRevisions(target).length > 0, without making the list (thousands of members on every fact). */
-function hasOwnRevisions(target: TargetState): boolean {
+export function hasOwnRevisions(target: TargetState): boolean {
   return target.revisions !== undefined ? target.revisions.length > 0 : target.revision !== undefined;
 }
 
 /** ownRevisions(target).includes(revision), without making the list. */
-function ownRevisionsInclude(target: TargetState, revision: string): boolean {
+export function ownRevisionsInclude(target: TargetState, revision: string): boolean {
   return target.revisions !== undefined ? target.revisions.includes(revision) : target.revision === revision;
 }
 
@@ -179,7 +180,6 @@ export interface Member {
 export interface MemberIndex {
   all: Member[];
   byStep: Map<string, Member[]>;
-  keys: Map<Member[], Set<string>>;
   /** The latest lastTransitionTime of any entry (ms): the status was written at least this late. */
   latestTransition?: number;
   /** Every revision some entry targets. */
@@ -187,31 +187,74 @@ export interface MemberIndex {
 }
 
 const indexes = new WeakMap<AppSetState, MemberIndex>();
+/** Each entry's Member (its name and target key beside it): an entry carried into the next state (appSetStateOf) keeps it. */
+const membersOfEntries = new WeakMap<AppSetMemberState, Member>();
+/** The target keys of a step's members, by members list. */
+const keysOfMembers = new WeakMap<readonly Member[], Set<string>>();
+
+function memberOf(appSet: AppSetState, name: string, member: AppSetMemberState): Member {
+  const kept = membersOfEntries.get(member);
+  if (kept !== undefined && kept.name === name && kept.key === childTargetKey(appSet.ref, name)) return kept;
+  const made = { name, member, key: childTargetKey(appSet.ref, name) };
+  membersOfEntries.set(member, made);
+  return made;
+}
+
+/** The same members in the same order: the list of the state before, reused (and the keys built for it). */
+function sameList(a: readonly Member[], b: readonly Member[] | undefined): boolean {
+  if (b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The same target keys in the same order (the members' entries may have changed). */
+function sameKeyOrder(a: readonly Member[], b: readonly Member[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.key !== b[i]!.key) return false;
+  return true;
+}
 
 export function memberIndex(appSet: AppSetState): MemberIndex {
   let index = indexes.get(appSet);
-  if (!index) {
-    const all = Object.entries(appSet.members).map(([name, member]) => ({ name, member, key: childTargetKey(appSet.ref, name) }));
-    const byStep = new Map<string, Member[]>();
-    let latest = Number.NEGATIVE_INFINITY;
-    const targeted = new Set<string>();
-    for (const m of all) {
-      (byStep.get(m.member.step) ?? byStep.set(m.member.step, []).get(m.member.step)!).push(m);
-      for (const r of m.member.targetRevisions) targeted.add(r);
-      // Entries moved together share a transition time: parsedTime parses each distinct one once.
-      const at = parsedTime(m.member.since);
-      if (at !== undefined && at > latest) latest = at;
-    }
-    indexes.set(appSet, (index = { all, byStep, keys: new Map(), targeted, ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) }));
+  if (index) return index;
+  // A status write moves a few entries of thousands: the index of the state before lends its lists.
+  const before = stateBefore(appSet);
+  const prior = before !== undefined ? indexes.get(before) : undefined;
+  const all: Member[] = [];
+  const byStep = new Map<string, Member[]>();
+  let latest = Number.NEGATIVE_INFINITY;
+  const targeted = new Set<string>();
+  for (const name in appSet.members) {
+    const member = appSet.members[name]!;
+    const m = memberOf(appSet, name, member);
+    all.push(m);
+    const list = byStep.get(member.step);
+    if (list) list.push(m);
+    else byStep.set(member.step, [m]);
+    for (const r of member.targetRevisions) targeted.add(r);
+    // Entries moved together share a transition time: parsedTime parses each distinct one once.
+    const at = parsedTime(member.since);
+    if (at !== undefined && at > latest) latest = at;
   }
+  for (const [step, list] of byStep) {
+    const old = prior?.byStep.get(step);
+    if (old !== undefined && sameList(list, old)) byStep.set(step, old);
+    else if (old !== undefined && sameKeyOrder(list, old)) {
+      const keys = keysOfMembers.get(old);
+      if (keys) keysOfMembers.set(list, keys);
+    }
+  }
+  const kept = prior !== undefined && sameList(all, prior.all) ? prior.all : all;
+  index = { all: kept, byStep, targeted, ...(Number.isFinite(latest) ? { latestTransition: latest } : {}) };
+  indexes.set(appSet, index);
   return index;
 }
 
 function membersOfStep(appSet: AppSetState, step: number | undefined): { members: Member[]; keys: Set<string> } {
   const index = memberIndex(appSet);
   const members = step === undefined ? index.all : (index.byStep.get(String(step)) ?? []);
-  let keys = index.keys.get(members);
-  if (!keys) index.keys.set(members, (keys = new Set(members.map((m) => m.key))));
+  let keys = keysOfMembers.get(members);
+  if (!keys) keysOfMembers.set(members, (keys = new Set(members.map((m) => m.key))));
   return { members, keys };
 }
 

@@ -179,7 +179,7 @@ export function reduceApplicationSet(current: ReleaseRecord | undefined, fact: A
     return tools.finish(record, now, ctx, 'heartbeat', effects);
   }
   record.counters.facts += 1;
-  record.appSets = { ...appSets, [key]: appSetStateOf(fact) };
+  record.appSets = { ...appSets, [key]: appSetStateOf(fact, sameObject ? prev : undefined) };
   tools.hear(record, now, effects);
   return tools.finish(record, now, ctx, 'applied', effects);
 }

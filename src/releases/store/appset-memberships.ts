@@ -70,10 +70,13 @@ export class AppSetMemberships {
 
   /** Keeps the state an ApplicationSet fact carries, for each pipeline naming it, unless a newer one is kept. */
   async note(config: ConfigFile, fact: ApplicationSetFact): Promise<void> {
-    const state = appSetStateOf(fact);
     const appSet = targetKey(fact.target);
+    const pipelines = pipelinesOfAppSet(config, fact.target);
+    // The state kept under the first key, when it is parsed here: its unchanged entries are reused.
+    const first = pipelines[0];
+    const state = appSetStateOf(fact, first ? this.parsed.get(this.keys.appSetMembership(first.name, appSet))?.state : undefined);
     // Every key is marked before the first await: a read started after this call waits for them.
-    const writes = pipelinesOfAppSet(config, fact.target).map((pipeline) => this.track(this.keys.appSetMembership(pipeline.name, appSet), state));
+    const writes = pipelines.map((pipeline) => this.track(this.keys.appSetMembership(pipeline.name, appSet), state));
     await Promise.all(writes);
   }
 
