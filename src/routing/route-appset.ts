@@ -80,7 +80,9 @@ export function routeApplicationSet(config: ConfigFile, fact: ApplicationSetFact
     // Thousands of children target a few revisions: each revision's release id is made once.
     const revisions = new Set<string>();
     const keys = childTargetKeys(fact);
-    for (const [i, member] of fact.appSet.members.entries()) {
+    const members = fact.appSet.members;
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i]!;
       const running = known?.get(keys[i] as string);
       if (running !== undefined) ids.add(running);
       const revision = member.targetRevisions[0];
