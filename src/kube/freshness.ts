@@ -30,11 +30,9 @@ export interface FreshnessReport {
 /** The Applications whose controller ownerReference is this ApplicationSet (not a label: labels are user data). */
 export function childrenOf(appSet: ApplicationSet, apps: readonly Application[]): Application[] {
   const uid = appSet.metadata.uid;
-  return apps.filter((app) =>
-    (app.metadata.ownerReferences ?? []).some(
-      (o) => o.controller === true && o.kind === 'ApplicationSet' && o.name === appSet.metadata.name && (!uid || !o.uid || o.uid === uid),
-    ),
-  );
+  const name = appSet.metadata.name;
+  const owned = (o: NonNullable<Application['metadata']['ownerReferences']>[number]): boolean => o.controller === true && o.kind === 'ApplicationSet' && o.name === name && (!uid || !o.uid || o.uid === uid);
+  return apps.filter((app) => app.metadata.ownerReferences?.some(owned) === true);
 }
 
 /** `status.sync.revisions` for multi-source apps, else `[status.sync.revision]`. */
@@ -45,12 +43,24 @@ export function revisionsOf(app: Application): string[] {
 }
 
 export function latestTransition(entries: readonly ApplicationStatusEntry[]): string | undefined {
+  return latestTransitionOf(entries)?.text;
+}
+
+/** The latest lastTransitionTime, as written and as a time (parsed once, not once per child). */
+function latestTransitionOf(entries: readonly ApplicationStatusEntry[]): { at: number; text: string } | undefined {
   let latest: { at: number; text: string } | undefined;
   for (const e of entries) {
     const at = Date.parse(e.lastTransitionTime ?? '');
     if (!Number.isNaN(at) && (!latest || at > latest.at)) latest = { at, text: e.lastTransitionTime! };
   }
-  return latest?.text;
+  return latest;
+}
+
+/** Whether the synced revision(s) are the target ones, in order (revisionsOf, without building its list). */
+function syncedTo(app: Application, target: readonly string[]): boolean {
+  const sync = app.status?.sync;
+  if (sync?.revisions && sync.revisions.length > 0) return sync.revisions.length === target.length && sync.revisions.every((r, i) => r === target[i]);
+  return sync?.revision ? target.length === 1 && target[0] === sync.revision : target.length === 0;
 }
 
 /** A git SHA as people read it (7 characters); anything else as it is. */
@@ -66,7 +76,15 @@ export function humanDuration(ms: number): string {
   return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
 }
 
-export function judgeChild(app: Application, entry: ApplicationStatusEntry | undefined, latest: string | undefined, hasEntries: boolean, now: number): ChildFreshness {
+/** `latestAt`: `latest` as a time, when the caller has parsed it already (judgeChildren, for every child). */
+export function judgeChild(
+  app: Application,
+  entry: ApplicationStatusEntry | undefined,
+  latest: string | undefined,
+  hasEntries: boolean,
+  now: number,
+  latestAt: number | undefined = latest === undefined ? undefined : Date.parse(latest),
+): ChildFreshness {
   const name = app.metadata.name;
   const annotations = app.metadata.annotations ?? {};
   if (annotations[REFRESH_ANNOTATION] !== undefined) {
@@ -74,17 +92,17 @@ export function judgeChild(app: Application, entry: ApplicationStatusEntry | und
     return { name, fresh: false, reason: Number.isNaN(requested) ? 'refresh pending' : `refresh pending for ${humanDuration(now - requested)}` };
   }
   const reconciledAt = app.status?.reconciledAt;
-  if (latest !== undefined) {
+  if (latestAt !== undefined) {
     const at = Date.parse(reconciledAt ?? '');
     if (Number.isNaN(at)) return { name, fresh: false, reason: 'never reconciled' };
-    const gap = Date.parse(latest) - at;
+    const gap = latestAt - at;
     if (gap > 0) return { name, fresh: false, reason: `reconciledAt ${humanDuration(gap)} before the latest transition` };
   }
   if (hasEntries) {
     if (!entry) return { name, fresh: false, reason: "not yet in the ApplicationSet's status" };
     const target = entry.targetRevisions ?? [];
-    const actual = revisionsOf(app);
-    if (actual.length !== target.length || actual.some((r, i) => r !== target[i])) {
+    if (!syncedTo(app, target)) {
+      const actual = revisionsOf(app);
       return { name, fresh: false, reason: `revision ${actual.map(short).join(',') || 'none'} ≠ target ${target.map(short).join(',') || 'none'}` };
     }
   }
@@ -100,10 +118,17 @@ export function judgeFreshness(appSet: ApplicationSet, apps: readonly Applicatio
 export function judgeChildren(appSet: ApplicationSet, children: readonly Application[], now: number): FreshnessReport {
   const entries = appSet.status?.applicationStatus ?? [];
   const byName = new Map(entries.map((e) => [e.application, e]));
-  const latest = latestTransition(entries);
-  const judged = children.map((app) => judgeChild(app, byName.get(app.metadata.name), latest, entries.length > 0, now)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const latest = latestTransitionOf(entries);
+  const judged = children.map((app) => judgeChild(app, byName.get(app.metadata.name), latest?.text, entries.length > 0, now, latest?.at));
+  // A LIST comes in name order (within one namespace), so the sort is mostly a check.
+  if (!inNameOrder(judged)) judged.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const stale = judged.filter((c) => !c.fresh);
-  return { appSet: appSet.metadata.name, ...(latest ? { latestTransition: latest } : {}), children: judged, stale, freshCount: judged.length - stale.length };
+  return { appSet: appSet.metadata.name, ...(latest ? { latestTransition: latest.text } : {}), children: judged, stale, freshCount: judged.length - stale.length };
+}
+
+function inNameOrder(judged: readonly ChildFreshness[]): boolean {
+  for (let i = 1; i < judged.length; i++) if (judged[i - 1]!.name > judged[i]!.name) return false;
+  return true;
 }
 
 /** "31/40 fresh" */

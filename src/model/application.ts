@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ARGOPROJ, cutText, ident, integer, longId, objectMetaSchema, objectName, ofType } from './meta.js';
+import { projectionOf } from './projection.js';
 
 /** `status.operationState.phase` (Argo CD's `OperationPhase`). */
 export const syncPhaseSchema = z.enum(['Running', 'Terminating', 'Failed', 'Error', 'Succeeded']);
@@ -124,87 +125,44 @@ export function comparisonOf(app: Pick<Application, 'spec' | 'status'>): 'fresh'
   return same ? 'fresh' : 'stale';
 }
 
-const NO_NESTED: Readonly<Record<string, (v: unknown) => unknown>> = {};
-
-/** An object as JSON gives it (not an array), whose fields a projection may read. */
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * `value`'s `keys`, a null one left out (read as absent, as `opt` reads it), `nested` ones projected
- * in turn. A value that is not an object is returned as it came, for the schema to refuse.
- */
-function pick(value: unknown, keys: readonly string[], nested: Readonly<Record<string, (v: unknown) => unknown>> = NO_NESTED): unknown {
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const field = value[key];
-    if (field === undefined || field === null) continue;
-    const inner = Object.hasOwn(nested, key) ? nested[key] : undefined;
-    out[key] = inner ? inner(field) : field;
-  }
-  return out;
-}
-// The projections of nested fields, made once (not per object: this runs for every child).
-const pickOwner = (v: unknown): unknown => pick(v, ['kind', 'name', 'uid', 'controller']);
-const pickOwners = (refs: unknown): unknown => (Array.isArray(refs) ? refs.map(pickOwner) : refs);
-const pickAutomated = (v: unknown): unknown => pick(v, ['prune']);
-const pickSyncPolicy = (v: unknown): unknown => pick(v, ['automated', 'syncOptions', 'retry'], { automated: pickAutomated });
-const pickDestination = (v: unknown): unknown => pick(v, ['server', 'name', 'namespace']);
-const pickSync = (v: unknown): unknown => pick(v, ['status', 'revision', 'revisions']);
-const pickStatusOnly = (v: unknown): unknown => pick(v, ['status']);
-const pickPhase = (v: unknown): unknown => pick(v, ['phase']);
-const pickMetadata = (v: unknown): unknown => pick(v, ['name', 'namespace', 'uid', 'resourceVersion', 'labels', 'annotations', 'ownerReferences'], { ownerReferences: pickOwners });
-const pickSpec = (v: unknown): unknown => pick(v, ['syncPolicy', 'project', 'destination'], { syncPolicy: pickSyncPolicy, destination: pickDestination });
-const pickStatus = (v: unknown): unknown => pick(v, ['reconciledAt', 'sync', 'health', 'operationState'], { sync: pickSync, health: pickStatusOnly, operationState: pickPhase });
-const CORE_NESTED = { metadata: pickMetadata, spec: pickSpec, status: pickStatus };
-
-/**
- * Only the fields applicationCoreSchema reads, copied before it runs, with null read as absent:
- * the schema can then use plain `.optional()` (no null-to-undefined transform on every field).
- * Those transforms made parsing allocate 11 KB per Application, and 2,000 children cost a
- * freshness check more in garbage collection than the LIST itself (bench/freshness.ts).
- */
-const projectCore = (value: unknown): unknown => pick(value, ['metadata', 'spec', 'operation', 'status'], CORE_NESTED);
-
 /**
  * The same Application reduced to what freshness and RollingSync decisions read, with every other
  * field dropped (`z.object`, not `looseObject`): parsing thousands of children is the cost of a
  * freshness check, and copying each Application's unknown fields costs four times more than
- * checking these (bench/freshness.ts). projectCore reads those fields first (null as absent).
+ * checking these (bench/freshness.ts). Its projection (projection.ts) reads those fields first, with
+ * null read as absent, so each field needs plain `.optional()` (a null-to-undefined transform on every
+ * field made parsing allocate 11 KB per Application, more garbage collection than the LIST itself).
  * Read from a cluster, so the resourceVersion is required.
  * Every string here is compared, none shown: each is refused past its bound, never cut.
  */
-export const applicationCoreSchema = ofType(
-  APPLICATION_TYPE,
-  z.object({
-      metadata: z.object({
-        name: objectName,
-        namespace: objectName,
-        uid: longId.optional(),
-        // Plain checks here, not meta.ts's bounded maps and number-or-string versions: this is the hot path.
-        resourceVersion: z.string().min(1).max(64),
-        labels: z.record(z.string(), z.string()).optional(),
-        annotations: z.record(z.string(), z.string()).optional(),
-        ownerReferences: z.array(z.object({ kind: longId, name: longId, uid: longId.optional(), controller: z.boolean().optional() })).max(64).optional(),
-      }),
-      spec: z
-        .object({
-          syncPolicy: z.object({ automated: z.object({ prune: z.boolean().optional() }).optional(), syncOptions: z.array(longId).optional(), retry: z.looseObject({}).optional() }).optional(),
-          // What an AppProject's syncWindows match (the freeze gate), so an action reads the children once.
-          project: longId.optional(),
-          destination: z.object({ server: longId.optional(), name: longId.optional(), namespace: longId.optional() }).optional(),
-        })
-        .optional(),
-      operation: z.looseObject({}).optional(),
-      status: z
-        .object({
-          reconciledAt: longId.optional(),
-          sync: z.object({ status: longId.optional(), revision: longId.optional(), revisions: z.array(longId).max(64).optional() }).optional(),
-          health: z.object({ status: longId.optional() }).optional(),
-          operationState: z.object({ phase: longId.optional() }).optional(),
-        })
-        .optional(),
-    }),
-  projectCore,
-);
+const applicationCoreObject = z.object({
+  metadata: z.object({
+    name: objectName,
+    namespace: objectName,
+    uid: longId.optional(),
+    // Plain checks here, not meta.ts's bounded maps and number-or-string versions: this is the hot path.
+    resourceVersion: z.string().min(1).max(64),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+    ownerReferences: z.array(z.object({ kind: longId, name: longId, uid: longId.optional(), controller: z.boolean().optional() })).max(64).optional(),
+  }),
+  spec: z
+    .object({
+      syncPolicy: z.object({ automated: z.object({ prune: z.boolean().optional() }).optional(), syncOptions: z.array(longId).optional(), retry: z.looseObject({}).optional() }).optional(),
+      // What an AppProject's syncWindows match (the freeze gate), so an action reads the children once.
+      project: longId.optional(),
+      destination: z.object({ server: longId.optional(), name: longId.optional(), namespace: longId.optional() }).optional(),
+    })
+    .optional(),
+  operation: z.looseObject({}).optional(),
+  status: z
+    .object({
+      reconciledAt: longId.optional(),
+      sync: z.object({ status: longId.optional(), revision: longId.optional(), revisions: z.array(longId).max(64).optional() }).optional(),
+      health: z.object({ status: longId.optional() }).optional(),
+      operationState: z.object({ phase: longId.optional() }).optional(),
+    })
+    .optional(),
+});
+export const applicationCoreSchema = ofType(APPLICATION_TYPE, applicationCoreObject, projectionOf(applicationCoreObject));
 export type ApplicationCore = z.infer<typeof applicationCoreSchema>;

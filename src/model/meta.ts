@@ -100,8 +100,11 @@ export const clusterObjectMetaSchema = objectMetaSchema.extend({ resourceVersion
 /** Optional and nullable, read as `undefined` when null: for fields no template renders as null on purpose. */
 export const opt = <T extends z.ZodType>(schema: T) => schema.nullish().transform((v) => v ?? undefined);
 
+/** Where `longText` cuts. */
+export const LONG_TEXT_MAX = 16_384;
+
 /** Free text from a cluster (messages, conditions, expressions a person reads), cut at 16 KiB. */
-export const longText = cutText(16_384);
+export const longText = cutText(LONG_TEXT_MAX);
 
 /** An identifier or token of a size no real one has (application, stage, freight, target names; phases, times): refused past 16 KiB. */
 export const longId = ident(16_384);
