@@ -213,7 +213,8 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   const keysOf = new Map<StageState, TargetKeys>();
   for (const stage of record.stages) {
     // A known target running another app's release is not pending for this one (mixed-stage.ts).
-    stage.pending = splitOtherApps(record, stage, pendingTargets(stage, ctx.knownTargets?.[stage.name]), ctx);
+    const knownList = ctx.knownTargets?.[stage.name];
+    stage.pending = splitOtherApps(record, stage, pendingTargets(stage, knownList), ctx, knownList);
     if (stage.otherReleases) notices.reply(mixedStageKey(stage.name), 'mixed-stage', { mixed: { ...stage.otherReleases, ...selectorOf(ctx, stage.name) } }, stage.name);
     const keys = targetKeys(stage.targets);
     keysOf.set(stage, keys);

@@ -15,6 +15,7 @@ import { targetKey, type Fact } from '../../facts/fact.js';
 import type { KnownTarget, ReduceContext } from './context.js';
 import { sameKeys } from '../record/pending.js';
 import { activeTargets } from '../record/stage-targets.js';
+import { targetKeys } from '../record/target-writes.js';
 import type { MixedGroup, ReleaseRecord, StageState, TargetState } from '../record/record.js';
 
 /** Labels that usually name an app, in the order a split is looked for. */
@@ -78,13 +79,44 @@ function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, str
   return undefined;
 }
 
+/** What splitOtherApps decided for one stage: the targets still to start (undefined: all pending) and the other releases. */
+interface Split {
+  stillToStart?: string[];
+  otherReleases?: NonNullable<StageState['otherReleases']>;
+}
+
+/**
+ * Splits already made, by the target index's read (`ctx.targetReleases`), then the stage's known
+ * list, then what the record contributes (splitInputs). A stage of a pipeline whose 100 releases
+ * share one selector knows thousands of targets, and every fact of every release re-derived the
+ * split over all of them (most of the reducer's time, bench:watch): the same inputs now give the
+ * same answer from here. Sound because the index hands out a new Map whenever a target's release
+ * or app labels change (TargetIndex.recordMany) and known lists are never changed in place; the
+ * kept answers are shared between records and never changed either.
+ */
+const splitsMade = new WeakMap<ReadonlyMap<string, KnownTarget>, WeakMap<readonly string[], Map<string, Split>>>();
+/** Splits kept per (read, known list): the releases of one pipeline, each stage once or a few times. */
+const SPLITS_KEPT = 1_000;
+
+/** Everything of the record the split reads besides the known targets: the release, its lineage, and each target's key, app labels and whether it moved on. */
+function splitInputs(record: ReleaseRecord, stage: StageState): string {
+  const parts: string[] = [record.releaseId, ...(record.movedFrom ?? []), ''];
+  for (const key of targetKeys(stage.targets)) {
+    const t = stage.targets[key] as TargetState;
+    parts.push(key, t.supersededBy === undefined ? '' : '1', t.appLabels ? JSON.stringify(t.appLabels) : '');
+  }
+  return parts.join('\u0000');
+}
+
 /**
  * Splits the stage's pending targets (pendingTargets) into those still to start and those that run
  * other apps' releases, and sets `stage.otherReleases`. Only stages that select by labels
  * (Rollouts, Applications); an ApplicationSet step or a Kargo stage is left as it is. Returns the
- * pending list to keep (the same array when nothing was another app's).
+ * pending list to keep (the same array when nothing was another app's). `knownList`: the stage's
+ * known targets `pending` was derived from (ctx.knownTargets), when it was; a split of the same
+ * read, list and record is then the one made before.
  */
-export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], ctx: ReduceContext): string[] {
+export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], ctx: ReduceContext, knownList?: readonly string[]): string[] {
   const config = ctx.pipeline.stages.find((s) => s.name === stage.name);
   const known = ctx.targetReleases;
   // Checked before listing the stage's targets: an ApplicationSet step holds thousands.
@@ -93,6 +125,33 @@ export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending
     delete stage.otherReleases;
     return pending;
   }
+  let kept: Map<string, Split> | undefined;
+  let inputs = '';
+  if (knownList) {
+    let byList = splitsMade.get(known);
+    if (!byList) splitsMade.set(known, (byList = new WeakMap()));
+    kept = byList.get(knownList);
+    if (!kept) byList.set(knownList, (kept = new Map()));
+    inputs = splitInputs(record, stage);
+  }
+  let split = kept?.get(inputs);
+  if (!split) {
+    split = splitStage(record, own, pending, known);
+    if (kept) {
+      if (kept.size >= SPLITS_KEPT) kept.clear();
+      kept.set(inputs, split);
+    }
+  }
+  if (!split.otherReleases) {
+    delete stage.otherReleases;
+    return pending;
+  }
+  stage.otherReleases = split.otherReleases;
+  const stillToStart = split.stillToStart as string[];
+  return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
+}
+
+function splitStage(record: ReleaseRecord, own: readonly TargetState[], pending: readonly string[], known: ReadonlyMap<string, KnownTarget>): Split {
   const stillToStart: string[] = [];
   const others = new Map<string, string[]>();
   const lineage = new Set(record.movedFrom ?? []);
@@ -108,22 +167,21 @@ export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending
     if (releaseId === undefined || releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId) || sameApp(key)) stillToStart.push(key);
     else (others.get(releaseId) ?? others.set(releaseId, []).get(releaseId)!).push(key);
   }
-  if (others.size === 0) {
-    delete stage.otherReleases;
-    return pending;
-  }
+  if (others.size === 0) return {};
   const split = splitLabel(own, others, known);
   const releaseIds = [...others.keys()].sort();
-  stage.otherReleases = {
-    own: group(
-      own.map((t) => targetKey(t.ref)),
-      split?.values.get(''),
-    ),
-    others: releaseIds.slice(0, MIXED_RELEASES_NAMED).map((releaseId) => ({ releaseId, ...group(others.get(releaseId) as string[], split?.values.get(releaseId)) })),
-    releaseCount: releaseIds.length,
-    ...(split ? { split: { label: split.label, value: split.values.get('') as string } } : {}),
+  return {
+    stillToStart,
+    otherReleases: {
+      own: group(
+        own.map((t) => targetKey(t.ref)),
+        split?.values.get(''),
+      ),
+      others: releaseIds.slice(0, MIXED_RELEASES_NAMED).map((releaseId) => ({ releaseId, ...group(others.get(releaseId) as string[], split?.values.get(releaseId)) })),
+      releaseCount: releaseIds.length,
+      ...(split ? { split: { label: split.label, value: split.values.get('') as string } } : {}),
+    },
   };
-  return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
 }
 
 /** The notice's key: once per stage and thread, however the other releases change. */
