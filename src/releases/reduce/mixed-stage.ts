@@ -13,7 +13,7 @@
  */
 import { targetKey, type Fact } from '../../facts/fact.js';
 import type { KnownTarget, ReduceContext } from './context.js';
-import { sameKeys } from '../record/pending.js';
+import { pendingTargets, sameKeys, sortedOnce } from '../record/pending.js';
 import { activeTargets } from '../record/stage-targets.js';
 import { targetKeys } from '../record/target-writes.js';
 import type { MixedGroup, ReleaseRecord, StageState, TargetState } from '../record/record.js';
@@ -52,13 +52,13 @@ export function noteMovedFrom(record: ReleaseRecord, previous: string): void {
   record.movedFrom = [...movedFrom.filter((r) => r !== previous), previous].slice(-MOVED_FROM_KEPT);
 }
 
-function group(targets: string[], app?: string): MixedGroup {
+function group(targets: readonly string[], app?: string): MixedGroup {
   const sorted = [...targets].sort();
   return { targets: sorted.slice(0, MIXED_TARGETS_NAMED), count: sorted.length, ...(app !== undefined ? { app } : {}) };
 }
 
 /** A label with one value per release and different values between them: the label that splits the stage. */
-function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, string[]>, known: ReadonlyMap<string, KnownTarget>): { label: string; values: Map<string, string> } | undefined {
+function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): { label: string; values: Map<string, string> } | undefined {
   for (const label of APP_LABELS) {
     const values = new Map<string, string>();
     const ownValues = new Set(own.map((t) => t.appLabels?.[label]));
@@ -79,85 +79,115 @@ function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, str
   return undefined;
 }
 
-/** What splitOtherApps decided for one stage: the targets still to start (undefined: all pending) and the other releases. */
-interface Split {
-  stillToStart?: string[];
-  otherReleases?: NonNullable<StageState['otherReleases']>;
+/**
+ * A stage's known targets grouped by the release the target index says each runs, and by their
+ * app label values: built once per read of the index and known list, not on every fact. Kept by
+ * identity: the target index never changes a Map it handed out once a target's release or app
+ * labels change (it hands out a new one: TargetIndex.recordMany), and never changes a known list
+ * in place.
+ */
+interface KnownGroups {
+  /** Release id ('' for a target the index names no release of) → its targets, in the known list's sorted order. */
+  byRelease: ReadonlyMap<string, readonly string[]>;
+  /** `label=value` of an app label (APP_LABELS) → the targets that carry it. */
+  byApp: ReadonlyMap<string, readonly string[]>;
 }
 
-/**
- * Splits already made, by the target index's read (`ctx.targetReleases`), then the stage's known
- * list, then what the record contributes (splitInputs). A stage of a pipeline whose 100 releases
- * share one selector knows thousands of targets, and every fact of every release re-derived the
- * split over all of them (most of the reducer's time, bench:watch): the same inputs now give the
- * same answer from here. Sound because the index hands out a new Map whenever a target's release
- * or app labels change (TargetIndex.recordMany) and known lists are never changed in place; the
- * kept answers are shared between records and never changed either.
- */
-const splitsMade = new WeakMap<ReadonlyMap<string, KnownTarget>, WeakMap<readonly string[], Map<string, Split>>>();
-/** Splits kept per (read, known list): the releases of one pipeline, each stage once or a few times. */
-const SPLITS_KEPT = 1_000;
+const grouped = new WeakMap<ReadonlyMap<string, KnownTarget>, WeakMap<readonly string[], KnownGroups>>();
 
-/** Everything of the record the split reads besides the known targets: the release, its lineage, and each target's key, app labels and whether it moved on. */
-function splitInputs(record: ReleaseRecord, stage: StageState): string {
-  const parts: string[] = [record.releaseId, ...(record.movedFrom ?? []), ''];
-  for (const key of targetKeys(stage.targets)) {
-    const t = stage.targets[key] as TargetState;
-    parts.push(key, t.supersededBy === undefined ? '' : '1', t.appLabels ? JSON.stringify(t.appLabels) : '');
+function push(groups: Map<string, string[]>, key: string, value: string): void {
+  const group = groups.get(key);
+  if (group) group.push(value);
+  else groups.set(key, [value]);
+}
+
+/** The known targets by release (groups in the order their first target sorts) and by app label value. */
+function knownGroups(knownList: readonly string[], known: ReadonlyMap<string, KnownTarget>): KnownGroups {
+  let byList = grouped.get(known);
+  if (!byList) grouped.set(known, (byList = new WeakMap()));
+  const kept = byList.get(knownList);
+  if (kept) return kept;
+  const byRelease = new Map<string, string[]>();
+  const byApp = new Map<string, string[]>();
+  for (const key of sortedOnce(knownList)) {
+    const entry = known.get(key);
+    push(byRelease, entry?.releaseId ?? '', key);
+    const labels = entry?.appLabels;
+    if (labels) for (const label of APP_LABELS) if (labels[label] !== undefined) push(byApp, `${label}=${labels[label]}`, key);
   }
-  return parts.join('\u0000');
+  const groups = { byRelease, byApp };
+  byList.set(knownList, groups);
+  return groups;
 }
 
 /**
- * Splits the stage's pending targets (pendingTargets) into those still to start and those that run
- * other apps' releases, and sets `stage.otherReleases`. Only stages that select by labels
+ * The stage's pending targets (pendingTargets) split into those still to start and those that run
+ * other apps' releases, and `stage.otherReleases` set. Only stages that select by labels
  * (Rollouts, Applications); an ApplicationSet step or a Kargo stage is left as it is. Returns the
- * pending list to keep (the same array when nothing was another app's). `knownList`: the stage's
- * known targets `pending` was derived from (ctx.knownTargets), when it was; a split of the same
- * read, list and record is then the one made before.
+ * pending list to keep (the same array when nothing changed).
+ *
+ * A stage whose selector 100 releases share knows thousands of targets, and every fact of every
+ * release derives this: walking them all per fact was most of the reducer's time (bench:watch). So
+ * it reads the known targets grouped (knownGroups): this release's and its lineage's groups are the
+ * candidates still to start; another release's group is taken whole but for the targets this
+ * stage holds and those carrying one of this release's app labels (the same app, still to start).
  */
-export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], ctx: ReduceContext, knownList?: readonly string[]): string[] {
+export function stagePending(record: ReleaseRecord, stage: StageState, ctx: ReduceContext): string[] {
+  const knownList = ctx.knownTargets?.[stage.name];
   const config = ctx.pipeline.stages.find((s) => s.name === stage.name);
   const known = ctx.targetReleases;
   // Checked before listing the stage's targets: an ApplicationSet step holds thousands.
   const own = known && config && (config.rollouts || config.applications) ? activeTargets(stage) : [];
   if (!known || own.length === 0) {
     delete stage.otherReleases;
-    return pending;
+    return pendingTargets(stage, knownList);
   }
-  let kept: Map<string, Split> | undefined;
-  let inputs = '';
-  if (knownList) {
-    let byList = splitsMade.get(known);
-    if (!byList) splitsMade.set(known, (byList = new WeakMap()));
-    kept = byList.get(knownList);
-    if (!kept) byList.set(knownList, (kept = new Map()));
-    inputs = splitInputs(record, stage);
-  }
-  let split = kept?.get(inputs);
-  if (!split) {
-    split = splitStage(record, own, pending, known);
-    if (kept) {
-      if (kept.size >= SPLITS_KEPT) kept.clear();
-      kept.set(inputs, split);
+  const ownApps = appValuesOf(own);
+  if (!knownList) return splitOtherApps(record, stage, pendingTargets(stage, knownList), own, ownApps, known);
+  const { byRelease, byApp } = knownGroups(knownList, known);
+  const lineage = new Set(record.movedFrom ?? []);
+  const ownish = (releaseId: string): boolean => releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId);
+  // Not another app's though another release's: the targets this stage holds (not pending at all)
+  // and those with one of this release's app label values (still to start).
+  const held = new Set(targetKeys(stage.targets));
+  const sameApp = new Set<string>();
+  for (const app of ownApps) for (const key of byApp.get(app) ?? []) if (!held.has(key)) sameApp.add(key);
+  const cut = new Set<string>();
+  for (const key of [...held, ...sameApp]) cut.add(known.get(key)?.releaseId ?? '');
+  const candidates: (readonly string[])[] = [];
+  const others = new Map<string, readonly string[]>();
+  for (const [releaseId, keys] of byRelease) {
+    if (ownish(releaseId)) {
+      candidates.push(keys);
+      continue;
     }
+    const pending = cut.has(releaseId) ? keys.filter((key) => !held.has(key) && !sameApp.has(key)) : keys;
+    if (pending.length > 0) others.set(releaseId, pending);
   }
-  if (!split.otherReleases) {
+  // Nothing is another app's: every pending target is still to start, as pendingTargets lists them.
+  if (others.size === 0) {
     delete stage.otherReleases;
-    return pending;
+    return pendingTargets(stage, knownList);
   }
-  stage.otherReleases = split.otherReleases;
-  const stillToStart = split.stillToStart as string[];
+  const stillToStart: string[] = [...sameApp].filter((key) => !ownish(known.get(key)?.releaseId ?? ''));
+  for (const keys of candidates) for (const key of keys) if (!held.has(key)) stillToStart.push(key);
+  stillToStart.sort();
+  setOtherReleases(stage, own, others, known);
   return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
 }
 
-function splitStage(record: ReleaseRecord, own: readonly TargetState[], pending: readonly string[], known: ReadonlyMap<string, KnownTarget>): Split {
+/** This release's app label values, as `label=value`. */
+function appValuesOf(own: readonly TargetState[]): Set<string> {
+  return new Set(own.flatMap((t) => APP_LABELS.flatMap((label) => (t.appLabels?.[label] !== undefined ? [`${label}=${t.appLabels[label]}`] : []))));
+}
+
+/** The split walked target by target: for a stage whose own targets carry app labels, or without a known list. */
+function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], own: readonly TargetState[], ownApps: ReadonlySet<string>, known: ReadonlyMap<string, KnownTarget>): string[] {
   const stillToStart: string[] = [];
   const others = new Map<string, string[]>();
   const lineage = new Set(record.movedFrom ?? []);
   // A target named as one of this release's apps (the same app label value) is the same app, not
   // yet moved on: without it a first release heard (no lineage yet) would complete early.
-  const ownApps = new Set(own.flatMap((t) => APP_LABELS.flatMap((label) => (t.appLabels?.[label] !== undefined ? [`${label}=${t.appLabels[label]}`] : []))));
   const sameApp = (key: string): boolean => {
     const labels = known.get(key)?.appLabels;
     return labels !== undefined && APP_LABELS.some((label) => labels[label] !== undefined && ownApps.has(`${label}=${labels[label]}`));
@@ -167,20 +197,25 @@ function splitStage(record: ReleaseRecord, own: readonly TargetState[], pending:
     if (releaseId === undefined || releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId) || sameApp(key)) stillToStart.push(key);
     else (others.get(releaseId) ?? others.set(releaseId, []).get(releaseId)!).push(key);
   }
-  if (others.size === 0) return {};
+  if (others.size === 0) {
+    delete stage.otherReleases;
+    return pending;
+  }
+  setOtherReleases(stage, own, others, known);
+  return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
+}
+
+function setOtherReleases(stage: StageState, own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): void {
   const split = splitLabel(own, others, known);
   const releaseIds = [...others.keys()].sort();
-  return {
-    stillToStart,
-    otherReleases: {
-      own: group(
-        own.map((t) => targetKey(t.ref)),
-        split?.values.get(''),
-      ),
-      others: releaseIds.slice(0, MIXED_RELEASES_NAMED).map((releaseId) => ({ releaseId, ...group(others.get(releaseId) as string[], split?.values.get(releaseId)) })),
-      releaseCount: releaseIds.length,
-      ...(split ? { split: { label: split.label, value: split.values.get('') as string } } : {}),
-    },
+  stage.otherReleases = {
+    own: group(
+      own.map((t) => targetKey(t.ref)),
+      split?.values.get(''),
+    ),
+    others: releaseIds.slice(0, MIXED_RELEASES_NAMED).map((releaseId) => ({ releaseId, ...group(others.get(releaseId) as string[], split?.values.get(releaseId)) })),
+    releaseCount: releaseIds.length,
+    ...(split ? { split: { label: split.label, value: split.values.get('') as string } } : {}),
   };
 }
 
