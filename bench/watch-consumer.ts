@@ -11,6 +11,7 @@
  *                            restart counts (the jobs themselves are read from Redis).
  */
 import { CustomObjectsApi, KubeConfig, makeInformer, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { parseEnv, type Role } from '../src/config/env.js';
 import { watchScopes } from '../src/facts/watch/scopes.js';
@@ -51,7 +52,24 @@ async function runInformers(): Promise<void> {
   });
 }
 
+/**
+ * Every Redis command this process sends, by name (a MULTI's commands each, a script as one
+ * EVALSHA): the bench diffs two snapshots for commands per fact, a figure the machine's load
+ * does not change. Counted at ioredis' one entry point, which BullMQ's connections share.
+ */
+function countRedisCommands(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const proto = Redis.prototype as unknown as { sendCommand(command: { name: string }, ...rest: unknown[]): unknown };
+  const send = proto.sendCommand;
+  proto.sendCommand = function (this: unknown, command: { name: string }, ...rest: unknown[]) {
+    counts[command.name] = (counts[command.name] ?? 0) + 1;
+    return send.call(this, command, ...rest);
+  };
+  return counts;
+}
+
 async function runGlidepath(): Promise<void> {
+  const commands = countRedisCommands();
   const env = parseEnv({ PORT: '0', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: process.env.REDIS_PREFIX!, LOG_LEVEL: 'error', FACT_JOBS_KEEP_COMPLETED: '200000' }); // the bench reads every completed job for its lag
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
   const config = benchConfig(kubeconfigPath);
@@ -67,6 +85,7 @@ async function runGlidepath(): Promise<void> {
   });
   send({ ready: true });
   process.on('message', (m: { cmd: string }) => {
+    if (m.cmd === 'commands') send({ ...commands });
     if (m.cmd === 'stats') send({ held: glidepath.watchSource?.held() ?? [], scopes: watchScopes(config, BENCH_CLUSTER).length, counts: glidepath.watchSource?.counts(BENCH_CLUSTER) });
     if (m.cmd === 'stop') void glidepath.close().then(() => send({ stopped: true }));
   });

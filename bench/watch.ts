@@ -135,10 +135,17 @@ try {
   // The first list of every scope is a resync fact per object: wait until all of them are reduced.
   await until('the watch source to list and the reducer to reduce every object', () => settled(2 * OBJECTS));
   console.log(`glidepath${SPLIT ? ' (ingest and worker processes)' : ''}: lease held, ${2 * OBJECTS} listed objects reduced in ${Date.now() - t} ms`);
+  const commandsOf = async (): Promise<Record<string, number>> => {
+    const all: Record<string, number> = {};
+    for (const c of [child!, worker].filter((c): c is Child => c !== undefined)) for (const [name, n] of Object.entries((await c.request({ cmd: 'commands' })) as Record<string, number>)) all[name] = (all[name] ?? 0) + n;
+    return all;
+  };
+  const commandsBefore = await commandsOf();
   const before = await facts.getJobCounts('completed', 'failed');
   const already = (before.completed ?? 0) + (before.failed ?? 0);
   w = await writeChanges(CHANGES);
   await until('Glidepath to reduce every change', () => settled(already + CHANGES));
+  const commandsAfter = await commandsOf();
   const stats = (await child.request({ cmd: 'stats' })) as { scopes: number; counts: { lists: number; restarts: number } };
   const jobs = await facts.getJobs(['completed', 'failed'], 0, -1);
   const failed = (await facts.getJobCounts('failed')).failed ?? 0;
@@ -166,6 +173,10 @@ try {
       `queued ${round(queuedFactsPerSec)}/s, lag to queued p50 ${percentile(queued.lags, 50)} ms p99 ${queuedLagP99Ms} ms; ` +
       `lag to reduced p50 ${percentile(reduced.lags, 50)} ms p99 ${lagP99Ms} ms max ${percentile(reduced.lags, 100)} ms; lists ${stats.counts.lists}, restarts ${stats.counts.restarts}`,
   );
+  // Redis commands the Glidepath process(es) sent during the changes, per change (machine-independent).
+  const commandDiff = Object.entries(commandsAfter).map(([name, n]) => [name, n - (commandsBefore[name] ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
+  const redisCommandsPerFact = round(commandDiff.reduce((sum, [, n]) => sum + n, 0) / CHANGES, 2);
+  console.log(`redis commands per change ${redisCommandsPerFact}: ${commandDiff.map(([name, n]) => `${name} ${round(n / CHANGES, 2)}`).join(', ')}`);
   console.log(`load average ${loadavg().map((l) => round(l, 1)).join(' ')}`);
   result = {
     bench: 'watch',
@@ -183,6 +194,8 @@ try {
     queuedRatio: round(queuedFactsPerSec / baselineEventsPerSec, 2),
     split: SPLIT,
     relists,
+    redisCommandsPerFact,
+    loadAverage: round(loadavg()[0]!, 1),
   };
 } finally {
   await child?.stop();

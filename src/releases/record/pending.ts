@@ -10,7 +10,7 @@ import type { StageState } from './record.js';
 const sortedCopies = new WeakMap<readonly string[], readonly string[]>();
 
 /** `known`, sorted; computed once per list (lists of known targets are never changed in place). */
-function sortedOnce(known: readonly string[]): readonly string[] {
+export function sortedOnce(known: readonly string[]): readonly string[] {
   let sorted = sortedCopies.get(known);
   if (!sorted) {
     sorted = [...known].sort();

@@ -7,7 +7,6 @@ import type { TargetRef } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
 import { noticeReply } from './notices.js';
 import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
-import { pendingTargets } from '../record/pending.js';
 import { judgeStepStage, notReachedHere, ownRevisions } from './derive-appset.js';
 import { adoptKnownAppSets } from './appset-known.js';
 import { placeListedChildren } from './reduce-appset.js';
@@ -15,7 +14,7 @@ import { appSetOrderFailures } from './appset-order.js';
 import { kargoNotices, promotedFreight } from './kargo-derive.js';
 import { recheckEffect } from './recheck.js';
 import { activeTargets } from '../record/stage-targets.js';
-import { mixedStageKey, splitOtherApps } from './mixed-stage.js';
+import { mixedStageKey, stagePending } from './mixed-stage.js';
 import type { Effect, ReleaseRecord, ReleaseStatus, ReplyDetail, ReplyKind, StageState, StageStatus, TargetState } from '../record/record.js';
 import { putTarget, targetKeys } from '../record/target-writes.js';
 import { stageTally } from '../record/stage-tally.js';
@@ -213,7 +212,7 @@ export function evaluate(record: ReleaseRecord, now: number, ctx: ReduceContext)
   const keysOf = new Map<StageState, TargetKeys>();
   for (const stage of record.stages) {
     // A known target running another app's release is not pending for this one (mixed-stage.ts).
-    stage.pending = splitOtherApps(record, stage, pendingTargets(stage, ctx.knownTargets?.[stage.name]), ctx);
+    stage.pending = stagePending(record, stage, ctx);
     if (stage.otherReleases) notices.reply(mixedStageKey(stage.name), 'mixed-stage', { mixed: { ...stage.otherReleases, ...selectorOf(ctx, stage.name) } }, stage.name);
     const keys = targetKeys(stage.targets);
     keysOf.set(stage, keys);

@@ -13,8 +13,9 @@
  */
 import { targetKey, type Fact } from '../../facts/fact.js';
 import type { KnownTarget, ReduceContext } from './context.js';
-import { sameKeys } from '../record/pending.js';
+import { pendingTargets, sameKeys, sortedOnce } from '../record/pending.js';
 import { activeTargets } from '../record/stage-targets.js';
+import { targetKeys } from '../record/target-writes.js';
 import type { MixedGroup, ReleaseRecord, StageState, TargetState } from '../record/record.js';
 
 /** Labels that usually name an app, in the order a split is looked for. */
@@ -51,13 +52,13 @@ export function noteMovedFrom(record: ReleaseRecord, previous: string): void {
   record.movedFrom = [...movedFrom.filter((r) => r !== previous), previous].slice(-MOVED_FROM_KEPT);
 }
 
-function group(targets: string[], app?: string): MixedGroup {
+function group(targets: readonly string[], app?: string): MixedGroup {
   const sorted = [...targets].sort();
   return { targets: sorted.slice(0, MIXED_TARGETS_NAMED), count: sorted.length, ...(app !== undefined ? { app } : {}) };
 }
 
 /** A label with one value per release and different values between them: the label that splits the stage. */
-function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, string[]>, known: ReadonlyMap<string, KnownTarget>): { label: string; values: Map<string, string> } | undefined {
+function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): { label: string; values: Map<string, string> } | undefined {
   for (const label of APP_LABELS) {
     const values = new Map<string, string>();
     const ownValues = new Set(own.map((t) => t.appLabels?.[label]));
@@ -79,26 +80,114 @@ function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, str
 }
 
 /**
- * Splits the stage's pending targets (pendingTargets) into those still to start and those that run
- * other apps' releases, and sets `stage.otherReleases`. Only stages that select by labels
- * (Rollouts, Applications); an ApplicationSet step or a Kargo stage is left as it is. Returns the
- * pending list to keep (the same array when nothing was another app's).
+ * A stage's known targets grouped by the release the target index says each runs, and by their
+ * app label values: built once per read of the index and known list, not on every fact. Kept by
+ * identity: the target index never changes a Map it handed out once a target's release or app
+ * labels change (it hands out a new one: TargetIndex.recordMany), and never changes a known list
+ * in place.
  */
-export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], ctx: ReduceContext): string[] {
+interface KnownGroups {
+  /** Release id ('' for a target the index names no release of) → its targets, in the known list's sorted order. */
+  byRelease: ReadonlyMap<string, readonly string[]>;
+  /** `label=value` of an app label (APP_LABELS) → the targets that carry it. */
+  byApp: ReadonlyMap<string, readonly string[]>;
+}
+
+const grouped = new WeakMap<ReadonlyMap<string, KnownTarget>, WeakMap<readonly string[], KnownGroups>>();
+
+function push(groups: Map<string, string[]>, key: string, value: string): void {
+  const group = groups.get(key);
+  if (group) group.push(value);
+  else groups.set(key, [value]);
+}
+
+/** The known targets by release (groups in the order their first target sorts) and by app label value. */
+function knownGroups(knownList: readonly string[], known: ReadonlyMap<string, KnownTarget>): KnownGroups {
+  let byList = grouped.get(known);
+  if (!byList) grouped.set(known, (byList = new WeakMap()));
+  const kept = byList.get(knownList);
+  if (kept) return kept;
+  const byRelease = new Map<string, string[]>();
+  const byApp = new Map<string, string[]>();
+  for (const key of sortedOnce(knownList)) {
+    const entry = known.get(key);
+    push(byRelease, entry?.releaseId ?? '', key);
+    const labels = entry?.appLabels;
+    if (labels) for (const label of APP_LABELS) if (labels[label] !== undefined) push(byApp, `${label}=${labels[label]}`, key);
+  }
+  const groups = { byRelease, byApp };
+  byList.set(knownList, groups);
+  return groups;
+}
+
+/**
+ * The stage's pending targets (pendingTargets) split into those still to start and those that run
+ * other apps' releases, and `stage.otherReleases` set. Only stages that select by labels
+ * (Rollouts, Applications); an ApplicationSet step or a Kargo stage is left as it is. Returns the
+ * pending list to keep (the same array when nothing changed).
+ *
+ * A stage whose selector 100 releases share knows thousands of targets, and every fact of every
+ * release derives this: walking them all per fact was most of the reducer's time (bench:watch). So
+ * it reads the known targets grouped (knownGroups): this release's and its lineage's groups are the
+ * candidates still to start; another release's group is taken whole but for the targets this
+ * stage holds and those carrying one of this release's app labels (the same app, still to start).
+ */
+export function stagePending(record: ReleaseRecord, stage: StageState, ctx: ReduceContext): string[] {
+  const knownList = ctx.knownTargets?.[stage.name];
   const config = ctx.pipeline.stages.find((s) => s.name === stage.name);
   const known = ctx.targetReleases;
   // Checked before listing the stage's targets: an ApplicationSet step holds thousands.
   const own = known && config && (config.rollouts || config.applications) ? activeTargets(stage) : [];
   if (!known || own.length === 0) {
     delete stage.otherReleases;
-    return pending;
+    return pendingTargets(stage, knownList);
   }
+  const ownApps = appValuesOf(own);
+  if (!knownList) return splitOtherApps(record, stage, pendingTargets(stage, knownList), own, ownApps, known);
+  const { byRelease, byApp } = knownGroups(knownList, known);
+  const lineage = new Set(record.movedFrom ?? []);
+  const ownish = (releaseId: string): boolean => releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId);
+  // Not another app's though another release's: the targets this stage holds (not pending at all)
+  // and those with one of this release's app label values (still to start).
+  const held = new Set(targetKeys(stage.targets));
+  const sameApp = new Set<string>();
+  for (const app of ownApps) for (const key of byApp.get(app) ?? []) if (!held.has(key)) sameApp.add(key);
+  const cut = new Set<string>();
+  for (const key of [...held, ...sameApp]) cut.add(known.get(key)?.releaseId ?? '');
+  const candidates: (readonly string[])[] = [];
+  const others = new Map<string, readonly string[]>();
+  for (const [releaseId, keys] of byRelease) {
+    if (ownish(releaseId)) {
+      candidates.push(keys);
+      continue;
+    }
+    const pending = cut.has(releaseId) ? keys.filter((key) => !held.has(key) && !sameApp.has(key)) : keys;
+    if (pending.length > 0) others.set(releaseId, pending);
+  }
+  // Nothing is another app's: every pending target is still to start, as pendingTargets lists them.
+  if (others.size === 0) {
+    delete stage.otherReleases;
+    return pendingTargets(stage, knownList);
+  }
+  const stillToStart: string[] = [...sameApp].filter((key) => !ownish(known.get(key)?.releaseId ?? ''));
+  for (const keys of candidates) for (const key of keys) if (!held.has(key)) stillToStart.push(key);
+  stillToStart.sort();
+  setOtherReleases(stage, own, others, known);
+  return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
+}
+
+/** This release's app label values, as `label=value`. */
+function appValuesOf(own: readonly TargetState[]): Set<string> {
+  return new Set(own.flatMap((t) => APP_LABELS.flatMap((label) => (t.appLabels?.[label] !== undefined ? [`${label}=${t.appLabels[label]}`] : []))));
+}
+
+/** The split walked target by target: for a stage whose own targets carry app labels, or without a known list. */
+function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: string[], own: readonly TargetState[], ownApps: ReadonlySet<string>, known: ReadonlyMap<string, KnownTarget>): string[] {
   const stillToStart: string[] = [];
   const others = new Map<string, string[]>();
   const lineage = new Set(record.movedFrom ?? []);
   // A target named as one of this release's apps (the same app label value) is the same app, not
   // yet moved on: without it a first release heard (no lineage yet) would complete early.
-  const ownApps = new Set(own.flatMap((t) => APP_LABELS.flatMap((label) => (t.appLabels?.[label] !== undefined ? [`${label}=${t.appLabels[label]}`] : []))));
   const sameApp = (key: string): boolean => {
     const labels = known.get(key)?.appLabels;
     return labels !== undefined && APP_LABELS.some((label) => labels[label] !== undefined && ownApps.has(`${label}=${labels[label]}`));
@@ -112,6 +201,11 @@ export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending
     delete stage.otherReleases;
     return pending;
   }
+  setOtherReleases(stage, own, others, known);
+  return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
+}
+
+function setOtherReleases(stage: StageState, own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): void {
   const split = splitLabel(own, others, known);
   const releaseIds = [...others.keys()].sort();
   stage.otherReleases = {
@@ -123,7 +217,6 @@ export function splitOtherApps(record: ReleaseRecord, stage: StageState, pending
     releaseCount: releaseIds.length,
     ...(split ? { split: { label: split.label, value: split.values.get('') as string } } : {}),
   };
-  return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
 }
 
 /** The notice's key: once per stage and thread, however the other releases change. */

@@ -98,6 +98,11 @@ export function knownByStage(entries: Iterable<[string, Entry]>, now: number, fo
   return { byStage, validUntil };
 }
 
+/** Whether an entry tells a stage's split apart from `held` (mixed-stage.ts reads the release and the app labels). */
+function splitsDiffer(held: Entry | undefined, next: Entry): boolean {
+  return held === undefined || held.releaseId !== next.releaseId || JSON.stringify(held.appLabels) !== JSON.stringify(next.appLabels);
+}
+
 /** What an entry says its target owns: its release (none for a tombstone) and what was last seen of a Kargo Stage (tombstones included). */
 export function ownedFromEntry(entry: Entry): { releaseId?: string; kargo?: KargoSeen } {
   return { ...(buried(entry) ? {} : { releaseId: entry.releaseId }), ...(entry.kargo ? { kargo: entry.kargo } : {}) };
@@ -260,7 +265,16 @@ export class TargetIndex {
     }
     const known = this.known.get(pipeline);
     if (known && entries.some(([t, e]) => this.changesKnown(known, t, e))) this.known.delete(pipeline);
-    if (cached) for (const [t, e] of entries) cached.entries.set(t, e);
+    if (!cached) return;
+    // The Map handed out is never changed under what was derived from it: a target that runs another
+    // release or app now makes a new one (the reducer keeps its stage splits per Map: mixed-stage.ts).
+    if (entries.some(([t, e]) => splitsDiffer(cached.entries.get(t), e))) {
+      const next = new Map(cached.entries);
+      const still = this.known.get(pipeline);
+      if (still?.entries === cached.entries) still.entries = next;
+      cached.entries = next;
+    }
+    for (const [t, e] of entries) cached.entries.set(t, e);
   }
 
   /**

@@ -1,0 +1,83 @@
+/**
+ * A stage's pending targets and its other releases (mixed-stage.ts stagePending) read the known
+ * targets grouped by release (known-by-release.ts) instead of walking them all on every fact. The
+ * property: for any known list, index entries, lineage and stage, the answer is the walk's, the
+ * rule as docs/reducer.md and mixed-stage.ts state it (written out here target by target).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../src/config/file.js';
+import type { KnownTarget, ReduceContext } from '../../src/releases/reduce/context.js';
+import { APP_LABELS, MIXED_RELEASES_NAMED, MIXED_TARGETS_NAMED, stagePending } from '../../src/releases/reduce/mixed-stage.js';
+import type { ReleaseRecord, StageState, TargetState } from '../../src/releases/record/record.js';
+
+const config = parseConfigFile(`
+clusters:
+  - { name: prod, kubeconfigContext: prod, optional: true }
+pipelines:
+  - name: shop
+    channel: C0123SHOP
+    stages:
+      - { name: prod, cluster: prod, rollouts: { namespace: shop, selector: "part-of=shop" } }
+`);
+const pipeline = config.pipelines[0]!;
+
+const keyOf = (i: number): string => `prod/shop/Rollout/svc-${String(i).padStart(2, '0')}`;
+const RELEASES = ['r1', 'r2', 'r3', 'r4', ''];
+
+/** The rule, target by target: still to start when it runs no release, this one, one this release's targets ran, or carries one of its app labels. */
+function walked(record: ReleaseRecord, stage: StageState, known: readonly string[], index: ReadonlyMap<string, KnownTarget>): { pending: string[]; others?: Map<string, string[]> } {
+  const pending = [...known].sort().filter((k) => !Object.hasOwn(stage.targets, k));
+  const own = Object.values(stage.targets).filter((t) => t.supersededBy === undefined);
+  const ownApps = new Set(own.flatMap((t) => APP_LABELS.flatMap((l) => (t.appLabels?.[l] !== undefined ? [`${l}=${t.appLabels[l]}`] : []))));
+  const still: string[] = [];
+  const others = new Map<string, string[]>();
+  for (const key of pending) {
+    const entry = index.get(key);
+    const releaseId = entry?.releaseId;
+    const sameApp = APP_LABELS.some((l) => entry?.appLabels?.[l] !== undefined && ownApps.has(`${l}=${entry.appLabels[l]}`));
+    if (!releaseId || releaseId === record.releaseId || (record.movedFrom ?? []).includes(releaseId) || sameApp) still.push(key);
+    else others.set(releaseId, [...(others.get(releaseId) ?? []), key]);
+  }
+  return others.size === 0 ? { pending } : { pending: still, others };
+}
+
+const arbitraryCase = fc.record({
+  known: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { maxLength: 12 }),
+  entries: fc.array(fc.record({ target: fc.integer({ min: 0, max: 12 }), release: fc.constantFrom(...RELEASES), app: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }) }), { maxLength: 16 }),
+  own: fc.uniqueArray(fc.record({ target: fc.integer({ min: 0, max: 12 }), superseded: fc.boolean(), app: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }) }), { minLength: 1, maxLength: 8, selector: (t) => t.target }),
+  movedFrom: fc.subarray(['r2', 'r3']),
+});
+
+describe('a stage that mixes apps, by groups of the known targets', () => {
+  it('gives the pending targets and other releases that walking every known target gives', () => {
+    fc.assert(
+      fc.property(arbitraryCase, ({ known, entries, own, movedFrom }) => {
+        const index = new Map<string, KnownTarget>(entries.map((e) => [keyOf(e.target), { stage: 'prod', releaseId: e.release, heardAt: 0, ...(e.app ? { appLabels: { app: e.app } } : {}) }]));
+        const targets: Record<string, TargetState> = Object.fromEntries(
+          own.map((t) => [keyOf(t.target), { ref: { kind: 'Rollout', cluster: 'prod', namespace: 'shop', name: `svc-${String(t.target).padStart(2, '0')}` }, ...(t.superseded ? { supersededBy: 'r9' } : {}), ...(t.app ? { appLabels: { app: t.app } } : {}) } as unknown as TargetState]),
+        );
+        const stage = { name: 'prod', cluster: 'prod', status: 'Progressing', targets, pending: [] } as unknown as StageState;
+        const record = { pipeline: 'shop', releaseId: 'r1', stages: [stage], ...(movedFrom.length > 0 ? { movedFrom } : {}) } as unknown as ReleaseRecord;
+        const knownList = known.map(keyOf);
+        const ctx = { pipeline, knownTargets: { prod: knownList }, targetReleases: index } as unknown as ReduceContext;
+        const expected = walked(record, stage, knownList, index);
+        const hasOwn = own.some((t) => !t.superseded);
+        // Twice: the second time from the groups kept for this index and list.
+        for (let i = 0; i < 2; i++) {
+          expect(stagePending(record, stage, ctx)).toEqual(hasOwn ? expected.pending : [...knownList].sort().filter((k) => !Object.hasOwn(targets, k)));
+          if (!hasOwn || !expected.others) {
+            expect(stage.otherReleases).toBeUndefined();
+            continue;
+          }
+          const releaseIds = [...expected.others.keys()].sort();
+          expect(stage.otherReleases?.releaseCount).toBe(releaseIds.length);
+          expect(stage.otherReleases?.others.map((o) => [o.releaseId, o.count, o.targets])).toEqual(
+            releaseIds.slice(0, MIXED_RELEASES_NAMED).map((r) => [r, expected.others!.get(r)!.length, [...expected.others!.get(r)!].sort().slice(0, MIXED_TARGETS_NAMED)]),
+          );
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
