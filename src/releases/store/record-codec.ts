@@ -37,7 +37,27 @@ const KEYS_PREFIX = 'k\u0000';
  */
 const SHOWN_PREFIX = 'x\u0000';
 const shownField = (stage: string): string => `${SHOWN_PREFIX}${stage}`;
+/** Records saved before the other releases had a field of their own carry them beside the timeline. */
 type Shown = Pick<StageState, 'timeline' | 'otherReleases'>;
+/**
+ * A stage's other releases apart from its timeline: the timeline changes with most facts of a
+ * canary (a step begins), the other releases (tens of target names) seldom, and in one field
+ * every step sent them again (bench/curve.ts: bytes per fact grew with the fleet).
+ */
+const OTHERS_PREFIX = 'o\u0000';
+const othersField = (stage: string): string => `${OTHERS_PREFIX}${stage}`;
+/** Encodings of other releases, by object: the reducer replaces them when they change (mixed-stage.ts). */
+const othersJson = new WeakMap<NonNullable<StageState['otherReleases']>, string>();
+
+function encodeOthers(others: StageState['otherReleases']): string {
+  if (others === undefined) return 'null';
+  let json = othersJson.get(others);
+  if (json === undefined) {
+    json = JSON.stringify(others);
+    othersJson.set(others, json);
+  }
+  return json;
+}
 
 /**
  * Encodings of pending lists, by list: the reducer replaces a stage's pending array when it
@@ -147,7 +167,7 @@ export const keysField = (stage: string, chunk: number): string => `${KEYS_PREFI
 export const isAppSetsField = (field: string): boolean => field === APPSETS_FIELD || field.startsWith(MEMBERS_PREFIX);
 /** Fields of a stage: its targets, key order and pending list. */
 export const isStageField = (field: string, stage: string): boolean =>
-  field === pendingField(stage) || field === shownField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
+  field === pendingField(stage) || field === shownField(stage) || field === othersField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
 
 /** The head, notices and events fields, and each stage's timeline and other releases: the small parts of a record, encoded on every save. */
 export function encodeHead(record: ReleaseRecord): [string, string][] {
@@ -160,7 +180,10 @@ export function encodeHead(record: ReleaseRecord): [string, string][] {
     [HEAD_FIELD, JSON.stringify(head)],
     [NOTICES_FIELD, JSON.stringify(notices)],
     [EVENTS_FIELD, JSON.stringify(events)],
-    ...stages.map(({ name, timeline, otherReleases }): [string, string] => [shownField(name), JSON.stringify({ timeline, otherReleases } satisfies Shown)]),
+    ...stages.flatMap(({ name, timeline, otherReleases }): [string, string][] => [
+      [shownField(name), JSON.stringify({ timeline } satisfies Shown)],
+      [othersField(name), encodeOthers(otherReleases)],
+    ]),
   ];
 }
 
@@ -196,8 +219,11 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
     const pending = pendingField === undefined ? (inHead ?? []) : (JSON.parse(pendingField) as string[]);
     if (pendingField !== undefined) pendingJson.set(pending, pendingField);
     const shownJson = fields.get(shownField(stage.name));
-    if (shownJson === undefined) return { ...stage, targets, pending };
-    const { timeline, otherReleases } = JSON.parse(shownJson) as Shown;
+    const othersJsonField = fields.get(othersField(stage.name));
+    const shown = shownJson === undefined ? {} : (JSON.parse(shownJson) as Shown);
+    const otherReleases = othersJsonField === undefined ? shown.otherReleases : ((JSON.parse(othersJsonField) as Shown['otherReleases'] | null) ?? undefined);
+    if (otherReleases && othersJsonField !== undefined) othersJson.set(otherReleases, othersJsonField);
+    const { timeline } = shown;
     return { ...stage, ...(timeline ? { timeline } : {}), ...(otherReleases ? { otherReleases } : {}), targets, pending };
   });
   const notices = JSON.parse(fields.get(NOTICES_FIELD) ?? '[]') as string[];
