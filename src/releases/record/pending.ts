@@ -45,7 +45,6 @@ export function pendingTargets(stage: StageState, known: readonly string[] | und
   const keys = targetKeys(stage.targets);
   const last = lastPending.get(stage.targets);
   const kept = last && last.known === known && last.keys === keys ? last.pending : undefined;
-  if (kept && (stage.pending === kept || stage.pending.length !== kept.length)) return kept;
   const next = kept ?? sortedOnce(known).filter(notStarted);
   // The stage's own array when equal (the codec reuses its encoding), kept as the result from now on.
   const pending = sameKeys(stage.pending, next) ? stage.pending : next;

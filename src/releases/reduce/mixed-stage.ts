@@ -152,8 +152,9 @@ export function stagePending(record: ReleaseRecord, stage: StageState, ctx: Redu
   const held = new Set(targetKeys(stage.targets));
   const sameApp = new Set<string>();
   for (const app of ownApps) for (const key of byApp.get(app) ?? []) if (!held.has(key)) sameApp.add(key);
+  // The releases whose groups lose a target to those two.
   const cut = new Set<string>();
-  for (const key of [...held, ...sameApp]) cut.add(known.get(key)?.releaseId ?? '');
+  for (const keys of [held, sameApp]) for (const key of keys) cut.add(known.get(key)?.releaseId ?? '');
   const candidates: (readonly string[])[] = [];
   const others = new Map<string, readonly string[]>();
   for (const [releaseId, keys] of byRelease) {
