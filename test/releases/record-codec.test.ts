@@ -14,11 +14,13 @@ import { decodeChunks, encodeChunks, encodeChunksAfter } from '../../src/release
 import { encodeMembers } from '../../src/releases/store/appset-membership-codec.js';
 import type { AppSetState } from '../../src/releases/record/appset-record.js';
 import { encodeChanges, type Encoded } from '../../src/releases/store/record-save.js';
+import { emptiedSlots } from '../../src/releases/store/record-codec.js';
 import { revisionReleaseId } from '../../src/routing/route.js';
 import { factOf, rollingSyncTimeline } from '../helpers/appset-world.js';
 import { kargoFreightFact, kargoShopConfig, kargoStageFact } from '../helpers/kargo-facts.js';
 import { testConfig } from '../helpers/pipeline.js';
 import { Harness, rolloutFact } from '../helpers/reduce-harness.js';
+import { MAX_TIMELINE_STEPS } from '../../src/releases/reduce/timeline.js';
 import { rolloutBody } from '../helpers/rollout-bodies.js';
 
 const T0 = Date.parse('2026-08-20T09:00:00Z');
@@ -28,7 +30,9 @@ const T0 = Date.parse('2026-08-20T09:00:00Z');
  * their own held: the key order in the head, the members in the `appsets` field.
  */
 function legacyLayout(fields: ReadonlyMap<string, string>, record: ReleaseRecord): Map<string, string> {
-  const out = new Map([...fields].filter(([f]) => !f.startsWith('k\u0000') && !f.startsWith('m\u0000')));
+  // Timeline slots (x\0<stage>\0…) came later too: the timeline was whole in the stage's x field.
+  const out = new Map([...fields].filter(([f]) => !f.startsWith('k\u0000') && !f.startsWith('m\u0000') && !(f.startsWith('x\u0000') && f.indexOf('\u0000', 2) > 0)));
+  for (const stage of record.stages) out.set(`x\u0000${stage.name}`, JSON.stringify({ timeline: stage.timeline }));
   const head = JSON.parse(fields.get(HEAD_FIELD) as string) as { stages: { name: string; targetKeys?: string[] }[] };
   for (const stage of head.stages) stage.targetKeys = Object.keys(record.stages.find((s) => s.name === stage.name)?.targets ?? {});
   out.set(HEAD_FIELD, JSON.stringify(head));
@@ -51,6 +55,8 @@ class CodecStore {
   readonly hashes = new Map<string, Map<string, string>>();
   private readonly cache = new Map<string, { record: ReleaseRecord; encoded: Encoded }>();
   fieldsSent = 0;
+  /** The longest value of a stage's timeline fields (x\0…) any save sent. */
+  largestTimelineWrite = 0;
   fieldsHeld = 0;
   private loads = 0;
   private readonly versions = new Map<string, number>();
@@ -81,6 +87,7 @@ class CodecStore {
     for (const [f, v] of changes.set) after.set(f, v);
     for (const f of changes.del) after.delete(f);
     this.fieldsSent += changes.set.length;
+    for (const [f, v] of changes.set) if (f.startsWith('x\u0000')) this.largestTimelineWrite = Math.max(this.largestTimelineWrite, v.length);
     this.fieldsHeld += after.size;
     // What Redis holds reads back as the record, and is what a from-scratch encoding writes; the changes are exactly the differences.
     expectSame(decodeRecord(after, record.version), record);
@@ -141,6 +148,42 @@ describe('the release record codec under any fact sequence (the worker batch ste
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('a timeline past its bounds (a Rollout flapping between steps and pauses): each save sends the slots that changed, and reads back exactly', () => {
+    const config = testConfig();
+    config.settings.unhealthyGraceMinutes = 1e9;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 45, maxLength: 120 }), forgets, fc.boolean(), (steps, forget, legacy) => {
+        const facts = steps.map((step, i) => {
+          const paused = step % 2 === 1;
+          const shape = { name: 'checkout', uid: 'uid-checkout', generation: 10, rv: 100 + i, releaseId: 'rel-1', image: 'r.example/shop/checkout:1', podHash: 'h1', stableRS: 'h0', step, phase: paused ? ('Paused' as const) : ('Progressing' as const), ...(paused ? { message: 'CanaryPauseStep' } : {}) };
+          return rolloutFact(rolloutBody(shape), T0 + i * 60_000);
+        });
+        const h = new Harness(config);
+        const store = run(h, facts, forget, legacy);
+        if (legacy) return;
+        // A step or a pause is a slot and the small x field, never the whole timeline again.
+        const record = [...store.hashes.values()][0]!;
+        expect([...record.keys()].filter((f) => f.startsWith('x\u0000')).length).toBeGreaterThan(MAX_TIMELINE_STEPS);
+        expect(store.largestTimelineWrite).toBeLessThan(400);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('timeline slots the saved record filled and the timeline no longer fills are deleted (the bounds changed, the timeline went)', () => {
+    const step = (i: number) => ({ target: 'checkout', index: i % 8, at: T0 + i });
+    // Saved under bounds of 60 steps: 50 steps, the first 10 let go, in slots 10…59.
+    const saved = JSON.stringify({ timeline: { startedAt: T0, stepsDropped: 10 }, slots: { steps: 50, holds: 0, ring: [60, 20] } });
+    const slot = (n: number) => `x\u0000prod\u0000s${n}`;
+    // Now bounded at MAX_TIMELINE_STEPS: the newest of them, in slots (dropped + i) % MAX.
+    const dropped = 60 - MAX_TIMELINE_STEPS;
+    const now = { startedAt: T0, steps: Array.from({ length: MAX_TIMELINE_STEPS }, (_, i) => step(dropped + i)), holds: [], stepsDropped: dropped };
+    const kept = new Set(Array.from({ length: MAX_TIMELINE_STEPS }, (_, i) => slot((dropped + i) % MAX_TIMELINE_STEPS)));
+    expect(emptiedSlots('prod', saved, now).sort()).toEqual(Array.from({ length: 50 }, (_, i) => slot(10 + i)).filter((f) => !kept.has(f)).sort());
+    expect(emptiedSlots('prod', saved, undefined)).toHaveLength(50);
+    expect(emptiedSlots('prod', JSON.stringify({ timeline: { startedAt: T0, steps: [step(1)], holds: [] } }), undefined)).toEqual([]);
   });
 
   it('ApplicationSet steps, in any order and with repeats: saved and read back exactly, and a child fact sends a few fields', () => {

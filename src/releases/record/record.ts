@@ -108,6 +108,14 @@ export interface StageTimeline {
   steps: TimelineStep[];
   /** Pauses, oldest first: `approval` waited for a person (the "paused" reply asked), `pause` did not (a timed pause, the controller's). */
   holds: TimelineHold[];
+  /**
+   * How many of the oldest steps and holds the bound let go (absent: none). Steps and holds are
+   * kept in the order they came, so entry i of `steps` is the (stepsDropped + i)th ever heard: the
+   * record codec stores each entry in a slot of its own by that number, and a new step sends one
+   * small field instead of the whole timeline (bench/curve.ts).
+   */
+  stepsDropped?: number;
+  holdsDropped?: number;
 }
 
 export interface TimelineStep {

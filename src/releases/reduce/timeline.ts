@@ -12,8 +12,10 @@ import type { StageState, TargetState, TimelineHold, TimelineStep } from '../rec
 export const MAX_TIMELINE_STEPS = 40;
 export const MAX_TIMELINE_HOLDS = 20;
 
-function bounded<T>(items: T[], max: number): T[] {
-  return items.length > max ? items.slice(items.length - max) : items;
+/** `items` with `item` appended, the oldest let go past `max`, and how many were let go. */
+function appendBounded<T>(items: readonly T[], item: T, max: number): { items: T[]; dropped: number } {
+  const dropped = Math.max(0, items.length + 1 - max);
+  return { items: [...items.slice(dropped), item], dropped };
 }
 
 /** A fact was applied to the stage at `now`: its first one starts the stage's bar. */
@@ -43,11 +45,15 @@ export function noteRolloutChange(stage: StageState, prev: TargetState | undefin
   const name = next.ref.name;
   let steps = timeline.steps;
   let holds = timeline.holds;
+  let stepsDropped = timeline.stepsDropped ?? 0;
+  let holdsDropped = timeline.holdsDropped ?? 0;
   if (next.step !== undefined) {
     const last = [...steps].reverse().find((s) => s.target === name);
     if (last?.index !== next.step.index) {
       const step: TimelineStep = { target: name, index: next.step.index, ...(next.step.count !== undefined ? { count: next.step.count } : {}), at: now };
-      steps = bounded([...steps, step], MAX_TIMELINE_STEPS);
+      const appended = appendBounded(steps, step, MAX_TIMELINE_STEPS);
+      steps = appended.items;
+      stepsDropped += appended.dropped;
     }
   }
   const open = holds.findIndex((h) => h.target === name && h.to === undefined);
@@ -63,7 +69,11 @@ export function noteRolloutChange(stage: StageState, prev: TargetState | undefin
   const stillOpen = holds.some((h) => h.target === name && h.to === undefined);
   if (nowHeld && !stillOpen) {
     const hold: TimelineHold = { target: name, kind: nowHeld, ...(next.step !== undefined ? { step: next.step.index } : {}), from: now };
-    holds = bounded([...holds, hold], MAX_TIMELINE_HOLDS);
+    const appended = appendBounded(holds, hold, MAX_TIMELINE_HOLDS);
+    holds = appended.items;
+    holdsDropped += appended.dropped;
   }
-  if (steps !== timeline.steps || holds !== timeline.holds) stage.timeline = { ...timeline, steps, holds };
+  if (steps !== timeline.steps || holds !== timeline.holds) {
+    stage.timeline = { ...timeline, steps, holds, ...(stepsDropped > 0 ? { stepsDropped } : {}), ...(holdsDropped > 0 ? { holdsDropped } : {}) };
+  }
 }

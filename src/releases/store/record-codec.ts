@@ -5,7 +5,8 @@
  * Rollouts is tens of kilobytes; a stage's pending list can name thousands of targets).
  */
 import type { AppSetState } from '../record/appset-record.js';
-import type { ReleaseRecord, StageState, TargetState } from '../record/record.js';
+import type { ReleaseRecord, StageState, StageTimeline, TargetState, TimelineHold, TimelineStep } from '../record/record.js';
+import { MAX_TIMELINE_HOLDS, MAX_TIMELINE_STEPS } from '../reduce/timeline.js';
 import { decodeMembers, encodeMembers } from './appset-membership-codec.js';
 import { targetKeys } from '../record/target-writes.js';
 import { decodeChunks, encodeChunksAfter, type Chunked } from './record-chunks.js';
@@ -36,9 +37,13 @@ const KEYS_PREFIX = 'k\u0000';
  * Records saved before carry them in the head.
  */
 const SHOWN_PREFIX = 'x\u0000';
-const shownField = (stage: string): string => `${SHOWN_PREFIX}${stage}`;
-/** Records saved before the other releases had a field of their own carry them beside the timeline. */
-type Shown = Pick<StageState, 'timeline' | 'otherReleases'>;
+export const shownField = (stage: string): string => `${SHOWN_PREFIX}${stage}`;
+/**
+ * What the stage's `x` field holds. Records saved before the timeline had slots carry it whole
+ * (`timeline` with its steps and holds), and before the other releases had a field of their own,
+ * those too.
+ */
+type Shown = Pick<StageState, 'timeline' | 'otherReleases'> & { slots?: TimelineSlots };
 /**
  * A stage's other releases apart from its timeline: the timeline changes with most facts of a
  * canary (a step begins), the other releases (tens of target names) seldom, and in one field
@@ -46,6 +51,82 @@ type Shown = Pick<StageState, 'timeline' | 'otherReleases'>;
  */
 const OTHERS_PREFIX = 'o\u0000';
 const othersField = (stage: string): string => `${OTHERS_PREFIX}${stage}`;
+/**
+ * A stage's timeline in slots: each step and each hold in a field of its own, step i (the
+ * (stepsDropped + i)th heard) in slot (stepsDropped + i) % ring. The timeline grows by one step
+ * or hold at a time and its oldest go first, so a new step writes one slot of a hundred bytes and
+ * the small `x` field, where the whole timeline (tens of entries once a stage has a few dozen
+ * targets) was sent again on most facts of a canary (bench/curve.ts: bytes per fact grew with the
+ * fleet). `ring`: the slot counts the record was written with (the bounds, timeline.ts).
+ */
+interface TimelineSlots {
+  steps: number;
+  holds: number;
+  ring: [number, number];
+}
+const RING: [number, number] = [MAX_TIMELINE_STEPS, MAX_TIMELINE_HOLDS];
+const slotField = (stage: string, kind: 's' | 'h', slot: number): string => `${SHOWN_PREFIX}${stage}\u0000${kind}${slot}`;
+/** Encodings of timeline entries, by entry: timeline.ts replaces an entry it changes, never changes one in place. */
+const entryJson = new WeakMap<TimelineStep | TimelineHold, string>();
+
+function encodeEntry(entry: TimelineStep | TimelineHold): string {
+  let json = entryJson.get(entry);
+  if (json === undefined) {
+    json = JSON.stringify(entry);
+    entryJson.set(entry, json);
+  }
+  return json;
+}
+
+/** The stage's `x` field and its timeline's slots. */
+function encodeShown(stage: string, timeline: StageTimeline | undefined): [string, string][] {
+  if (timeline === undefined) return [[shownField(stage), '{}']];
+  const { steps, holds, ...rest } = timeline;
+  const slots: TimelineSlots = { steps: steps.length, holds: holds.length, ring: RING };
+  const fields: [string, string][] = [[shownField(stage), JSON.stringify({ timeline: rest, slots })]];
+  const entries = [...steps, ...holds];
+  filledSlots(stage, slots, timeline, RING).forEach((field, i) => fields.push([field, encodeEntry(entries[i] as TimelineStep | TimelineHold)]));
+  return fields;
+}
+
+function decodeTimeline(fields: ReadonlyMap<string, string>, stage: string, shown: Shown): StageTimeline | undefined {
+  const { timeline, slots } = shown;
+  if (timeline === undefined || slots === undefined) return timeline;
+  const read = <T extends TimelineStep | TimelineHold>(kind: 's' | 'h', count: number, dropped: number, ring: number): T[] =>
+    Array.from({ length: count }, (_, i) => {
+      const json = fields.get(slotField(stage, kind, (dropped + i) % ring)) as string;
+      const entry = JSON.parse(json) as T;
+      entryJson.set(entry, json);
+      return entry;
+    });
+  const steps = read<TimelineStep>('s', slots.steps, timeline.stepsDropped ?? 0, slots.ring[0]);
+  const holds = read<TimelineHold>('h', slots.holds, timeline.holdsDropped ?? 0, slots.ring[1]);
+  return { ...timeline, steps, holds };
+}
+
+/** The slots a timeline fills, as field names. */
+function filledSlots(stage: string, counts: { steps: number; holds: number }, dropped: { stepsDropped?: number; holdsDropped?: number }, ring: readonly [number, number]): string[] {
+  const filled: string[] = [];
+  for (let i = 0; i < counts.steps; i++) filled.push(slotField(stage, 's', ((dropped.stepsDropped ?? 0) + i) % ring[0]));
+  for (let i = 0; i < counts.holds; i++) filled.push(slotField(stage, 'h', ((dropped.holdsDropped ?? 0) + i) % ring[1]));
+  return filled;
+}
+
+/**
+ * The timeline slots a stage's `x` field `before` (its JSON as saved) says are filled and the
+ * stage's timeline now does not fill: none while the bounds stay the same (a slot let go is
+ * filled again at once), the rest when they change or the timeline goes.
+ */
+export function emptiedSlots(stage: string, before: string | undefined, timeline: StageTimeline | undefined): string[] {
+  if (before === undefined) return [];
+  const { timeline: was, slots } = JSON.parse(before) as Shown;
+  if (was === undefined || slots === undefined) return [];
+  const filled = filledSlots(stage, slots, was, slots.ring);
+  if (timeline === undefined) return filled;
+  const now = new Set(filledSlots(stage, { steps: timeline.steps.length, holds: timeline.holds.length }, timeline, RING));
+  return filled.filter((field) => !now.has(field));
+}
+
 /** Encodings of other releases, by object: the reducer replaces them when they change (mixed-stage.ts). */
 const othersJson = new WeakMap<NonNullable<StageState['otherReleases']>, string>();
 
@@ -167,7 +248,7 @@ export const keysField = (stage: string, chunk: number): string => `${KEYS_PREFI
 export const isAppSetsField = (field: string): boolean => field === APPSETS_FIELD || field.startsWith(MEMBERS_PREFIX);
 /** Fields of a stage: its targets, key order and pending list. */
 export const isStageField = (field: string, stage: string): boolean =>
-  field === pendingField(stage) || field === shownField(stage) || field === othersField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
+  field === pendingField(stage) || field === shownField(stage) || field.startsWith(`${shownField(stage)}\u0000`) || field === othersField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
 
 /** The head, notices and events fields, and each stage's timeline and other releases: the small parts of a record, encoded on every save. */
 export function encodeHead(record: ReleaseRecord): [string, string][] {
@@ -180,10 +261,7 @@ export function encodeHead(record: ReleaseRecord): [string, string][] {
     [HEAD_FIELD, JSON.stringify(head)],
     [NOTICES_FIELD, JSON.stringify(notices)],
     [EVENTS_FIELD, JSON.stringify(events)],
-    ...stages.flatMap(({ name, timeline, otherReleases }): [string, string][] => [
-      [shownField(name), JSON.stringify({ timeline } satisfies Shown)],
-      [othersField(name), encodeOthers(otherReleases)],
-    ]),
+    ...stages.flatMap(({ name, timeline, otherReleases }): [string, string][] => [...encodeShown(name, timeline), [othersField(name), encodeOthers(otherReleases)]]),
   ];
 }
 
@@ -223,7 +301,7 @@ export function decodeRecord(fields: ReadonlyMap<string, string>, version: numbe
     const shown = shownJson === undefined ? {} : (JSON.parse(shownJson) as Shown);
     const otherReleases = othersJsonField === undefined ? shown.otherReleases : ((JSON.parse(othersJsonField) as Shown['otherReleases'] | null) ?? undefined);
     if (otherReleases && othersJsonField !== undefined) othersJson.set(otherReleases, othersJsonField);
-    const { timeline } = shown;
+    const timeline = decodeTimeline(fields, stage.name, shown);
     return { ...stage, ...(timeline ? { timeline } : {}), ...(otherReleases ? { otherReleases } : {}), targets, pending };
   });
   const notices = JSON.parse(fields.get(NOTICES_FIELD) ?? '[]') as string[];

@@ -8,7 +8,7 @@
  */
 import type { ReleaseRecord, TargetState } from '../record/record.js';
 import { targetKeys, writePosition, writtenSince, type WriteMark } from '../record/target-writes.js';
-import { diffFields, encodeAppSets, encodeHead, encodeKeys, encodePending, encodeRecord, encodeTarget, isAppSetsField, isStageField, keysField, pendingField, targetField } from './record-codec.js';
+import { diffFields, encodeAppSets, encodeHead, encodeKeys, encodePending, encodeRecord, encodeTarget, isAppSetsField, isStageField, keysField, pendingField, emptiedSlots, shownField, targetField } from './record-codec.js';
 
 export interface Encoded {
   /** Every field of the record as Redis holds it. */
@@ -60,7 +60,12 @@ export function encodeChanges(record: ReleaseRecord, before: Encoded | undefined
   const drop = (field: string): void => {
     if (fields.delete(field)) del.push(field);
   };
+  // The timeline slots saved before, from each stage's `x` field as saved: a slot the timeline no longer fills goes.
+  const shownBefore = record.stages.map((stage) => fields.get(shownField(stage.name)));
   for (const [field, json] of encodeHead(record)) put(field, json);
+  record.stages.forEach((stage, i) => {
+    if (fields.get(shownField(stage.name)) !== shownBefore[i]) for (const field of emptiedSlots(stage.name, shownBefore[i], stage.timeline)) drop(field);
+  });
   if (record.appSets !== before.appSets) {
     const appSetFields = record.appSets ? encodeAppSets(record.appSets, before.appSets) : [];
     const names = new Set(appSetFields.map(([f]) => f));
