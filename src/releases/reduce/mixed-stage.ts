@@ -15,6 +15,7 @@ import { targetKey, type Fact } from '../../facts/fact.js';
 import type { KnownTarget, ReduceContext } from './context.js';
 import { pendingTargets, sameKeys, sortedOnce } from '../record/pending.js';
 import { activeTargets } from '../record/stage-targets.js';
+import { keptSplit, splitInputs } from './mixed-stage-kept.js';
 import { targetKeys } from '../record/target-writes.js';
 import type { MixedGroup, ReleaseRecord, StageState, TargetState } from '../record/record.js';
 
@@ -60,19 +61,20 @@ function group(targets: readonly string[], app?: string): MixedGroup {
 /** A label with one value per release and different values between them: the label that splits the stage. */
 function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): { label: string; values: Map<string, string> } | undefined {
   for (const label of APP_LABELS) {
-    const values = new Map<string, string>();
-    const ownValues = new Set(own.map((t) => t.appLabels?.[label]));
-    if (ownValues.size !== 1 || ownValues.has(undefined)) continue;
-    values.set('', [...ownValues][0] as string);
+    const ownValue = own[0]?.appLabels?.[label];
+    if (ownValue === undefined || own.some((t) => t.appLabels?.[label] !== ownValue)) continue;
+    const values = new Map<string, string>([['', ownValue]]);
+    // The values taken so far, as a set: a stage 1,000 releases share would otherwise compare each with all.
+    const taken = new Set<string>([ownValue]);
     let splits = true;
     for (const [releaseId, targets] of others) {
-      const seen = new Set(targets.map((t) => known.get(t)?.appLabels?.[label]));
-      const value = [...seen][0];
-      if (seen.size !== 1 || value === undefined || [...values.values()].includes(value)) {
+      const value = known.get(targets[0]!)?.appLabels?.[label];
+      if (value === undefined || taken.has(value) || targets.some((t) => known.get(t)?.appLabels?.[label] !== value)) {
         splits = false;
         break;
       }
       values.set(releaseId, value);
+      taken.add(value);
     }
     if (splits) return { label, values };
   }
@@ -131,8 +133,17 @@ function knownGroups(knownList: readonly string[], known: ReadonlyMap<string, Kn
  * it reads the known targets grouped (knownGroups): this release's and its lineage's groups are the
  * candidates still to start; another release's group is taken whole but for the targets this
  * stage holds and those carrying one of this release's app labels (the same app, still to start).
+ * And a fact that changed no target's release, app labels or activity finds the split kept
+ * (mixed-stage-kept.ts).
  */
 export function stagePending(record: ReleaseRecord, stage: StageState, ctx: ReduceContext): string[] {
+  const knownList = ctx.knownTargets?.[stage.name];
+  const known = ctx.targetReleases;
+  if (!known || !knownList) return derivePending(record, stage, ctx);
+  return keptSplit(stage, splitInputs(record, ctx.pipeline, known, knownList, targetKeys(stage.targets)), () => derivePending(record, stage, ctx));
+}
+
+function derivePending(record: ReleaseRecord, stage: StageState, ctx: ReduceContext): string[] {
   const knownList = ctx.knownTargets?.[stage.name];
   const config = ctx.pipeline.stages.find((s) => s.name === stage.name);
   const known = ctx.targetReleases;
