@@ -11,6 +11,7 @@ import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseRecord } from '../r
 import { decodeRecord } from './record-codec.js';
 import { encodeChanges, type Encoded } from './record-save.js';
 import { FencedWriteError } from './fence.js';
+import { VERIFY_KEPT_TARGETS } from '../record/target-writes.js';
 import { ExpiryRefresh } from '../../store/expiry-refresh.js';
 
 /** Values per HSET/HDEL inside SAVE_SCRIPT (even: field/value pairs stay together). */
@@ -112,6 +113,12 @@ export interface UpdateOutcome<T> {
   next?: ReleaseRecord;
   /** Effects to save with the record, for dispatch after the save. */
   outbox?: Effect[];
+  /**
+   * With no `next`: `decide` left the record it was given as it was (the reducer's batch step
+   * when no fact changed anything), so the parsed record stays cached. Without it a fact that
+   * changes nothing (a repeated watch event) would cost the next fact a read of the whole record.
+   */
+  untouched?: boolean;
   result: T;
 }
 
@@ -251,6 +258,15 @@ export class ReleaseStore implements ReleaseReader {
     return version !== null && Number(version) === entry.record.version && sameOutbox ? entry : this.load(pipeline, releaseId);
   }
 
+  /** A cached record `decide` did not change, cached again (under test, checked against what was saved). */
+  private keepUntouched(pipeline: string, releaseId: string, current: Snapshot): void {
+    if (VERIFY_KEPT_TARGETS) {
+      const { set, del } = encodeChanges(current.record, current.encoded);
+      if (set.length > 0 || del.length > 0) throw new Error(`a record said untouched was changed: ${[...set.map(([f]) => f), ...del].join(', ')} (src/releases/store/store.ts)`);
+    }
+    this.remember(pipeline, releaseId, current);
+  }
+
   private remember(pipeline: string, releaseId: string, stored: Snapshot): void {
     const size = this.options.cacheSize ?? 0;
     if (size <= 0) return;
@@ -278,7 +294,10 @@ export class ReleaseStore implements ReleaseReader {
       // Read before `decide`, which may change the record in place.
       const wasFinished = current !== undefined && FINISHED_RELEASE_STATUSES.includes(current.record.status);
       const outcome = decide(current);
-      if (!outcome.next) return { result: outcome.result };
+      if (!outcome.next) {
+        if (current && outcome.untouched && attempt === 1) this.keepUntouched(pipeline, releaseId, current);
+        return { result: outcome.result };
+      }
       const expected = current?.record.version ?? 0;
       const record: ReleaseRecord = { ...outcome.next, version: expected + 1 };
       const outbox = [...(current?.outbox ?? []), ...(outcome.outbox ?? [])];

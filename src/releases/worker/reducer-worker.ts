@@ -294,7 +294,8 @@ export class FactReducer {
       const step = reduceReleaseBatch(current?.record, items, { config: this.deps.config, knownTargets, targetReleases, previousOfTarget, kargoSeen, ...(ownActions ? { ownActions } : {}), ...(appSets ? { appSets } : {}) });
       for (const r of step.reasons) this.deps.logger.debug({ pipeline: pipeline.name, releaseId, ...r }, 'fact changed nothing');
       seen = step.kargoSeen;
-      return { next: step.changed ? step.record : undefined, outbox: step.effects, result: step.outcomes };
+      // No fact applied: the batch left `current` as it was (reduceDraft), still what Redis holds.
+      return { next: step.changed ? step.record : undefined, untouched: !step.changed, outbox: step.effects, result: step.outcomes };
     }, fence ? { fence: fence.epoch } : {});
     items.forEach((item, i) => this.deps.metrics.factsReduced.inc({ source: item.fact.source, outcome: outcomes[i] as string }));
 
