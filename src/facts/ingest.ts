@@ -15,6 +15,7 @@ import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { AnnouncementClaims } from './announcements.js';
 import type { Fact, FactSource, ReleaseAnnouncedFact } from './fact.js';
+import { FactBacklog } from './backlog.js';
 import type { FactQueue } from './fact-queue.js';
 import { normaliseAnnouncement, normaliseApplication, normaliseRollout } from './normalise.js';
 import { wellFormed } from '../model/unicode.js';
@@ -33,6 +34,8 @@ export interface IngestDeps {
   maxBodyBytes: number;
   /** How long to wait for Redis before answering 503. */
   queueTimeoutMs?: number;
+  /** Facts that may wait in the queues before a fact is refused with 503 (INGEST_MAX_QUEUED_FACTS; unset or 0: no bound). */
+  maxQueuedFacts?: number;
   now?: () => number;
 }
 
@@ -96,6 +99,14 @@ type Caller = { kind: 'cluster'; cluster: string } | { kind: 'ci'; pipelines: re
 type Parsed = { fact: Fact; undo?: () => Promise<void> };
 type Parse = (json: unknown, caller: Caller, receivedAt: number) => Parsed | Promise<Parsed>;
 
+/** Seconds a refused sender is asked to wait: about what workers need to take a bound's worth off at a few thousand facts a second. */
+export const BEHIND_RETRY_AFTER_SECONDS = 5;
+
+const behind = (bound: number) =>
+  new HttpError(503, 'behind', `the reducers are behind (${bound} or more facts wait in the queue); nothing was recorded, retry after the Retry-After seconds`, undefined, {
+    'retry-after': String(BEHIND_RETRY_AFTER_SECONDS),
+  });
+
 const unauthorized = (what: string) =>
   new HttpError(401, 'unauthorized', `missing or unknown Bearer token; ${what}`, undefined, { 'www-authenticate': 'Bearer' });
 
@@ -103,6 +114,7 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
   const now = deps.now ?? Date.now;
   const pipelines = new Set(deps.config.pipelines.map((p) => p.name));
   const ciTokens = deps.ciTokens ?? new Map<string, readonly string[]>();
+  const backlog = new FactBacklog(deps.facts, deps.maxQueuedFacts ?? 0);
 
   const callerOf = (req: IncomingMessage): Caller | undefined => {
     const presented = bearerToken(req);
@@ -126,16 +138,27 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
         throw new HttpError(403, 'forbidden', 'a CI token can only announce releases (POST /v1/releases); cluster facts need the cluster\'s ingest token (INGEST_TOKENS)');
       }
       requireJson(req);
-      const { fact, undo } = await parse(parseJson(await readBody(req, deps.maxBodyBytes)), caller, now());
+      // Refused before the body is read or parsed: shedding load must cost less than taking it.
+      if (!backlog.admit()) {
+        deps.metrics.factsRefusedBehind.inc({ source });
+        throw behind(backlog.bound);
+      }
+      let queued = false;
       let id: string;
       try {
-        id = await withTimeout(deps.facts.add(fact), deps.queueTimeoutMs ?? 3_000);
-      } catch (err) {
-        deps.logger.error({ err: (err as Error).message, source }, 'cannot queue fact');
-        await undo?.().catch(() => undefined);
-        throw new HttpError(503, 'unavailable', 'the fact could not be queued (Redis unreachable); nothing was recorded, retry later', undefined, {
-          'retry-after': '5',
-        });
+        const { fact, undo } = await parse(parseJson(await readBody(req, deps.maxBodyBytes)), caller, now());
+        try {
+          id = await withTimeout(deps.facts.add(fact), deps.queueTimeoutMs ?? 3_000);
+          queued = true;
+        } catch (err) {
+          deps.logger.error({ err: (err as Error).message, source }, 'cannot queue fact');
+          await undo?.().catch(() => undefined);
+          throw new HttpError(503, 'unavailable', 'the fact could not be queued (Redis unreachable); nothing was recorded, retry later', undefined, {
+            'retry-after': '5',
+          });
+        }
+      } finally {
+        backlog.settle(queued);
       }
       deps.metrics.factsAccepted.inc({ source });
       sendJson(res, 202, { accepted: true, id });
