@@ -77,10 +77,22 @@ async function claimAnnouncement(claims: AnnouncementClaims | undefined, fact: R
 /** Each body schema behind the well-formed check, built once (building a zod pipe per request was garbage on every fact). */
 const checked = new WeakMap<z.ZodType, z.ZodType>();
 
-function validate<T>(schema: z.ZodType<T>, value: unknown): T {
-  let guarded = checked.get(schema) as z.ZodType<T> | undefined;
-  if (!guarded) checked.set(schema, (guarded = wellFormed(schema)));
-  const result = guarded.safeParse(value);
+/**
+ * Whether a body's text can hold a lone surrogate once parsed: only through a `\uD800`-`\uDFFF`
+ * escape, since decoding UTF-8 never makes one (a bad sequence becomes U+FFFD). An escaped
+ * backslash before `u` matches too, which only costs the full walk. Bodies without one (all
+ * that clusters send) skip walking every string of the parsed body again.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+export const mayHoldLoneSurrogate = (text: string): boolean => SURROGATE_ESCAPE.test(text);
+
+function validate<T>(schema: z.ZodType<T>, body: Body): T {
+  let guarded = schema;
+  if (mayHoldLoneSurrogate(body.text)) {
+    guarded = checked.get(schema) as z.ZodType<T> | undefined ?? wellFormed(schema);
+    checked.set(schema, guarded);
+  }
+  const result = guarded.safeParse(body.json);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = issues[0] as { path: string; message: string };
@@ -97,7 +109,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 type Caller = { kind: 'cluster'; cluster: string } | { kind: 'ci'; pipelines: readonly string[] };
 /** The fact, and what to undo if it cannot be queued. */
 type Parsed = { fact: Fact; undo?: () => Promise<void> };
-type Parse = (json: unknown, caller: Caller, receivedAt: number) => Parsed | Promise<Parsed>;
+/** A request's body: its text (for the surrogate check) and the JSON parsed from it. */
+type Body = { text: string; json: unknown };
+type Parse = (body: Body, caller: Caller, receivedAt: number) => Parsed | Promise<Parsed>;
 
 /** Seconds a refused sender is asked to wait: about what workers need to take a bound's worth off at a few thousand facts a second. */
 export const BEHIND_RETRY_AFTER_SECONDS = 5;
@@ -146,7 +160,8 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
       let queued = false;
       let id: string;
       try {
-        const { fact, undo } = await parse(parseJson(await readBody(req, deps.maxBodyBytes)), caller, now());
+        const text = (await readBody(req, deps.maxBodyBytes)).toString('utf8');
+        const { fact, undo } = await parse({ text, json: parseJson(text) }, caller, now());
         try {
           id = await withTimeout(deps.facts.add(fact), deps.queueTimeoutMs ?? 3_000);
           queued = true;
@@ -172,18 +187,18 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
   router.on(
     'POST',
     '/v1/facts/rollouts',
-    handle('rollouts-webhook', (json, caller, at) => ({ fact: normaliseRollout(validate(rolloutFactBody, json), clusterOf(caller), at) })),
+    handle('rollouts-webhook', (body, caller, at) => ({ fact: normaliseRollout(validate(rolloutFactBody, body), clusterOf(caller), at) })),
   );
   router.on(
     'POST',
     '/v1/facts/argocd',
-    handle('argocd-webhook', (json, caller, at) => ({ fact: normaliseApplication(validate(applicationFactBody, json), clusterOf(caller), at) })),
+    handle('argocd-webhook', (body, caller, at) => ({ fact: normaliseApplication(validate(applicationFactBody, body), clusterOf(caller), at) })),
   );
   router.on(
     'POST',
     '/v1/releases',
-    handle('ci', async (json, caller, at) => {
-      const body = validate(releaseAnnouncementBody, json);
+    handle('ci', async (request, caller, at) => {
+      const body = validate(releaseAnnouncementBody, request);
       if (!pipelines.has(body.pipeline)) {
         throw new HttpError(422, 'invalid_body', `pipeline: unknown pipeline "${body.pipeline.slice(0, 63)}" (known: ${[...pipelines].join(', ') || 'none'})`, {
           issues: [{ path: 'pipeline', message: 'unknown pipeline' }],
