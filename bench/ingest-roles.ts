@@ -10,9 +10,12 @@ import { RedisCounter } from './lib/redis-count.js';
 
 // Every command this process sends (BullMQ's included), so the bench can say commands per fact per process.
 const counter = new RedisCounter().install();
-/** 'redis' asks for the commands and round trips sent so far, by command; the count starts again. */
-function redisTally(): { commands: number; roundTrips: number; byCommand: Record<string, number> } {
-  const out = { commands: 0, roundTrips: 0, byCommand: {} as Record<string, number> };
+let cpuFrom = process.cpuUsage();
+/** 'redis' asks for the commands and round trips sent, by command, and the CPU used (ms), since the last ask. */
+function redisTally(): { commands: number; roundTrips: number; byCommand: Record<string, number>; cpuMs: number } {
+  const cpu = process.cpuUsage(cpuFrom);
+  cpuFrom = process.cpuUsage();
+  const out = { commands: 0, roundTrips: 0, byCommand: {} as Record<string, number>, cpuMs: (cpu.user + cpu.system) / 1000 };
   for (const t of counter.take().values()) {
     out.commands += t.commands;
     out.roundTrips += t.roundTrips;

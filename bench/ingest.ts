@@ -64,11 +64,11 @@ function facts(count: number, rvStart: number): Buffer[] {
   return out;
 }
 
-type Tally = { commands: number; roundTrips: number; byCommand: Record<string, number> };
+type Tally = { commands: number; roundTrips: number; byCommand: Record<string, number>; cpuMs: number };
 /** The commands each process sent since it was last asked (the ask starts its count again). */
 const tallyOf = async (child: Child): Promise<Tally> => (await child.request('redis')).redis;
 const perFact = (t: Tally, n: number) =>
-  `${round(t.commands / n, 2)} commands (${round(t.roundTrips / n, 2)} round trips) per fact: ${Object.entries(t.byCommand).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([c, k]) => `${c} ${round(k / n, 2)}`).join(', ')}`;
+  `CPU ${round((t.cpuMs * 1000) / n, 0)} µs, ${round(t.commands / n, 2)} commands (${round(t.roundTrips / n, 2)} round trips) per fact: ${Object.entries(t.byCommand).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([c, k]) => `${c} ${round(k / n, 2)}`).join(', ')}`;
 
 /**
  * What Redis itself spent, per fact, by command (INFO commandstats, diffed): Lua scripts count
