@@ -6,6 +6,23 @@ import { parseConfigFile } from '../src/config/file.js';
 import { startGlidepath } from '../src/glidepath.js';
 import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
+import { RedisCounter } from './lib/redis-count.js';
+
+// Every command this process sends (BullMQ's included), so the bench can say commands per fact per process.
+const counter = new RedisCounter().install();
+let cpuFrom = process.cpuUsage();
+/** 'redis' asks for the commands and round trips sent, by command, and the CPU used (ms), since the last ask. */
+function redisTally(): { commands: number; roundTrips: number; byCommand: Record<string, number>; cpuMs: number } {
+  const cpu = process.cpuUsage(cpuFrom);
+  cpuFrom = process.cpuUsage();
+  const out = { commands: 0, roundTrips: 0, byCommand: {} as Record<string, number>, cpuMs: (cpu.user + cpu.system) / 1000 };
+  for (const t of counter.take().values()) {
+    out.commands += t.commands;
+    out.roundTrips += t.roundTrips;
+    for (const [name, n] of t.byCommand) out.byCommand[name] = (out.byCommand[name] ?? 0) + n;
+  }
+  return out;
+}
 
 const role = process.env.BENCH_ROLE;
 const env = parseEnv(process.env);
@@ -27,7 +44,7 @@ if (role === 'ingest' || role === 'workers') {
     (globalThis as { gc?: () => void }).gc?.();
     return process.memoryUsage();
   };
-  process.on('message', async (m) => send(m === 'memory' ? { memory: live() } : { reduced: await reducedTotal(metrics) }));
+  process.on('message', async (m) => send(m === 'memory' ? { memory: live() } : m === 'redis' ? { redis: redisTally() } : { reduced: await reducedTotal(metrics) }));
   process.once('SIGTERM', async () => {
     await app.close();
     process.exit(0);
@@ -42,7 +59,7 @@ if (role === 'ingest' || role === 'workers') {
     },
     { connection: new Redis(env.REDIS_URL, { maxRetriesPerRequest: null }), prefix: env.REDIS_PREFIX, concurrency: env.REDUCER_CONCURRENCY },
   );
-  process.on('message', () => send({ reduced: processed }));
+  process.on('message', (m) => send(m === 'redis' ? { redis: redisTally() } : { reduced: processed }));
   process.once('SIGTERM', async () => {
     await worker.close();
     process.exit(0);
@@ -50,7 +67,8 @@ if (role === 'ingest' || role === 'workers') {
   send({ ready: true });
 } else if (role === 'baseline-producer') {
   const queue = new Queue('baseline', { connection: new Redis(env.REDIS_URL), prefix: env.REDIS_PREFIX, defaultJobOptions: { removeOnComplete: { age: 600, count: 20_000 } } });
-  process.on('message', async (msg: { payloads: unknown[]; concurrency: number }) => {
+  process.on('message', async (msg: 'redis' | { payloads: unknown[]; concurrency: number }) => {
+    if (msg === 'redis') return send({ redis: redisTally() });
     let next = 0;
     const latencies: number[] = [];
     const started = performance.now();

@@ -64,6 +64,29 @@ function facts(count: number, rvStart: number): Buffer[] {
   return out;
 }
 
+type Tally = { commands: number; roundTrips: number; byCommand: Record<string, number>; cpuMs: number };
+/** The commands each process sent since it was last asked (the ask starts its count again). */
+const tallyOf = async (child: Child): Promise<Tally> => (await child.request('redis')).redis;
+const perFact = (t: Tally, n: number) =>
+  `CPU ${round((t.cpuMs * 1000) / n, 0)} µs, ${round(t.commands / n, 2)} commands (${round(t.roundTrips / n, 2)} round trips) per fact: ${Object.entries(t.byCommand).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([c, k]) => `${c} ${round(k / n, 2)}`).join(', ')}`;
+
+/**
+ * What Redis itself spent, per fact, by command (INFO commandstats, diffed): Lua scripts count
+ * once as evalsha and again for every command they call. The Redis is shared, so other clients'
+ * commands are in the diff too; the client-side counts above are this run's alone.
+ */
+async function commandStats(redis: Redis): Promise<Map<string, { calls: number; usec: number }>> {
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) out.set(m[1] as string, { calls: Number(m[2]), usec: Number(m[3]) });
+  return out;
+}
+function statsPerFact(before: Map<string, { calls: number; usec: number }>, after: Map<string, { calls: number; usec: number }>, n: number): string {
+  const diff = [...after].map(([name, a]) => ({ name, calls: a.calls - (before.get(name)?.calls ?? 0), usec: a.usec - (before.get(name)?.usec ?? 0) })).filter((d) => d.calls > 0 && d.name !== 'info');
+  const usec = diff.reduce((s, d) => s + d.usec, 0);
+  const top = diff.sort((a, b) => b.usec - a.usec).slice(0, 6).map((d) => `${d.name} ${round(d.calls / n, 2)}× ${round(d.usec / n, 1)} µs`);
+  return `redis server: ${round(usec / n, 1)} µs per fact; ${top.join(', ')}`;
+}
+
 async function waitReduced(child: Child, target: number): Promise<void> {
   for (;;) {
     const { reduced } = await child.request('count');
@@ -87,15 +110,21 @@ async function main(): Promise<void> {
 
   try {
     // Baseline: bare BullMQ, producer and no-op worker in two processes, same payloads.
-    const bWorker = await startChild(ROLE, { ...env, BENCH_ROLE: 'baseline-worker' });
-    const bProducer = await startChild(ROLE, { ...env, BENCH_ROLE: 'baseline-producer' });
+    const bWorker = await startChild(ROLE, { ...env, BENCH_ROLE: 'baseline-worker' }, PROFILE);
+    const bProducer = await startChild(ROLE, { ...env, BENCH_ROLE: 'baseline-producer' }, PROFILE);
     const payloads = bodies.map((b) => JSON.parse(b.toString()));
+    await tallyOf(bWorker);
+    await tallyOf(bProducer);
+    let stats = await commandStats(redis);
     const bStart = performance.now();
     const produced = await bProducer.request({ payloads, concurrency: CONCURRENCY });
     await waitReduced(bWorker, FACTS);
     const baselineSec = (performance.now() - bStart) / 1000;
     const baselineJobsPerSec = FACTS / baselineSec;
     console.log(`baseline: ${round(FACTS / (produced.elapsedMs / 1000), 0)} adds/s, ${round(baselineJobsPerSec, 0)} jobs/s end to end`);
+    console.log(`  producer: ${perFact(await tallyOf(bProducer), FACTS)}`);
+    console.log(`  worker: ${perFact(await tallyOf(bWorker), FACTS)}`);
+    console.log(`  ${statsPerFact(stats, await commandStats(redis), FACTS)}`);
     await bProducer.stop();
     await bWorker.stop();
 
@@ -107,6 +136,9 @@ async function main(): Promise<void> {
     // full collection, so what a process holds at rest (loaded modules) multiplies its peak under load.
     const idle = memoryMb((await ingest.request('memory')).memory);
     console.log(`ingest at rest (after a full collection): heap used ${idle.heapUsed} MB, external ${idle.external} MB, array buffers ${idle.arrayBuffers} MB, rss ${idle.rss} MB`);
+    await tallyOf(ingest);
+    await tallyOf(workers);
+    stats = await commandStats(redis);
     const start = performance.now();
     const load = await closedLoop(url, bodies, TOKEN, CONCURRENCY);
     await waitReduced(workers, FACTS);
@@ -115,14 +147,19 @@ async function main(): Promise<void> {
     if (accepted !== FACTS) throw new Error(`only ${accepted} of ${FACTS} accepted: ${JSON.stringify([...load.statuses])}`);
     const acceptedPerSec = FACTS / (load.elapsedMs / 1000);
     const e2eFactsPerSec = FACTS / e2eSec;
-    console.log(`glidepath: ${round(acceptedPerSec, 0)} accepted/s, ${round(e2eFactsPerSec, 0)} reduced/s end to end; accept p50 ${round(percentile(load.latenciesMs, 50), 2)} ms, p99 ${round(percentile(load.latenciesMs, 99), 2)} ms (closed loop, ${CONCURRENCY} connections)`);
+    console.log(`glidepath: ${round(acceptedPerSec, 0)} accepted/s, ${round(e2eFactsPerSec, 0)} reduced/s end to end; accept p50 ${round(percentile(load.latenciesMs, 50), 2)} ms, p99 ${round(percentile(load.latenciesMs, 99), 2)} ms (closed loop, ${CONCURRENCY} connections; ${load.refused} answers 503 behind, sent again after Retry-After)`);
+    console.log(`  ingest: ${perFact(await tallyOf(ingest), FACTS)}`);
+    console.log(`  workers: ${perFact(await tallyOf(workers), FACTS)}`);
+    console.log(`  ${statsPerFact(stats, await commandStats(redis), FACTS)}`);
 
     // Latency at a steady offered load.
     const steady = facts(Math.min(FACTS, 5_000), 5_000_000);
     const open = await openLoop(url, steady, TOKEN, OFFERED_RATE);
-    await waitReduced(workers, FACTS + steady.length);
+    const openAccepted = open.statuses.get(202) ?? 0;
+    await waitReduced(workers, FACTS + openAccepted);
     const p50 = percentile(open.latenciesMs, 50);
     const p99 = percentile(open.latenciesMs, 99);
+    if (openAccepted !== steady.length) console.log(`  at ${OFFERED_RATE}/s: only ${openAccepted} of ${steady.length} accepted: ${JSON.stringify([...open.statuses])}`);
     console.log(`at ${OFFERED_RATE} facts/s offered: accept p50 ${round(p50, 2)} ms, p99 ${round(p99, 2)} ms`);
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };

@@ -284,6 +284,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       metrics,
       logger,
       maxBodyBytes: env.MAX_BODY_BYTES,
+      maxQueuedFacts: env.INGEST_MAX_QUEUED_FACTS,
     });
     registerReadRoutes(router, { config, readToken: env.API_READ_TOKEN, releases: readStore });
     registerAuditRoutes(router, { readToken: env.API_READ_TOKEN, audit: new AuditLog(requests, keys.audit(), undefined, auditLimits(config, keys, metrics.registry)) });

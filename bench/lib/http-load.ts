@@ -5,15 +5,24 @@ export interface LoadResult {
   latenciesMs: number[];
   statuses: Map<number, number>;
   elapsedMs: number;
+  /** Closed loop: answers 503 with Retry-After (ingest's backpressure) that were sent again after the wait. */
+  refused: number;
 }
 
-function post(agent: Agent, url: URL, body: Buffer, token: string): Promise<number> {
+interface Answer {
+  status: number;
+  /** Seconds, from a 503's Retry-After. */
+  retryAfter?: number;
+}
+
+function post(agent: Agent, url: URL, body: Buffer, token: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: `Bearer ${token}` } },
       (res) => {
         res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        const retryAfter = Number(res.headers['retry-after']);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.statusCode === 503 && retryAfter > 0 ? { retryAfter } : {}) }));
       },
     );
     req.on('error', reject);
@@ -21,27 +30,37 @@ function post(agent: Agent, url: URL, body: Buffer, token: string): Promise<numb
   });
 }
 
-/** Closed loop: `concurrency` requests in flight until all bodies are sent. */
+/**
+ * Closed loop: `concurrency` requests in flight until all bodies are sent. A 503 with
+ * Retry-After is sent again after that wait, as Argo's notification engines retry a 5xx; its
+ * latency is the accepted answer's, counted from the first try.
+ */
 export async function closedLoop(url: string, bodies: Buffer[], token: string, concurrency: number): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
   const latenciesMs: number[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
+  let refused = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++] as Buffer;
         const t = performance.now();
-        const status = await post(agent, target, body, token);
+        let answer = await post(agent, target, body, token);
+        while (answer.retryAfter !== undefined) {
+          refused++;
+          await new Promise((r) => setTimeout(r, (answer.retryAfter as number) * 1000));
+          answer = await post(agent, target, body, token);
+        }
         latenciesMs.push(performance.now() - t);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       }
     }),
   );
   agent.destroy();
-  return { latenciesMs, statuses, elapsedMs: performance.now() - started };
+  return { latenciesMs, statuses, elapsedMs: performance.now() - started, refused };
 }
 
 /** Open loop: requests start at a fixed rate whatever the answers do (latency under a given offered load). */
@@ -58,7 +77,7 @@ export async function openLoop(url: string, bodies: Buffer[], token: string, per
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     const t = performance.now();
     inflight.push(
-      post(agent, target, bodies[i] as Buffer, token).then((status) => {
+      post(agent, target, bodies[i] as Buffer, token).then(({ status }) => {
         latenciesMs.push(performance.now() - t);
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
       }),
@@ -66,7 +85,7 @@ export async function openLoop(url: string, bodies: Buffer[], token: string, per
   }
   await Promise.all(inflight);
   agent.destroy();
-  return { latenciesMs, statuses, elapsedMs: performance.now() - started };
+  return { latenciesMs, statuses, elapsedMs: performance.now() - started, refused: 0 };
 }
 
 export function percentile(values: number[], p: number): number {

@@ -164,6 +164,12 @@ export const envSchema = z.object({
   GLIDEPATH_ROLE: roles,
   /** Completed fact jobs kept per partition to look at; deduplication does not depend on them. */
   FACT_JOBS_KEEP_COMPLETED: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+  /**
+   * Backpressure: once this many facts wait in the queues for a reducer (over the partitions),
+   * the webhooks and /v1/releases answer 503 with Retry-After instead of queueing more; 0: no
+   * bound. 10,000 facts are ~20 MB of Redis and some seconds of a worker's work.
+   */
+  INGEST_MAX_QUEUED_FACTS: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   /** On SIGTERM, how long /readyz fails before the process stops accepting requests (load balancers take it out meanwhile). */
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(120_000).default(5_000),
   SLACK_BOT_TOKEN: optionalString,

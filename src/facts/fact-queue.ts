@@ -92,6 +92,12 @@ export class FactQueue {
     return out;
   }
 
+  /** Facts waiting for a reducer, over the partitions (what ingest's backpressure bounds: src/facts/backlog.ts). */
+  async waiting(): Promise<number> {
+    const counts = await Promise.all(this.queues.map((q) => q.getJobCountByTypes('waiting', 'prioritized')));
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
   partitionOf(fact: Fact): number {
     if (this.keys.partitions > 1 && this.partitioner === SINGLE_PARTITION) throw new Error('FactQueue: more than one partition needs a partitioner to route facts');
     return this.partitioner.ofFact(fact);

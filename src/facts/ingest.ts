@@ -15,6 +15,7 @@ import type { Logger } from '../obs/logger.js';
 import type { Metrics } from '../obs/metrics.js';
 import type { AnnouncementClaims } from './announcements.js';
 import type { Fact, FactSource, ReleaseAnnouncedFact } from './fact.js';
+import { FactBacklog } from './backlog.js';
 import type { FactQueue } from './fact-queue.js';
 import { normaliseAnnouncement, normaliseApplication, normaliseRollout } from './normalise.js';
 import { wellFormed } from '../model/unicode.js';
@@ -33,6 +34,8 @@ export interface IngestDeps {
   maxBodyBytes: number;
   /** How long to wait for Redis before answering 503. */
   queueTimeoutMs?: number;
+  /** Facts that may wait in the queues before a fact is refused with 503 (INGEST_MAX_QUEUED_FACTS; unset or 0: no bound). */
+  maxQueuedFacts?: number;
   now?: () => number;
 }
 
@@ -74,10 +77,22 @@ async function claimAnnouncement(claims: AnnouncementClaims | undefined, fact: R
 /** Each body schema behind the well-formed check, built once (building a zod pipe per request was garbage on every fact). */
 const checked = new WeakMap<z.ZodType, z.ZodType>();
 
-function validate<T>(schema: z.ZodType<T>, value: unknown): T {
-  let guarded = checked.get(schema) as z.ZodType<T> | undefined;
-  if (!guarded) checked.set(schema, (guarded = wellFormed(schema)));
-  const result = guarded.safeParse(value);
+/**
+ * Whether a body's text can hold a lone surrogate once parsed: only through a `\uD800`-`\uDFFF`
+ * escape, since decoding UTF-8 never makes one (a bad sequence becomes U+FFFD). An escaped
+ * backslash before `u` matches too, which only costs the full walk. Bodies without one (all
+ * that clusters send) skip walking every string of the parsed body again.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+export const mayHoldLoneSurrogate = (text: string): boolean => SURROGATE_ESCAPE.test(text);
+
+function validate<T>(schema: z.ZodType<T>, body: Body): T {
+  let guarded = schema;
+  if (mayHoldLoneSurrogate(body.text)) {
+    guarded = checked.get(schema) as z.ZodType<T> | undefined ?? wellFormed(schema);
+    checked.set(schema, guarded);
+  }
+  const result = guarded.safeParse(body.json);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = issues[0] as { path: string; message: string };
@@ -94,7 +109,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 type Caller = { kind: 'cluster'; cluster: string } | { kind: 'ci'; pipelines: readonly string[] };
 /** The fact, and what to undo if it cannot be queued. */
 type Parsed = { fact: Fact; undo?: () => Promise<void> };
-type Parse = (json: unknown, caller: Caller, receivedAt: number) => Parsed | Promise<Parsed>;
+/** A request's body: its text (for the surrogate check) and the JSON parsed from it. */
+type Body = { text: string; json: unknown };
+type Parse = (body: Body, caller: Caller, receivedAt: number) => Parsed | Promise<Parsed>;
+
+/** Seconds a refused sender is asked to wait: about what workers need to take a bound's worth off at a few thousand facts a second. */
+export const BEHIND_RETRY_AFTER_SECONDS = 5;
+
+const behind = (bound: number) =>
+  new HttpError(503, 'behind', `the reducers are behind (${bound} or more facts wait in the queue); nothing was recorded, retry after the Retry-After seconds`, undefined, {
+    'retry-after': String(BEHIND_RETRY_AFTER_SECONDS),
+  });
 
 const unauthorized = (what: string) =>
   new HttpError(401, 'unauthorized', `missing or unknown Bearer token; ${what}`, undefined, { 'www-authenticate': 'Bearer' });
@@ -103,6 +128,7 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
   const now = deps.now ?? Date.now;
   const pipelines = new Set(deps.config.pipelines.map((p) => p.name));
   const ciTokens = deps.ciTokens ?? new Map<string, readonly string[]>();
+  const backlog = new FactBacklog(deps.facts, deps.maxQueuedFacts ?? 0);
 
   const callerOf = (req: IncomingMessage): Caller | undefined => {
     const presented = bearerToken(req);
@@ -126,16 +152,28 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
         throw new HttpError(403, 'forbidden', 'a CI token can only announce releases (POST /v1/releases); cluster facts need the cluster\'s ingest token (INGEST_TOKENS)');
       }
       requireJson(req);
-      const { fact, undo } = await parse(parseJson(await readBody(req, deps.maxBodyBytes)), caller, now());
+      // Refused before the body is read or parsed: shedding load must cost less than taking it.
+      if (!backlog.admit()) {
+        deps.metrics.factsRefusedBehind.inc({ source });
+        throw behind(backlog.bound);
+      }
+      let queued = false;
       let id: string;
       try {
-        id = await withTimeout(deps.facts.add(fact), deps.queueTimeoutMs ?? 3_000);
-      } catch (err) {
-        deps.logger.error({ err: (err as Error).message, source }, 'cannot queue fact');
-        await undo?.().catch(() => undefined);
-        throw new HttpError(503, 'unavailable', 'the fact could not be queued (Redis unreachable); nothing was recorded, retry later', undefined, {
-          'retry-after': '5',
-        });
+        const text = (await readBody(req, deps.maxBodyBytes)).toString('utf8');
+        const { fact, undo } = await parse({ text, json: parseJson(text) }, caller, now());
+        try {
+          id = await withTimeout(deps.facts.add(fact), deps.queueTimeoutMs ?? 3_000);
+          queued = true;
+        } catch (err) {
+          deps.logger.error({ err: (err as Error).message, source }, 'cannot queue fact');
+          await undo?.().catch(() => undefined);
+          throw new HttpError(503, 'unavailable', 'the fact could not be queued (Redis unreachable); nothing was recorded, retry later', undefined, {
+            'retry-after': '5',
+          });
+        }
+      } finally {
+        backlog.settle(queued);
       }
       deps.metrics.factsAccepted.inc({ source });
       sendJson(res, 202, { accepted: true, id });
@@ -149,18 +187,18 @@ export function registerIngestRoutes(router: Router, deps: IngestDeps): void {
   router.on(
     'POST',
     '/v1/facts/rollouts',
-    handle('rollouts-webhook', (json, caller, at) => ({ fact: normaliseRollout(validate(rolloutFactBody, json), clusterOf(caller), at) })),
+    handle('rollouts-webhook', (body, caller, at) => ({ fact: normaliseRollout(validate(rolloutFactBody, body), clusterOf(caller), at) })),
   );
   router.on(
     'POST',
     '/v1/facts/argocd',
-    handle('argocd-webhook', (json, caller, at) => ({ fact: normaliseApplication(validate(applicationFactBody, json), clusterOf(caller), at) })),
+    handle('argocd-webhook', (body, caller, at) => ({ fact: normaliseApplication(validate(applicationFactBody, body), clusterOf(caller), at) })),
   );
   router.on(
     'POST',
     '/v1/releases',
-    handle('ci', async (json, caller, at) => {
-      const body = validate(releaseAnnouncementBody, json);
+    handle('ci', async (request, caller, at) => {
+      const body = validate(releaseAnnouncementBody, request);
       if (!pipelines.has(body.pipeline)) {
         throw new HttpError(422, 'invalid_body', `pipeline: unknown pipeline "${body.pipeline.slice(0, 63)}" (known: ${[...pipelines].join(', ') || 'none'})`, {
           issues: [{ path: 'pipeline', message: 'unknown pipeline' }],

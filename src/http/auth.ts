@@ -18,10 +18,18 @@ export function valueOfToken<T>(tokens: ReadonlyMap<string, T>, presented: strin
   if (presented === undefined) return undefined;
   const wanted = digest(presented);
   let found: T | undefined;
-  for (const [token, value] of tokens) {
-    if (timingSafeEqual(digest(token), wanted)) found = value;
+  for (const [stored, value] of digestsOf(tokens)) {
+    if (timingSafeEqual(stored, wanted)) found = value;
   }
   return found;
+}
+
+/** The stored tokens' digests, made once per token map (the env's maps never change) instead of on every request. */
+const digested = new WeakMap<ReadonlyMap<string, unknown>, [Buffer, unknown][]>();
+function digestsOf<T>(tokens: ReadonlyMap<string, T>): [Buffer, T][] {
+  let list = digested.get(tokens) as [Buffer, T][] | undefined;
+  if (!list || list.length !== tokens.size) digested.set(tokens, (list = [...tokens].map(([token, value]) => [digest(token), value])));
+  return list;
 }
 
 /** The cluster an ingest token belongs to. */

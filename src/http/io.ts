@@ -49,9 +49,9 @@ export function requireJson(req: IncomingMessage): void {
   }
 }
 
-export function parseJson(body: Buffer): unknown {
+export function parseJson(body: Buffer | string): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
   } catch (err) {
     throw new HttpError(400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message.slice(0, 200)}`);
   }

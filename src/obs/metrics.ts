@@ -6,6 +6,8 @@ export interface Metrics {
   factsReceived: Counter<'source'>;
   factsAccepted: Counter<'source'>;
   factsRejected: Counter<'source' | 'reason'>;
+  /** Fact requests refused with 503 because the queues were past INGEST_MAX_QUEUED_FACTS (also counted in factsRejected as reason behind). */
+  factsRefusedBehind: Counter<'source'>;
   factsReduced: Counter<'source' | 'outcome'>;
   factsUnmatched: Counter<'source'>;
   reducerSeconds: Histogram<'kind'>;
@@ -36,6 +38,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     factsReceived: new Counter({ name: 'glidepath_facts_received_total', help: 'Fact requests received, by source', labelNames: ['source'], registers: [registry] }),
     factsAccepted: new Counter({ name: 'glidepath_facts_accepted_total', help: 'Facts queued (202), by source', labelNames: ['source'], registers: [registry] }),
     factsRejected: new Counter({ name: 'glidepath_facts_rejected_total', help: 'Fact requests refused, by source and reason', labelNames: ['source', 'reason'], registers: [registry] }),
+    factsRefusedBehind: new Counter({ name: 'glidepath_facts_refused_behind_total', help: 'Fact requests refused with 503 and Retry-After because more facts waited in the queues than INGEST_MAX_QUEUED_FACTS, by source', labelNames: ['source'], registers: [registry] }),
     factsReduced: new Counter({ name: 'glidepath_facts_reduced_total', help: 'Facts reduced, by outcome (applied, heartbeat, stale, out-of-order, ignored)', labelNames: ['source', 'outcome'], registers: [registry] }),
     factsUnmatched: new Counter({ name: 'glidepath_facts_unmatched_total', help: 'Facts that matched no pipeline stage', labelNames: ['source'], registers: [registry] }),
     reducerSeconds: new Histogram({ name: 'glidepath_reducer_seconds', help: 'Time to reduce one fact, store and dispatch included', labelNames: ['kind'], buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1], registers: [registry] }),
