@@ -20,7 +20,9 @@
  * saved. BullMQ's own work per job (fetching, completing) is reported apart, as `queue`.
  * Knobs: BENCH_KINDS_FREIGHTS (10), BENCH_KINDS_CHILDREN (2000), BENCH_KINDS_CHUNK (children per
  * ApplicationSet status write, 50), BENCH_KINDS_CHILD_SYNC=1 (each child's synced fact too: minutes
- * more), BENCH_KINDS_CONCURRENCY (REDUCER_CONCURRENCY, 1).
+ * more), BENCH_KINDS_CONCURRENCY (REDUCER_CONCURRENCY, 1), BENCH_KINDS_CPU_PROF=<dir> (a CPU profile
+ * per stream there, and each kind's top functions per fact printed: bench/kinds-profile.ts),
+ * BENCH_KINDS_STREAMS=rollouts,appset (only those streams; the baseline always runs).
  * One JSON line per kind, then one for the run.
  */
 import { randomUUID } from 'node:crypto';
@@ -36,6 +38,7 @@ import { percentile } from './lib/http-load.js';
 import { untilDrained } from './lib/drain.js';
 import { RedisCounter, type Tally } from './lib/redis-count.js';
 import { kargoStream } from './kinds-kargo.js';
+import { KindsProfiler } from './kinds-profile.js';
 import { APPSET_PIPELINE, appSetStream, KARGO_PIPELINE, kindsConfig, pipelinesFor, rolloutStream, WATCHED_CLUSTER } from './kinds-streams.js';
 
 const FREIGHTS = Number(process.env.BENCH_KINDS_FREIGHTS ?? 10);
@@ -45,6 +48,7 @@ const CHILD_SYNC = process.env.BENCH_KINDS_CHILD_SYNC === '1';
 const CONCURRENCY = Number(process.env.BENCH_KINDS_CONCURRENCY ?? 1);
 const TIMEOUT_MS = Number(process.env.BENCH_KINDS_TIMEOUT_S ?? 240) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const profiler = process.env.BENCH_KINDS_CPU_PROF ? new KindsProfiler(process.env.BENCH_KINDS_CPU_PROF) : undefined;
 
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 
@@ -57,11 +61,13 @@ const newKindFacts = kargo.length + appset.filter((f) => f.kind === 'application
 const rollouts = rolloutStream(newKindFacts);
 const rolloutPipelines = pipelinesFor(rollouts.length);
 const config = kindsConfig(rolloutPipelines);
+// BENCH_KINDS_STREAMS=rollouts,appset runs only those (the baseline always: every ratio is over it); the counts stay those of the whole run.
+const only = process.env.BENCH_KINDS_STREAMS?.split(',');
 const STREAMS: { name: string; facts: Fact[]; pipelines: string[] }[] = [
   { name: 'rollouts', facts: rollouts, pipelines: Array.from({ length: rolloutPipelines }, (_, r) => `svc-${r}`) },
   { name: 'kargo', facts: kargo, pipelines: [KARGO_PIPELINE] },
   { name: 'appset', facts: appset, pipelines: [APPSET_PIPELINE] },
-];
+].filter((s) => !only || s.name === 'rollouts' || only.includes(s.name));
 console.log(`kinds: ${rollouts.length} Rollout facts (baseline); Kargo: ${kargo.length} facts (${FREIGHTS} Freight × 20 Stages); ApplicationSet: ${appset.length} facts (${CHILDREN} children, ${CHUNK} per status write); reducer concurrency ${CONCURRENCY}`);
 
 const prefix = `{bench-kinds-${randomUUID().slice(0, 8)}}`;
@@ -93,11 +99,12 @@ const glidepath = await startGlidepath({
 const reducer = glidepath.reducer!;
 const process_ = reducer.process.bind(reducer);
 // The worker calls reducer.process per job: time it, and tag what it sends to Redis with the fact's kind.
+const timed: typeof process_ = profiler ? (fact, origin) => profiler.time(fact.kind, () => process_(fact, origin)) : process_;
 reducer.process = (fact, origin) =>
   counter.run(fact.kind, async () => {
     const t = performance.now();
     try {
-      const result = await process_(fact, origin);
+      const result = await timed(fact, origin);
       const tally = outcomes.get(fact.kind) ?? {};
       for (const o of result.routes === 0 ? ['unrouted'] : result.outcomes) tally[o] = (tally[o] ?? 0) + 1;
       outcomes.set(fact.kind, tally);
@@ -143,10 +150,12 @@ async function runStream(stream: (typeof STREAMS)[number]): Promise<StreamResult
   effects.clear();
   outcomes.clear();
   counter.take();
+  await profiler?.start();
   const t = performance.now();
   workers.forEach((w) => w.resume());
   await counter.run('bench', () => untilDrained(glidepath.facts.queue, stream.name, TIMEOUT_MS));
   const seconds = (performance.now() - t) / 1000;
+  if (profiler) for (const [kind, p] of Object.entries(await profiler.stop(stream.name))) console.log(JSON.stringify({ bench: 'kinds', profile: kind, ...p }));
   const tallies = counter.take();
   const jobs = [...times.values()].reduce((n, l) => n + l.length, 0);
   const records = await counter.run('bench', () => recordBytes(stream.pipelines));
