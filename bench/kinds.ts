@@ -77,6 +77,8 @@ const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destinatio
 
 /** Per kind: the worker's time per fact, and the thread effects it handed on. */
 const times = new Map<string, number[]>();
+/** Per kind: the process' CPU time (all threads, µs → ms) inside each fact's process call; less moved by the machine's load than the time. */
+const cpu = new Map<string, number>();
 const outcomes = new Map<string, Record<string, number>>();
 const effects = new Map<string, Record<string, number>>();
 const glidepath = await startGlidepath({
@@ -103,6 +105,7 @@ const timed: typeof process_ = profiler ? (fact, origin) => profiler.time(fact.k
 reducer.process = (fact, origin) =>
   counter.run(fact.kind, async () => {
     const t = performance.now();
+    const c = process.cpuUsage();
     try {
       const result = await timed(fact, origin);
       const tally = outcomes.get(fact.kind) ?? {};
@@ -113,6 +116,8 @@ reducer.process = (fact, origin) =>
       const list = times.get(fact.kind) ?? [];
       list.push(performance.now() - t);
       times.set(fact.kind, list);
+      const used = process.cpuUsage(c);
+      cpu.set(fact.kind, (cpu.get(fact.kind) ?? 0) + (used.user + used.system) / 1000);
     }
   });
 const workers = glidepath.partitions!.workers();
@@ -137,6 +142,7 @@ interface StreamResult {
   seconds: number;
   tallies: Map<string, Tally>;
   times: Map<string, number[]>;
+  cpu: Map<string, number>;
   effects: Map<string, Record<string, number>>;
   outcomes: Map<string, Record<string, number>>;
   records: number[];
@@ -147,6 +153,7 @@ async function runStream(stream: (typeof STREAMS)[number]): Promise<StreamResult
   const base = Date.now();
   await counter.run('ingest', () => Promise.all(stream.facts.map((f, i) => glidepath.facts.add({ ...f, receivedAt: base + i } as Fact))));
   times.clear();
+  cpu.clear();
   effects.clear();
   outcomes.clear();
   counter.take();
@@ -159,7 +166,7 @@ async function runStream(stream: (typeof STREAMS)[number]): Promise<StreamResult
   const tallies = counter.take();
   const jobs = [...times.values()].reduce((n, l) => n + l.length, 0);
   const records = await counter.run('bench', () => recordBytes(stream.pipelines));
-  return { name: stream.name, jobs, seconds, tallies, times: new Map(times), effects: new Map(effects), outcomes: new Map(outcomes), records };
+  return { name: stream.name, jobs, seconds, tallies, times: new Map(times), cpu: new Map(cpu), effects: new Map(effects), outcomes: new Map(outcomes), records };
 }
 
 interface KindLine {
@@ -167,6 +174,7 @@ interface KindLine {
   stream: string;
   facts: number;
   msPerFact: number;
+  cpuMsPerFact: number;
   p50Ms: number;
   p99Ms: number;
   factsPerSec: number;
@@ -193,6 +201,7 @@ function kindLine(r: StreamResult, kind: string, list: number[]): KindLine {
     stream: r.name,
     facts: n,
     msPerFact: round(mean, 3),
+    cpuMsPerFact: round((r.cpu.get(kind) ?? 0) / n, 3),
     p50Ms: round(percentile(list.map((x) => round(x, 3)), 50), 3),
     p99Ms: round(percentile(list.map((x) => round(x, 3)), 99), 3),
     factsPerSec: Math.round(1000 / mean),
@@ -229,6 +238,7 @@ const ratio = (a: number, b: number): number | null => (b > 0 ? round(a / b) : n
 for (const l of lines) {
   const vs = {
     msPerFact: ratio(l.msPerFact, baseline.msPerFact),
+    cpuMsPerFact: ratio(l.cpuMsPerFact, baseline.cpuMsPerFact),
     redisCommandsPerFact: ratio(l.redisCommandsPerFact, baseline.redisCommandsPerFact),
     redisRoundTripsPerFact: ratio(l.redisRoundTripsPerFact, baseline.redisRoundTripsPerFact),
     bytesToRedisPerFact: ratio(l.bytesToRedisPerFact, baseline.bytesToRedisPerFact),
