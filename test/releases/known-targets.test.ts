@@ -57,6 +57,32 @@ describe('known targets', () => {
   });
 });
 
+describe('what each target runs, read at a version', () => {
+  it('is kept while only this replica writes, and read again once another replica writes or the index is gone', async () => {
+    const keys = createKeys(prefix);
+    // cacheMs 0: every ask goes to Redis; only the index's version may keep the read.
+    const here = new TargetIndex(redis, keys, { forgetAfterMs: 10 * MINUTE, cacheMs: 0 });
+    const other = new TargetIndex(redis, keys, { forgetAfterMs: 10 * MINUTE, cacheMs: 0 });
+    const running = async (): Promise<Record<string, string>> => Object.fromEntries([...(await here.knownTargetReleases('versioned', T0 + 5 * MINUTE))].map(([t, e]) => [t, e.releaseId]));
+    await here.recordMany('versioned', [['a', entry('prod', T0)]]);
+    expect(await running()).toEqual({ a: 'rel-1' });
+    // Nothing written since: the same Map (what the reducer derived from it stays valid).
+    const first = await here.knownTargetReleases('versioned', T0 + 5 * MINUTE);
+    expect(await here.knownTargetReleases('versioned', T0 + 5 * MINUTE)).toBe(first);
+    // This replica's own write: in what it keeps, without reading the hash again.
+    await here.recordMany('versioned', [['b', { stage: 'prod', releaseId: 'rel-2', heardAt: T0 + MINUTE }]]);
+    expect(await running()).toEqual({ a: 'rel-1', b: 'rel-2' });
+    const afterOwn = await here.knownTargetReleases('versioned', T0 + 5 * MINUTE);
+    expect(await here.knownTargetReleases('versioned', T0 + 5 * MINUTE)).toBe(afterOwn);
+    // Another replica's write moves the version past ours: read again.
+    await other.recordMany('versioned', [['a', { stage: 'prod', releaseId: 'rel-3', heardAt: T0 + 2 * MINUTE }]]);
+    expect(await running()).toEqual({ a: 'rel-3', b: 'rel-2' });
+    // The index expired: nothing is known, whatever was kept.
+    await redis.del(keys.targetReleases('versioned'));
+    expect(await running()).toEqual({});
+  });
+});
+
 describe('the releases an ApplicationSet\'s children run', () => {
   it('are what the index holds, whichever replica wrote it last, however often the same children are asked', async () => {
     const keys = createKeys(prefix);

@@ -80,6 +80,9 @@ type RedisWithTargets = Redis & {
   glidepathTargetsVersion(key: string, version: string): Promise<string>;
 };
 
+/** The longest a pipeline's entries are kept on an unchanged version before they are read whole again (stale entries dropped). */
+const FULL_READ_MS = 60_000;
+
 /** Targets per HMGET inside the script: Lua's unpack is bounded by its stack. */
 const AMONG_BATCH = 4_000;
 
@@ -123,7 +126,7 @@ interface KnownByStage {
 }
 
 export class TargetIndex {
-  private readonly cache = new Map<string, { at: number; entries: Map<string, Entry> }>();
+  private readonly cache = new Map<string, { at: number; readAt: number; entries: Map<string, Entry>; version?: string }>();
   private readonly known = new Map<string, KnownByStage>();
   /** The last releasesAmong answer per pipeline, at the index version it was read at. */
   private readonly among = new Map<string, { version: string; targets: readonly string[]; releases: ReadonlyMap<string, string> }>();
@@ -142,10 +145,25 @@ export class TargetIndex {
     }
   }
 
+  /**
+   * The pipeline's entries, read whole at most every cacheMs; past that, while the index's
+   * version is the one they were read at (or moved on only by this process's own writes, which
+   * the kept Map already holds), kept for up to FULL_READ_MS: a fleet's 4,000 entries are not
+   * parsed again each second for one small GET, and the Maps and lists derived from them
+   * (knownTargets, the reducer's stage splits) stay the same objects.
+   */
   private async entries(pipeline: string, now: number): Promise<Map<string, Entry>> {
     const cached = this.cache.get(pipeline);
     if (cached && now - cached.at < (this.options.cacheMs ?? 1_000)) return cached.entries;
-    const raw = await this.redis.hgetall(this.keys.targetReleases(pipeline));
+    const index = this.keys.targetReleases(pipeline);
+    const versionKey = this.keys.targetReleasesVersion(pipeline);
+    if (cached?.version !== undefined && now - cached.readAt < FULL_READ_MS && (await (this.redis as RedisWithTargets).glidepathTargetsVersion(index, versionKey)) === cached.version) {
+      cached.at = now;
+      return cached.entries;
+    }
+    const read = await this.redis.multi().exists(index).get(versionKey).hgetall(index).exec();
+    const [exists, version, hash] = (read ?? []).map(([err, value]) => (err ? undefined : value));
+    const raw = (hash ?? {}) as Record<string, string>;
     const entries = new Map<string, Entry>();
     const stale: string[] = [];
     for (const [target, json] of Object.entries(raw)) {
@@ -159,11 +177,13 @@ export class TargetIndex {
         // An unreadable entry is rewritten by the next fact of that target.
       }
     }
+    // The version as VERSION_EXPR gives it; unknown after dropping stale entries (read whole next time).
+    let readVersion: string | undefined = exists === 1 ? String(version ?? '') : '';
     if (stale.length > 0) {
-      const version = this.keys.targetReleasesVersion(pipeline);
-      await this.redis.multi().hdel(this.keys.targetReleases(pipeline), ...stale).incr(version).pexpire(version, this.expiry.ttl(this.retainMs)).exec();
+      await this.redis.multi().hdel(index, ...stale).incr(versionKey).pexpire(versionKey, this.expiry.ttl(this.retainMs)).exec();
+      readVersion = undefined;
     }
-    this.cache.set(pipeline, { at: now, entries });
+    this.cache.set(pipeline, { at: now, readAt: now, entries, ...(readVersion !== undefined ? { version: readVersion } : {}) });
     return entries;
   }
 
@@ -257,11 +277,19 @@ export class TargetIndex {
     const version = this.keys.targetReleasesVersion(pipeline);
     const write = this.redis.multi().hset(key, Object.fromEntries(entries.map(([t, e]) => [t, JSON.stringify(e)]))).incr(version);
     if (this.expiry.due(key)) write.pexpire(key, this.expiry.ttl(this.retainMs)).pexpire(version, this.expiry.ttl(this.retainMs));
+    let written: [Error | null, unknown][] | null;
     try {
-      await write.exec();
+      written = await write.exec();
     } catch (err) {
       this.expiry.forget(key);
       throw err;
+    }
+    if (cached) {
+      // The version this write made: one past the kept one means no other writer came between, and the kept Map takes this write below.
+      const next = written?.[1]?.[1];
+      const following = cached.version !== undefined && typeof next === 'number' && next === Number(cached.version || 0) + 1;
+      if (following) cached.version = String(next);
+      else delete cached.version;
     }
     const known = this.known.get(pipeline);
     if (known && entries.some(([t, e]) => this.changesKnown(known, t, e))) this.known.delete(pipeline);
