@@ -86,13 +86,14 @@ const checked = new WeakMap<z.ZodType, z.ZodType>();
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 export const mayHoldLoneSurrogate = (text: string): boolean => SURROGATE_ESCAPE.test(text);
 
+function guardedOf<T>(schema: z.ZodType<T>): z.ZodType<T> {
+  let guarded = checked.get(schema) as z.ZodType<T> | undefined;
+  if (!guarded) checked.set(schema, (guarded = wellFormed(schema)));
+  return guarded;
+}
+
 function validate<T>(schema: z.ZodType<T>, body: Body): T {
-  let guarded = schema;
-  if (mayHoldLoneSurrogate(body.text)) {
-    guarded = checked.get(schema) as z.ZodType<T> | undefined ?? wellFormed(schema);
-    checked.set(schema, guarded);
-  }
-  const result = guarded.safeParse(body.json);
+  const result = (mayHoldLoneSurrogate(body.text) ? guardedOf(schema) : schema).safeParse(body.json);
   if (result.success) return result.data;
   const issues = result.error.issues.slice(0, 20).map((i) => ({ path: formatPath(i.path), message: i.message }));
   const first = issues[0] as { path: string; message: string };

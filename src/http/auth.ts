@@ -24,11 +24,11 @@ export function valueOfToken<T>(tokens: ReadonlyMap<string, T>, presented: strin
   return found;
 }
 
-/** The stored tokens' digests, made once per token map (the env's maps never change) instead of on every request. */
+/** The stored tokens' digests, made once per token map instead of on every request (token maps are built from the env once and never changed). */
 const digested = new WeakMap<ReadonlyMap<string, unknown>, [Buffer, unknown][]>();
 function digestsOf<T>(tokens: ReadonlyMap<string, T>): [Buffer, T][] {
   let list = digested.get(tokens) as [Buffer, T][] | undefined;
-  if (!list || list.length !== tokens.size) digested.set(tokens, (list = [...tokens].map(([token, value]) => [digest(token), value])));
+  if (!list) digested.set(tokens, (list = [...tokens].map(([token, value]) => [digest(token), value])));
   return list;
 }
 

@@ -69,7 +69,12 @@ describe('what each target runs, read at a version', () => {
     // Nothing written since: the same Map (what the reducer derived from it stays valid).
     const first = await here.knownTargetReleases('versioned', T0 + 5 * MINUTE);
     expect(await here.knownTargetReleases('versioned', T0 + 5 * MINUTE)).toBe(first);
-    // This replica's own write: in what it keeps, without reading the hash again.
+    // This replica's own write: in what it keeps, without reading the hash again (the same Map,
+    // as a write that changes no target's release keeps it: TargetIndex.recordMany).
+    await here.recordMany('versioned', [['a', entry('prod', T0 + MINUTE)]]);
+    const heardAgain = await here.knownTargetReleases('versioned', T0 + 5 * MINUTE);
+    expect(heardAgain).toBe(first);
+    expect(heardAgain.get('a')?.heardAt).toBe(T0 + MINUTE);
     await here.recordMany('versioned', [['b', { stage: 'prod', releaseId: 'rel-2', heardAt: T0 + MINUTE }]]);
     expect(await running()).toEqual({ a: 'rel-1', b: 'rel-2' });
     const afterOwn = await here.knownTargetReleases('versioned', T0 + 5 * MINUTE);

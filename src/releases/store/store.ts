@@ -295,7 +295,7 @@ export class ReleaseStore implements ReleaseReader {
       const wasFinished = current !== undefined && FINISHED_RELEASE_STATUSES.includes(current.record.status);
       const outcome = decide(current);
       if (!outcome.next) {
-        if (current && outcome.untouched && attempt === 1) this.keepUntouched(pipeline, releaseId, current);
+        if (current && outcome.untouched) this.keepUntouched(pipeline, releaseId, current);
         return { result: outcome.result };
       }
       const expected = current?.record.version ?? 0;

@@ -3,7 +3,7 @@
  * The reducer uses it to tell "a new release on this target" from "the same one again", and to
  * know a stage is not done while one of its targets has not reported the release yet.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { ExpiryRefresh } from '../../store/expiry-refresh.js';
 import type { Keys } from '../../store/keys.js';
 import { sameKeys } from '../record/pending.js';
@@ -79,6 +79,13 @@ type RedisWithTargets = Redis & {
   glidepathReleasesAmong(key: string, version: string, ...targets: string[]): Promise<string[]>;
   glidepathTargetsVersion(key: string, version: string): Promise<string>;
 };
+
+type MultiWithTargets = ChainableCommander & { glidepathTargetsVersion(key: string, version: string): MultiWithTargets };
+
+/** The index's version after this process's write answered `incremented` (INCR): known only when it follows `kept`, no other writer between. */
+function versionAfterOwnWrite(kept: string | undefined, incremented: unknown): string | undefined {
+  return kept !== undefined && typeof incremented === 'number' && incremented === Number(kept || 0) + 1 ? String(incremented) : undefined;
+}
 
 /** The longest a pipeline's entries are kept on an unchanged version before they are read whole again (stale entries dropped). */
 const FULL_READ_MS = 60_000;
@@ -161,8 +168,8 @@ export class TargetIndex {
       cached.at = now;
       return cached.entries;
     }
-    const read = await this.redis.multi().exists(index).get(versionKey).hgetall(index).exec();
-    const [exists, version, hash] = (read ?? []).map(([err, value]) => (err ? undefined : value));
+    const read = await (this.redis.multi() as MultiWithTargets).glidepathTargetsVersion(index, versionKey).hgetall(index).exec();
+    const [version, hash] = (read ?? []).map(([err, value]) => (err ? undefined : value));
     const raw = (hash ?? {}) as Record<string, string>;
     const entries = new Map<string, Entry>();
     const stale: string[] = [];
@@ -177,11 +184,10 @@ export class TargetIndex {
         // An unreadable entry is rewritten by the next fact of that target.
       }
     }
-    // The version as VERSION_EXPR gives it; unknown after dropping stale entries (read whole next time).
-    let readVersion: string | undefined = exists === 1 ? String(version ?? '') : '';
+    let readVersion = typeof version === 'string' ? version : undefined;
     if (stale.length > 0) {
-      await this.redis.multi().hdel(index, ...stale).incr(versionKey).pexpire(versionKey, this.expiry.ttl(this.retainMs)).exec();
-      readVersion = undefined;
+      const dropped = await this.redis.multi().hdel(index, ...stale).incr(versionKey).pexpire(versionKey, this.expiry.ttl(this.retainMs)).exec();
+      readVersion = versionAfterOwnWrite(readVersion, dropped?.[1]?.[1]);
     }
     this.cache.set(pipeline, { at: now, readAt: now, entries, ...(readVersion !== undefined ? { version: readVersion } : {}) });
     return entries;
@@ -285,10 +291,9 @@ export class TargetIndex {
       throw err;
     }
     if (cached) {
-      // The version this write made: one past the kept one means no other writer came between, and the kept Map takes this write below.
-      const next = written?.[1]?.[1];
-      const following = cached.version !== undefined && typeof next === 'number' && next === Number(cached.version || 0) + 1;
-      if (following) cached.version = String(next);
+      // The kept Map takes this write below: its version stays known while no other writer came between.
+      const next = versionAfterOwnWrite(cached.version, written?.[1]?.[1]);
+      if (next !== undefined) cached.version = next;
       else delete cached.version;
     }
     const known = this.known.get(pipeline);
