@@ -14,13 +14,11 @@
  * The slope of a curve is its last point over its first (the target: ≤ 1.5×).
  * Knobs: BENCH_CURVE_FACTS, BENCH_CURVE_TARGETS (10,100,1000,10000), BENCH_CURVE_RELEASES (10,100,1000),
  * BENCH_CURVE_DETAIL=1 (each point's bytes per fact by Redis command), BENCH_CURVE_PROFILE=<dir> (a V8
- * CPU profile of each point's measured facts alone, curve-<targets>t-<releases>r.cpuprofile: seeding
- * 10,000 targets would otherwise fill the profile).
+ * CPU profile of each point's measured facts alone, curve-<targets>t-<releases>r.cpuprofile, and
+ * their top functions printed: seeding 10,000 targets would otherwise fill the profile).
  * Last line: one JSON object with the figures and the load average at start and end.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { pino } from 'pino';
 import { parseEnv } from '../src/config/env.js';
@@ -31,6 +29,7 @@ import { startSlackStandIn } from '../sandbox/slack/server.js';
 import { testConfig } from '../test/helpers/pipeline.js';
 import { rolloutFact } from '../test/helpers/reduce-harness.js';
 import { rolloutBody } from '../test/helpers/rollout-bodies.js';
+import { FactProfiler } from './lib/fact-profiler.js';
 import { RedisCounter } from './lib/redis-count.js';
 
 const FACTS = Number(process.env.BENCH_CURVE_FACTS ?? 200);
@@ -41,7 +40,7 @@ const RELEASES_FOR_TARGETS = 10;
 const TARGETS_FOR_RELEASES = 1000;
 const SEED_IN_FLIGHT = 8;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const PROFILE_DIR = process.env.BENCH_CURVE_PROFILE;
+const profiler = process.env.BENCH_CURVE_PROFILE ? new FactProfiler(process.env.BENCH_CURVE_PROFILE) : undefined;
 const loadStart = loadavg();
 
 const counter = new RedisCounter().install();
@@ -93,23 +92,15 @@ async function point(targets: number, releases: number): Promise<Point> {
     // Warm-up: as many changes again, not counted (the first point would pay for the JIT).
     for (let i = 1; i <= FACTS; i++) await reducer.process(change((i * 7919) % targets, releases, i, t0 + targets));
     counter.take();
-    const profiler = PROFILE_DIR ? new Session() : undefined;
-    if (profiler) {
-      profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.start');
-    }
+    await profiler?.start();
     const started = performance.now();
     for (let i = FACTS + 1; i <= 2 * FACTS; i++) {
       const j = (i * 7919) % targets;
-      await counter.run('measure', () => reducer.process(change(j, releases, i, t0 + targets)));
+      const fact = change(j, releases, i, t0 + targets);
+      await counter.run('measure', () => (profiler ? profiler.time(fact.kind, () => reducer.process(fact)) : reducer.process(fact)));
     }
     const ms = performance.now() - started;
-    if (profiler) {
-      const { profile } = await profiler.post('Profiler.stop');
-      await writeFile(`${PROFILE_DIR}/curve-${targets}t-${releases}r.cpuprofile`, JSON.stringify(profile));
-      profiler.disconnect();
-    }
+    if (profiler) for (const [kind, p] of Object.entries(await profiler.stop(`curve-${targets}t-${releases}r`))) console.log(JSON.stringify({ bench: 'curve', profile: kind, targets, releases, ...p }));
     const tally = counter.take().get('measure');
     if (process.env.BENCH_CURVE_DETAIL) console.log(JSON.stringify(Object.fromEntries([...(tally?.bytesByCommand ?? [])].map(([c, b]) => [c, Math.round(b / FACTS)]))));
     return { targets, releases, msPerFact: round(ms / FACTS), bytesPerFact: Math.round((tally?.bytes ?? 0) / FACTS), commandsPerFact: round((tally?.commands ?? 0) / FACTS, 1) };

@@ -21,7 +21,7 @@
  * Knobs: BENCH_KINDS_FREIGHTS (10), BENCH_KINDS_CHILDREN (2000), BENCH_KINDS_CHUNK (children per
  * ApplicationSet status write, 50), BENCH_KINDS_CHILD_SYNC=1 (each child's synced fact too: minutes
  * more), BENCH_KINDS_CONCURRENCY (REDUCER_CONCURRENCY, 1), BENCH_KINDS_CPU_PROF=<dir> (a CPU profile
- * per stream there, and each kind's top functions per fact printed: bench/kinds-profile.ts),
+ * per stream there, and each kind's top functions per fact printed: bench/lib/fact-profiler.ts),
  * BENCH_KINDS_STREAMS=rollouts,appset (only those streams; the baseline always runs).
  * One JSON line per kind, then one for the run.
  */
@@ -38,7 +38,7 @@ import { percentile } from './lib/http-load.js';
 import { untilDrained } from './lib/drain.js';
 import { RedisCounter, type Tally } from './lib/redis-count.js';
 import { kargoStream } from './kinds-kargo.js';
-import { KindsProfiler } from './kinds-profile.js';
+import { FactProfiler } from './lib/fact-profiler.js';
 import { APPSET_PIPELINE, appSetStream, KARGO_PIPELINE, kindsConfig, pipelinesFor, rolloutStream, WATCHED_CLUSTER } from './kinds-streams.js';
 
 const FREIGHTS = Number(process.env.BENCH_KINDS_FREIGHTS ?? 10);
@@ -48,7 +48,7 @@ const CHILD_SYNC = process.env.BENCH_KINDS_CHILD_SYNC === '1';
 const CONCURRENCY = Number(process.env.BENCH_KINDS_CONCURRENCY ?? 1);
 const TIMEOUT_MS = Number(process.env.BENCH_KINDS_TIMEOUT_S ?? 240) * 1000;
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const profiler = process.env.BENCH_KINDS_CPU_PROF ? new KindsProfiler(process.env.BENCH_KINDS_CPU_PROF) : undefined;
+const profiler = process.env.BENCH_KINDS_CPU_PROF ? new FactProfiler(process.env.BENCH_KINDS_CPU_PROF) : undefined;
 
 const round = (n: number, d = 2): number => Math.round(n * 10 ** d) / 10 ** d;
 

@@ -1,9 +1,10 @@
 /**
- * BENCH_KINDS_CPU_PROF=<dir> for bench/kinds.ts: a V8 CPU profile of each stream's reduce
- * (node:inspector, in this process), written to <dir>/<stream>.cpuprofile for a viewer, and per
- * kind the functions that took the most CPU while a fact of that kind was being processed
- * (samples inside that kind's `FactReducer.process` windows: with the default concurrency 1 the
- * windows do not overlap), self and total time per fact. Off by default: profiling slows the run.
+ * A V8 CPU profile of part of a bench run (node:inspector, in this process), written to
+ * <dir>/<name>.cpuprofile for a viewer, and per kind of fact the functions that took the most CPU
+ * while a fact of that kind was being processed (samples inside the windows `time` marks: one
+ * fact at a time, the windows do not overlap), self and total time per fact. Used by
+ * bench:kinds (BENCH_KINDS_CPU_PROF, one profile per stream) and bench:curve (BENCH_CURVE_PROFILE,
+ * one per point's measured facts). Off by default: profiling slows the run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -24,7 +25,7 @@ interface Profile {
 /** µs on the clock V8's profiler stamps samples with (uv_hrtime). */
 const nowUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-export class KindsProfiler {
+export class FactProfiler {
   private readonly session = new Session();
   private windows: { kind: string; from: number; to: number }[] = [];
 
@@ -50,11 +51,11 @@ export class KindsProfiler {
     }
   }
 
-  /** Stops, writes the stream's profile, and says per kind the top functions by self and total CPU per fact. */
-  async stop(stream: string, top = 8): Promise<Record<string, { samplesMsPerFact: number; self: [string, number][]; total: [string, number][] }>> {
+  /** Stops, writes the profile as `name`, and says per kind the top functions by self and total CPU per fact. */
+  async stop(name: string, top = 8): Promise<Record<string, { samplesMsPerFact: number; self: [string, number][]; total: [string, number][] }>> {
     const { profile } = (await this.session.post('Profiler.stop')) as unknown as { profile: Profile };
     await this.session.post('Profiler.disable');
-    writeFileSync(join(this.dir, `${stream}.cpuprofile`), JSON.stringify(profile));
+    writeFileSync(join(this.dir, `${name}.cpuprofile`), JSON.stringify(profile));
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const parent = new Map<number, number>();
     for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -100,7 +101,7 @@ export class KindsProfiler {
     for (const [kind, n] of facts) {
       out[kind] = { samplesMsPerFact: Math.round(((sampled.get(kind) ?? 0) / n) * 1000) / 1000, self: best(self.get(kind), n), total: best(total.get(kind), n) };
       // The longer tables, for reading beside the profile.
-      writeFileSync(join(this.dir, `${stream}.${kind}.json`), JSON.stringify({ self: best(self.get(kind), n, 60), total: best(total.get(kind), n, 120) }, null, 1));
+      writeFileSync(join(this.dir, `${name}.${kind}.json`), JSON.stringify({ self: best(self.get(kind), n, 60), total: best(total.get(kind), n, 120) }, null, 1));
     }
     return out;
   }
