@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.js';
 import type { KnownTarget, ReduceContext } from '../../src/releases/reduce/context.js';
-import { APP_LABELS, MIXED_RELEASES_NAMED, MIXED_TARGETS_NAMED, stagePending } from '../../src/releases/reduce/mixed-stage.js';
+import { stagePending } from '../../src/releases/reduce/mixed-stage.js';
+import { APP_LABELS, MIXED_RELEASES_NAMED, MIXED_TARGETS_NAMED } from '../../src/releases/reduce/other-releases.js';
 import type { ReleaseRecord, StageState, TargetState } from '../../src/releases/record/record.js';
 import { putTarget } from '../../src/releases/record/target-writes.js';
 
@@ -25,7 +26,9 @@ pipelines:
 const pipeline = config.pipelines[0]!;
 
 const keyOf = (i: number): string => `prod/shop/Rollout/svc-${String(i).padStart(2, '0')}`;
-const RELEASES = ['r1', 'r2', 'r3', 'r4', ''];
+// More releases than a stage names (MIXED_RELEASES_NAMED), and enough app values for a split to be found often.
+const RELEASES = ['', ...Array.from({ length: 14 }, (_, i) => `r${i + 1}`)];
+const APPS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 
 /** The rule, target by target: still to start when it runs no release, this one, one this release's targets ran, or carries one of its app labels. */
 function walked(record: ReleaseRecord, stage: StageState, known: readonly string[], index: ReadonlyMap<string, KnownTarget>): { pending: string[]; others?: Map<string, string[]> } {
@@ -45,25 +48,27 @@ function walked(record: ReleaseRecord, stage: StageState, known: readonly string
 }
 
 /** The label that splits the stage ('app' here): one value among its own targets, one per other release, all different. */
-function splitOf(targets: readonly TargetState[], others: ReadonlyMap<string, string[]>, index: ReadonlyMap<string, KnownTarget>): { label: string; value: string } | undefined {
+function splitOf(targets: readonly TargetState[], others: ReadonlyMap<string, string[]>, index: ReadonlyMap<string, KnownTarget>): { label: string; value: string; values: Map<string, string> } | undefined {
   const ownValues = new Set(targets.filter((t) => t.supersededBy === undefined).map((t) => t.appLabels?.app));
   const [value] = ownValues;
   if (ownValues.size !== 1 || value === undefined) return undefined;
   const taken = [value];
-  for (const keys of others.values()) {
+  const byRelease = new Map<string, string>();
+  for (const [releaseId, keys] of others) {
     const values = new Set(keys.map((k) => index.get(k)?.appLabels?.app));
     const [other] = values;
     if (values.size !== 1 || other === undefined || taken.includes(other)) return undefined;
     taken.push(other);
+    byRelease.set(releaseId, other);
   }
-  return { label: 'app', value };
+  return { label: 'app', value, values: byRelease };
 }
 
 const arbitraryCase = fc.record({
-  known: fc.uniqueArray(fc.integer({ min: 0, max: 12 }), { maxLength: 12 }),
-  entries: fc.array(fc.record({ target: fc.integer({ min: 0, max: 12 }), release: fc.constantFrom(...RELEASES), app: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }) }), { maxLength: 16 }),
-  own: fc.uniqueArray(fc.record({ target: fc.integer({ min: 0, max: 12 }), superseded: fc.boolean(), app: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }) }), { minLength: 1, maxLength: 8, selector: (t) => t.target }),
-  movedFrom: fc.subarray(['r2', 'r3']),
+  known: fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { maxLength: 30 }),
+  entries: fc.array(fc.record({ target: fc.integer({ min: 0, max: 30 }), release: fc.constantFrom(...RELEASES), app: fc.option(fc.constantFrom(...APPS), { nil: undefined }) }), { maxLength: 40 }),
+  own: fc.uniqueArray(fc.record({ target: fc.integer({ min: 0, max: 30 }), superseded: fc.boolean(), app: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }) }), { minLength: 1, maxLength: 8, selector: (t) => t.target }),
+  movedFrom: fc.subarray(['r2', 'r3', 'r12']),
   // Writes after the first answers, as the reducer makes them (putTarget): a new state alone, a
   // target relabelled, superseded or active again.
   edits: fc.array(fc.record({ at: fc.nat(), change: fc.constantFrom('state', 'app-a', 'app-b', 'no-app', 'superseded', 'active') }), { maxLength: 4 }),
@@ -91,10 +96,12 @@ describe('a stage that mixes apps, by groups of the known targets', () => {
           }
           const releaseIds = [...expected.others.keys()].sort();
           expect(stage.otherReleases?.releaseCount).toBe(releaseIds.length);
-          expect(stage.otherReleases?.others.map((o) => [o.releaseId, o.count, o.targets])).toEqual(
-            releaseIds.slice(0, MIXED_RELEASES_NAMED).map((r) => [r, expected.others!.get(r)!.length, [...expected.others!.get(r)!].sort().slice(0, MIXED_TARGETS_NAMED)]),
+          const split = splitOf(Object.values(targets), expected.others, index);
+          expect(stage.otherReleases?.others.map((o) => [o.releaseId, o.count, o.targets, o.app])).toEqual(
+            releaseIds.slice(0, MIXED_RELEASES_NAMED).map((r) => [r, expected.others!.get(r)!.length, [...expected.others!.get(r)!].sort().slice(0, MIXED_TARGETS_NAMED), split?.values.get(r)]),
           );
-          expect(stage.otherReleases?.split).toEqual(splitOf(Object.values(targets), expected.others, index));
+          expect(stage.otherReleases?.split).toEqual(split && { label: split.label, value: split.value });
+          expect(stage.otherReleases?.own.app).toBe(split?.value);
         };
         // Twice: the second time from the groups kept for this index and list, and the split kept for these targets.
         check();

@@ -11,19 +11,17 @@
  *   completes when its own targets are done), and the stage says it mixes apps, once per thread.
  * Deterministic: it reads only the record and the target index's entries handed in the context.
  */
-import { targetKey, type Fact } from '../../facts/fact.js';
+import type { Fact } from '../../facts/fact.js';
 import type { KnownTarget, ReduceContext } from './context.js';
 import { pendingTargets, sameKeys, sortedOnce } from '../record/pending.js';
 import { activeTargets } from '../record/stage-targets.js';
 import { keptSplit, splitInputs } from './mixed-stage-kept.js';
+import { APP_LABELS, otherReleases, summarise, type ReleaseSummary, type Taken } from './other-releases.js';
 import { targetKeys } from '../record/target-writes.js';
-import type { MixedGroup, ReleaseRecord, StageState, TargetState } from '../record/record.js';
+import type { ReleaseRecord, StageState, TargetState } from '../record/record.js';
 
-/** Labels that usually name an app, in the order a split is looked for. */
-export const APP_LABELS = ['app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app'] as const;
-export const MIXED_TARGETS_NAMED = 10;
-export const MIXED_RELEASES_NAMED = 10;
 const MOVED_FROM_KEPT = 20;
+const NOTHING_TAKEN: Taken = { removed: new Set(), cut: new Map() };
 
 /** Of `labels`, the app labels (bounded: APP_LABELS only), or undefined when there are none. */
 export function appLabelsOf(labels: Readonly<Record<string, string>>): Record<string, string> | undefined {
@@ -53,34 +51,6 @@ export function noteMovedFrom(record: ReleaseRecord, previous: string): void {
   record.movedFrom = [...movedFrom.filter((r) => r !== previous), previous].slice(-MOVED_FROM_KEPT);
 }
 
-function group(targets: readonly string[], app?: string): MixedGroup {
-  const sorted = [...targets].sort();
-  return { targets: sorted.slice(0, MIXED_TARGETS_NAMED), count: sorted.length, ...(app !== undefined ? { app } : {}) };
-}
-
-/** A label with one value per release and different values between them: the label that splits the stage. */
-function splitLabel(own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): { label: string; values: Map<string, string> } | undefined {
-  for (const label of APP_LABELS) {
-    const ownValue = own[0]?.appLabels?.[label];
-    if (ownValue === undefined || own.some((t) => t.appLabels?.[label] !== ownValue)) continue;
-    const values = new Map<string, string>([['', ownValue]]);
-    // The values taken so far, as a set: a stage 1,000 releases share would otherwise compare each with all.
-    const taken = new Set<string>([ownValue]);
-    let splits = true;
-    for (const [releaseId, targets] of others) {
-      const value = known.get(targets[0]!)?.appLabels?.[label];
-      if (value === undefined || taken.has(value) || targets.some((t) => known.get(t)?.appLabels?.[label] !== value)) {
-        splits = false;
-        break;
-      }
-      values.set(releaseId, value);
-      taken.add(value);
-    }
-    if (splits) return { label, values };
-  }
-  return undefined;
-}
-
 /**
  * A stage's known targets grouped by the release the target index says each runs, and by their
  * app label values: built once per read of the index and known list, not on every fact. Kept by
@@ -93,6 +63,8 @@ interface KnownGroups {
   byRelease: ReadonlyMap<string, readonly string[]>;
   /** `label=value` of an app label (APP_LABELS) → the targets that carry it. */
   byApp: ReadonlyMap<string, readonly string[]>;
+  /** byRelease summarised for the other releases (other-releases.ts). */
+  releases: ReleaseSummary;
 }
 
 const grouped = new WeakMap<ReadonlyMap<string, KnownTarget>, WeakMap<readonly string[], KnownGroups>>();
@@ -117,7 +89,7 @@ function knownGroups(knownList: readonly string[], known: ReadonlyMap<string, Kn
     const labels = entry?.appLabels;
     if (labels) for (const label of APP_LABELS) if (labels[label] !== undefined) push(byApp, `${label}=${labels[label]}`, key);
   }
-  const groups = { byRelease, byApp };
+  const groups = { byRelease, byApp, releases: summarise(byRelease) };
   byList.set(knownList, groups);
   return groups;
 }
@@ -155,36 +127,32 @@ function derivePending(record: ReleaseRecord, stage: StageState, ctx: ReduceCont
   }
   const ownApps = appValuesOf(own);
   if (!knownList) return splitOtherApps(record, stage, pendingTargets(stage, knownList), own, ownApps, known);
-  const { byRelease, byApp } = knownGroups(knownList, known);
-  const lineage = new Set(record.movedFrom ?? []);
-  const ownish = (releaseId: string): boolean => releaseId === '' || releaseId === record.releaseId || lineage.has(releaseId);
+  const { byRelease, byApp, releases } = knownGroups(knownList, known);
+  const ownish = new Set(['', record.releaseId, ...(record.movedFrom ?? [])]);
   // Not another app's though another release's: the targets this stage holds (not pending at all)
   // and those with one of this release's app label values (still to start).
   const held = new Set(targetKeys(stage.targets));
   const sameApp = new Set<string>();
   for (const app of ownApps) for (const key of byApp.get(app) ?? []) if (!held.has(key)) sameApp.add(key);
-  // The releases whose groups lose a target to those two.
-  const cut = new Set<string>();
-  for (const keys of [held, sameApp]) for (const key of keys) cut.add(known.get(key)?.releaseId ?? '');
-  const candidates: (readonly string[])[] = [];
-  const others = new Map<string, readonly string[]>();
-  for (const [releaseId, keys] of byRelease) {
-    if (ownish(releaseId)) {
-      candidates.push(keys);
-      continue;
+  // The other releases that lose a target to those two, with the targets they keep.
+  const cut = new Map<string, readonly string[]>();
+  for (const keys of [held, sameApp]) {
+    for (const key of keys) {
+      const releaseId = known.get(key)?.releaseId ?? '';
+      const keysOfRelease = ownish.has(releaseId) || cut.has(releaseId) ? undefined : byRelease.get(releaseId);
+      if (keysOfRelease) cut.set(releaseId, keysOfRelease.filter((k) => !held.has(k) && !sameApp.has(k)));
     }
-    const pending = cut.has(releaseId) ? keys.filter((key) => !held.has(key) && !sameApp.has(key)) : keys;
-    if (pending.length > 0) others.set(releaseId, pending);
   }
+  const others = otherReleases(own, releases, { removed: ownish, cut }, known);
   // Nothing is another app's: every pending target is still to start, as pendingTargets lists them.
-  if (others.size === 0) {
+  if (!others) {
     delete stage.otherReleases;
     return pendingTargets(stage, knownList);
   }
-  const stillToStart: string[] = [...sameApp].filter((key) => !ownish(known.get(key)?.releaseId ?? ''));
-  for (const keys of candidates) for (const key of keys) if (!held.has(key)) stillToStart.push(key);
+  const stillToStart: string[] = [...sameApp].filter((key) => !ownish.has(known.get(key)?.releaseId ?? ''));
+  for (const releaseId of ownish) for (const key of byRelease.get(releaseId) ?? []) if (!held.has(key)) stillToStart.push(key);
   stillToStart.sort();
-  setOtherReleases(stage, own, others, known);
+  stage.otherReleases = others;
   return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
 }
 
@@ -213,22 +181,8 @@ function splitOtherApps(record: ReleaseRecord, stage: StageState, pending: strin
     delete stage.otherReleases;
     return pending;
   }
-  setOtherReleases(stage, own, others, known);
+  stage.otherReleases = otherReleases(own, summarise(others), NOTHING_TAKEN, known);
   return sameKeys(stage.pending, stillToStart) ? stage.pending : stillToStart;
-}
-
-function setOtherReleases(stage: StageState, own: readonly TargetState[], others: ReadonlyMap<string, readonly string[]>, known: ReadonlyMap<string, KnownTarget>): void {
-  const split = splitLabel(own, others, known);
-  const releaseIds = [...others.keys()].sort();
-  stage.otherReleases = {
-    own: group(
-      own.map((t) => targetKey(t.ref)),
-      split?.values.get(''),
-    ),
-    others: releaseIds.slice(0, MIXED_RELEASES_NAMED).map((releaseId) => ({ releaseId, ...group(others.get(releaseId) as string[], split?.values.get(releaseId)) })),
-    releaseCount: releaseIds.length,
-    ...(split ? { split: { label: split.label, value: split.values.get('') as string } } : {}),
-  };
 }
 
 /** The notice's key: once per stage and thread, however the other releases change. */
