@@ -29,7 +29,7 @@ import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { ClusterClients } from './kube/clusters.js';
-import { checkClustersAtStartup } from './wiring/cluster-startup.js';
+import { checkClustersAtStartup, usesClusters, watchesClusters } from './wiring/cluster-startup.js';
 import { kargoApiEndpoints } from './config/kargo-api.js';
 import type { KargoApiEndpoint } from './kube/kargo-api.js';
 import { createLogger, type Logger } from './obs/logger.js';
@@ -173,7 +173,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   const clusters = (): ClusterClients => (clients ??= new ClusterClients(config.clusters.map((c) => ({ ...c, ...(kargoApis.has(c.name) ? { kargoApiEndpoint: kargoApis.get(c.name)! } : {}) })), { watch: watchBoundsBytes(config) }));
   // Only the clients built here are closed here: ones handed in (commands seams) belong to the caller.
   const ownsClients = !clients;
-  if (ownsClients && (roles.has('ingest') || roles.has('worker'))) {
+  if (ownsClients && usesClusters(roles, config, env.SLACK_BOT_TOKEN !== undefined && options.commands !== false)) {
     try {
       await checkClustersAtStartup(config.clusters, clusters, logger);
     } catch (err) {
@@ -304,7 +304,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
   });
   const server = createHttpServer(router, logger, mounts, httpLimitsFromEnv(env));
   // The watch source feeds the same queue as the webhooks; a Redis lease per cluster keeps it to one replica.
-  const watchClusters = (): WatchSource | undefined => (roles.has('ingest') && config.clusters.some((c) => c.facts !== 'webhook') ? new WatchSource({ config, clusters, facts: ingestFacts, redis: work, keys, logger, metrics }).start() : undefined);
+  const watchClusters = (): WatchSource | undefined => (roles.has('ingest') && watchesClusters(config) ? new WatchSource({ config, clusters, facts: ingestFacts, redis: work, keys, logger, metrics }).start() : undefined);
   let watchSource = watchClusters();
 
   const reloader = options.configSource

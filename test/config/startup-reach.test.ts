@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/config/env.js';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.js';
 import { ClusterClients } from '../../src/kube/clusters.js';
 import { writeFileSync } from 'node:fs';
@@ -83,11 +84,11 @@ function capturingLogger(): { logger: pino.Logger; lines: () => { level: number;
 const WARN = 40;
 
 /** Starts Glidepath (ingest and worker: the roles that use clusters, no Slack) on the config; the error when it will not start. */
-async function start(config: ConfigFile, logger = capturingLogger().logger): Promise<{ app?: Glidepath; error?: Error }> {
+async function start(config: ConfigFile, logger = capturingLogger().logger, roles: Role[] = ['ingest', 'worker']): Promise<{ app?: Glidepath; error?: Error }> {
   const env = testEnv();
   prefixes.push(env.REDIS_PREFIX);
   try {
-    return { app: await startTestGlidepath(config, env, { logger, roles: ['ingest', 'worker'] }) };
+    return { app: await startTestGlidepath(config, env, { logger, roles }) };
   } catch (err) {
     return { error: err as Error };
   }
@@ -139,6 +140,22 @@ describe('start-up: clusters', () => {
     } finally {
       await app?.close();
     }
+  });
+
+  it('an ingest of webhooks alone needs no kubeconfig: it starts though a required context is missing, where a worker stops', async () => {
+    const config = parseConfigFile(configText({ kubeconfigContext: 'staging' }));
+    const log = capturingLogger();
+    const { app, error } = await start(config, log.logger, ['ingest']);
+    expect(error).toBeUndefined();
+    try {
+      expect((await fetch(`${app!.url}/readyz`)).status).toBe(200);
+      expect(log.lines().map((l) => l.msg).filter((m) => m.startsWith('cluster prod'))).toEqual([]);
+    } finally {
+      await app?.close();
+    }
+    const worker = await start(config, capturingLogger().logger, ['worker']);
+    await worker.app?.close();
+    expect(worker.error?.message).toMatch(/^cluster prod: context "staging" is not in the kubeconfig/);
   });
 
   it('an optional cluster refuses with the reason until its context appears, then works (tried again at each use)', () => {
