@@ -1,11 +1,12 @@
 /**
  * The ApplicationSet state kept beside the release records (appset-memberships.ts), on the real
- * Redis: written in member chunks, a status write sends the chunks that changed, and whatever was
+ * Redis (the chunk-count check on a redis-server of its own, watched with MONITOR): written in member chunks, a status write sends the chunks that changed, and whatever was
  * written reads back as the state the fact carried, in another process too; a hash written with
  * the members in `state` (before the chunks) still reads back.
  */
 import { redisClient } from '../helpers/slack-harness.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { targetKey, type ApplicationSetFact } from '../../src/facts/fact.js';
 import { appSetStateOf } from '../../src/releases/reduce/appset-known.js';
 import { AppSetMemberships } from '../../src/releases/store/appset-memberships.js';
@@ -13,6 +14,7 @@ import { createKeys } from '../../src/store/keys.js';
 import { factOf, type MemberState } from '../helpers/appset-world.js';
 import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';
 import { testConfig } from '../helpers/pipeline.js';
+import { OwnRedis } from '../helpers/redis-server.js';
 
 const config = testConfig(`
   - name: checkout-appset
@@ -42,6 +44,14 @@ function factAt(rv: number, moved: number): ApplicationSetFact {
 
 describe('the ApplicationSet membership hash', () => {
   it('status writes moving a few children rewrite a few chunks, and every write reads back as the fact said, here and in another process', async () => {
+    // On a redis-server of its own: MONITOR on the shared one sees every other test's commands,
+    // and lines still arriving as it disconnects throw in ioredis ("Command queue state error").
+    const own = await OwnRedis.start();
+    const redis = new Redis(own.url);
+    onTestFinished(async () => {
+      redis.disconnect();
+      await own.stop();
+    });
     const keys = createKeys(prefix);
     const writer = new AppSetMemberships(redis, keys, 60_000);
     const key = keys.appSetMembership(pipeline.name, targetKey(factAt(1, 0).target));
