@@ -49,16 +49,19 @@ describe('npm run sandbox', () => {
     // The story can end before every reply of its last releases is in: all of them go to one
     // channel, whose posts Slack lets through at about one a second, so under load rel-1.29.0's
     // timeline has come 7 s after its release completed. Ctrl-C once the story is told and that
-    // timeline is in (without it the sandbox runs on until SANDBOX_SECONDS and the check fails).
+    // timeline and the approval line of prod-us are in (without them the sandbox runs on until
+    // SANDBOX_SECONDS and the check fails).
     const timeline129 = /rel-1\.29\.0 · checkout — reply:\n {2}↳ 📈 timeline: Release rel-1\.29\.0 · checkout \(the image is in the page\)\n/;
-    const { code, out } = await sandbox(['--speed', '30', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn', SANDBOX_AUTO_AFTER: '2' }, [/The end ·/, timeline129]);
+    const approvedInThread = /revision-\S+ · checkout-appset — reply:\n {2}↳ ✅ @sandbox: approved RollingSync step 3 of prod\/argocd\/checkout/;
+    const { code, out } = await sandbox(['--speed', '30', '--auto'], { SANDBOX_SECONDS: '240', LOG_LEVEL: 'warn', SANDBOX_AUTO_AFTER: '2' }, [/The end ·/, timeline129, approvedInThread]);
     expect(code, out).toBe(0);
     /** The milestones in this order, each after the one before, from `start`; the offset after the last. */
     const inOrder = (start: number, milestones: RegExp[]): number => {
       let from = start;
       for (const m of milestones) {
         const found = m.exec(out.slice(from));
-        expect(found, `${m} after offset ${from}\n${out}`).not.toBeNull();
+        // What is missing goes last: CI shows the end of a long message.
+        expect(found, `${out}\n--- missing, after offset ${from}: ${m}`).not.toBeNull();
         from += found!.index + found![0].length;
       }
       return from;
@@ -75,12 +78,15 @@ describe('npm run sandbox', () => {
     ]);
     // dev sends writes as the person: its API server served the sandbox's approve as sandbox@example.com.
     expect(out).toMatch(/ {2}rel-1\.29\.0 · dev's API server served the approve as sandbox@example\.com, groups sre \(impersonated by glidepath, Glidepath's account\): patch rollouts\S* shop\/checkout-dev/);
+    // The approval that went through is in the release thread, not only in the answer. Slack lets
+    // #checkout-appset's posts through at about one a second, so its line can come after the story
+    // moved on (rel-1.29.0 Complete, the Kargo chapter): it is checked after the click, on its own.
+    const refreshApprove = /→ rel-1\.29\.0 · the sandbox clicks Refresh and approve for you \(--auto\)/;
+    inOrder(announced, [refreshApprove, approvedInThread]);
     inOrder(announced, [
       /→ rel-1\.29\.0 · the sandbox types for you \(--auto\): \/glidepath approve checkout-appset@prod-us/,
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
       /→ rel-1\.29\.0 · the sandbox clicks Refresh and approve for you \(--auto\)/,
-      // The approval that went through is in the release thread, not only in the answer.
-      /revision-\S+ · checkout-appset — reply:\n {2}↳ ✅ @sandbox: approved RollingSync step 3 of prod\/argocd\/checkout/,
       /✓ rel-1\.29\.0 · Complete in checkout/,
       /brave-lynx \(1\.29\.0\) · Glidepath answered the sandbox:\n.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
