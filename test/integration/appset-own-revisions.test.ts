@@ -90,7 +90,10 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     // Step 1 done and all of it heard: the steps not reached yet read Waiting, not Progressing.
     await parentWhere(w, releaseId, 'dev Healthy', (m) => rowsOf(m).dev === 'Healthy');
     await w.settled();
-    expect(rowsOf(thread(w, releaseId)!)).toEqual({ dev: 'Healthy', staging: 'Waiting', prod: 'Waiting' });
+    // On a mismatch, the record's own word beside the parent (a flake seen once under heavy load: staging Healthy here).
+    const settledRecord = await w.app.store.get(PIPELINE, releaseId);
+    const recordWord = JSON.stringify(settledRecord?.stages.map((s) => ({ name: s.name, status: s.status, targets: Object.values(s.targets).map((t) => ({ name: t.ref.name, revision: t.revision, sync: t.syncStatus, phase: t.phase, supersededBy: t.supersededBy, healthyAt: t.healthyAt })) })));
+    expect(rowsOf(thread(w, releaseId)!), `the record: ${recordWord}`).toEqual({ dev: 'Healthy', staging: 'Waiting', prod: 'Waiting' });
     for (const step of [2, 3]) await argo.runStep(step, own);
     const parent = await complete(w, releaseId);
     const seen = versions(parent);
