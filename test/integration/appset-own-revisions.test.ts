@@ -13,6 +13,7 @@ import { CHARTS, REPO, ROWS, STEPS, VALUES, sha, startScriptedAppSet, type Scrip
 import { waitFor } from '../helpers/wait.js';
 import type { WatchedWorld } from '../helpers/watched-world.js';
 import { releaseIdName } from '../../src/releases/record/display-name.js';
+import type { TargetState } from '../../src/releases/record/record.js';
 
 const CHANNEL = 'C0OWNREV';
 const PIPELINE = 'checkout-appset';
@@ -45,6 +46,15 @@ const shownText = (m: TranscriptMessage): string => (m.blocks[0] as { text?: { t
  */
 const CATCH_UP_MS = 60_000;
 
+/** The record's own word on each stage and its targets, for a failure message: a lagging writer or a wrong record. */
+async function recordWord(w: WatchedWorld, releaseId: string): Promise<string> {
+  const record = await w.app.store.get(PIPELINE, releaseId);
+  if (!record) return '(none)';
+  const target = (t: TargetState) => `${t.ref.name}@${t.revision ?? '?'} ${t.syncStatus ?? '?'} ${t.phase ?? '?'}${t.supersededBy !== undefined ? ` superseded by ${t.supersededBy}` : ''}${t.healthyAt !== undefined ? ' (healthy once)' : ''}`;
+  const stages = record.stages.map((s) => `${s.name}=${s.status}${s.healthyAt !== undefined ? ' (healthy once)' : ''} ${JSON.stringify(s.stepProgress ?? {})}: ${Object.values(s.targets).map(target).join('; ')}`);
+  return `${record.status}\n    ${stages.join('\n    ')}`;
+}
+
 async function parentWhere(w: WatchedWorld, releaseId: string, what: string, ok: (m: TranscriptMessage) => boolean): Promise<TranscriptMessage> {
   try {
     return await waitFor(async () => {
@@ -53,9 +63,7 @@ async function parentWhere(w: WatchedWorld, releaseId: string, what: string, ok:
     }, what, CATCH_UP_MS);
   } catch (err) {
     // What Slack and the record showed instead: the difference between a lagging writer and a wrong record.
-    const record = await w.app.store.get(PIPELINE, releaseId);
-    const stages = record?.stages.map((s) => `${s.name}=${s.status}`).join(' ');
-    throw new Error(`${(err as Error).message}\n  the parent: ${thread(w, releaseId)?.text ?? '(none)'}\n  the record: ${record ? `${record.status} ${stages}` : '(none)'}`, { cause: err });
+    throw new Error(`${(err as Error).message}\n  the parent: ${thread(w, releaseId)?.text ?? '(none)'}\n  the record: ${await recordWord(w, releaseId)}`, { cause: err });
   }
 }
 async function replyWhere(w: WatchedWorld, releaseId: string, what: string, ok: (m: TranscriptMessage) => boolean): Promise<TranscriptMessage> {
@@ -63,11 +71,9 @@ async function replyWhere(w: WatchedWorld, releaseId: string, what: string, ok: 
     return await waitFor(async () => thread(w, releaseId)?.replies.find(ok), what, CATCH_UP_MS);
   } catch (err) {
     // The replies Slack holds and the record's own word on each stage: whether the reply was never decided or never posted.
-    const record = await w.app.store.get(PIPELINE, releaseId);
-    const stages = record?.stages.map((s) => `${s.name}=${s.status}${s.healthyAt !== undefined ? ' (healthy once)' : ''} ${JSON.stringify(s.stepProgress ?? {})}`).join('\n    ');
     const named = parents(w).filter((m) => m.text.startsWith(`Release ${releaseIdName(releaseId)} `));
     const replies = named.flatMap((m, i) => m.replies.map((r) => `[thread ${i + 1} of ${named.length}] ${r.text.slice(0, 160)}`)).join('\n    ') || `(${named.length} threads, no reply)`;
-    throw new Error(`${(err as Error).message}\n  the replies:\n    ${replies}\n  the record: ${record ? `${record.status}\n    ${stages}` : '(none)'}`, { cause: err });
+    throw new Error(`${(err as Error).message}\n  the replies:\n    ${replies}\n  the record: ${await recordWord(w, releaseId)}`, { cause: err });
   }
 }
 /** The thread once Glidepath has nothing left to say: what a reply count is taken from. */
@@ -91,9 +97,7 @@ describe('ApplicationSet children judged at their own revisions, through the wat
     await parentWhere(w, releaseId, 'dev Healthy', (m) => rowsOf(m).dev === 'Healthy');
     await w.settled();
     // On a mismatch, the record's own word beside the parent (a flake seen once under heavy load: staging Healthy here).
-    const settledRecord = await w.app.store.get(PIPELINE, releaseId);
-    const recordWord = JSON.stringify(settledRecord?.stages.map((s) => ({ name: s.name, status: s.status, targets: Object.values(s.targets).map((t) => ({ name: t.ref.name, revision: t.revision, sync: t.syncStatus, phase: t.phase, supersededBy: t.supersededBy, healthyAt: t.healthyAt })) })));
-    expect(rowsOf(thread(w, releaseId)!), `the record: ${recordWord}`).toEqual({ dev: 'Healthy', staging: 'Waiting', prod: 'Waiting' });
+    expect(rowsOf(thread(w, releaseId)!), `the record: ${await recordWord(w, releaseId)}`).toEqual({ dev: 'Healthy', staging: 'Waiting', prod: 'Waiting' });
     for (const step of [2, 3]) await argo.runStep(step, own);
     const parent = await complete(w, releaseId);
     const seen = versions(parent);

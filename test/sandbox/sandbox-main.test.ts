@@ -86,7 +86,7 @@ describe('npm run sandbox', () => {
     inOrder(announced, [
       /→ rel-1\.29\.0 · the sandbox types for you \(--auto\): \/glidepath approve checkout-appset@prod-us/,
       /✓ rel-1\.29\.0 · the freshness gate refused to approve on stale state/,
-      /→ rel-1\.29\.0 · the sandbox clicks Refresh and approve for you \(--auto\)/,
+      refreshApprove,
       /✓ rel-1\.29\.0 · Complete in checkout/,
       /brave-lynx \(1\.29\.0\) · Glidepath answered the sandbox:\n.*created Promotion .*; followed in the release thread of brave-lynx \(Freight [0-9a-f]{7}\)/,
       /✓ brave-lynx \(1\.29\.0\) · promoted to the dev stage/,
