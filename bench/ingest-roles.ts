@@ -28,6 +28,11 @@ const role = process.env.BENCH_ROLE;
 const env = parseEnv(process.env);
 const config = parseConfigFile(process.env.BENCH_CONFIG ?? '');
 const send = (m: unknown) => process.send?.(m);
+/** The largest of each figure of process.memoryUsage(), sampled every 50 ms: what the peak RSS is made of. */
+const peakMemory: Record<string, number> = {};
+setInterval(() => {
+  for (const [k, v] of Object.entries(process.memoryUsage())) peakMemory[k] = Math.max(peakMemory[k] ?? 0, v);
+}, 50).unref();
 
 async function reducedTotal(metrics: ReturnType<typeof createMetrics>): Promise<number> {
   const json = await metrics.registry.getSingleMetric('glidepath_facts_reduced_total')?.get();
@@ -44,7 +49,7 @@ if (role === 'ingest' || role === 'workers') {
     (globalThis as { gc?: () => void }).gc?.();
     return process.memoryUsage();
   };
-  process.on('message', async (m) => send(m === 'memory' ? { memory: live() } : m === 'redis' ? { redis: redisTally() } : { reduced: await reducedTotal(metrics) }));
+  process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : { reduced: await reducedTotal(metrics) }));
   process.once('SIGTERM', async () => {
     await app.close();
     process.exit(0);

@@ -164,7 +164,9 @@ async function main(): Promise<void> {
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
     console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);
-    const after = memoryMb((await ingest.request('memory')).memory);
+    const asked = await ingest.request('memory');
+    const after = memoryMb(asked.memory);
+    console.log(`ingest's peaks while loaded (sampled every 50 ms): ${Object.entries(memoryMb(asked.peak)).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
     console.log(`ingest after the load (after a full collection): heap used ${after.heapUsed} of ${after.heapTotal} MB, external ${after.external} MB, array buffers ${after.arrayBuffers} MB`);
     await ingest.stop();
     await workers.stop();

@@ -249,6 +249,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
       connection: work,
       keys,
       reducer,
+      metrics,
       concurrency: env.REDUCER_CONCURRENCY,
       logger,
       leaseMs: env.PARTITION_LEASE_MS,

@@ -162,8 +162,11 @@ export const envSchema = z.object({
   PARTITION_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
   GLIDEPATH_CONFIG: optionalString,
   GLIDEPATH_ROLE: roles,
-  /** Completed fact jobs kept per partition to look at; deduplication does not depend on them. */
-  FACT_JOBS_KEEP_COMPLETED: z.coerce.number().int().min(0).max(1_000_000).default(1_000),
+  /**
+   * Completed fact jobs kept per partition to look at; deduplication does not depend on them. A
+   * job is a batch of up to 128 facts (~1.3 KB each): 200 jobs are at most ~33 MB of Redis.
+   */
+  FACT_JOBS_KEEP_COMPLETED: z.coerce.number().int().min(0).max(1_000_000).default(200),
   /**
    * Backpressure: once this many facts wait in the queues for a reducer (over the partitions),
    * the webhooks and /v1/releases answer 503 with Retry-After instead of queueing more; 0: no

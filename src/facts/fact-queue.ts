@@ -1,12 +1,14 @@
 /**
  * The "facts" queues, one per fact partition (FACT_PARTITIONS, default 1): ingest adds, the
- * reducer worker holding the partition's lease consumes. Job ids are the facts' identities.
+ * reducer worker holding the partition's lease consumes. Facts travel in batches, each fact
+ * under its identity (src/facts/fact-batches.ts).
  */
 import { createHash } from 'node:crypto';
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Keys } from '../store/keys.js';
 import type { Fact } from './fact.js';
+import { FACT_BATCH_JOB, FACTS_PER_JOB, waitingFactsOf, type FactBatch, type FactJobData, type QueuedFact } from './fact-batches.js';
 import { factIdentity } from './identity.js';
 
 export const FACTS_QUEUE = 'facts';
@@ -23,22 +25,6 @@ export interface FactPartitioner {
 /** One partition: everything goes to partition 0. */
 const SINGLE_PARTITION: FactPartitioner = { ofFact: () => 0, ofPipeline: () => 0 };
 
-/** A fact the reducer of another partition found to belong to this partition's pipeline. */
-export interface ForwardedFact {
-  fact: Fact;
-  pipeline: string;
-}
-/** Job name of a forwarded fact; other jobs are named after their fact's kind. */
-export const FORWARDED_JOB = 'forwarded';
-export type FactJobData = Fact | ForwardedFact;
-
-/**
- * How long a fact's identity deduplicates redeliveries once its job is gone. Completed jobs are
- * not kept for that (a job hash is ~2 KB; 20,000 facts kept 10 minutes were most of Redis'
- * memory): BullMQ's deduplication key, a short string with this TTL, holds the identity instead.
- */
-export const FACT_DEDUPE_MS = 10 * 60_000;
-
 export class FactQueue {
   /** One queue per partition, in partition order. */
   readonly queues: Queue<FactJobData>[];
@@ -49,13 +35,13 @@ export class FactQueue {
   }
 
   constructor(
-    connection: Redis,
+    private readonly connection: Redis,
     private readonly keys: Keys,
     private releaseIdAnnotations: readonly string[],
     /** Routes facts to their pipeline's partition; needed only with more than one partition. */
     private readonly partitioner: FactPartitioner = SINGLE_PARTITION,
     /** Completed jobs kept to look at (FACT_JOBS_KEEP_COMPLETED; benchmarks read them for lag). */
-    keepCompleted = 1_000,
+    keepCompleted = 200,
   ) {
     this.queues = Array.from({ length: keys.partitions }, (_, p) => {
       const queue = new Queue<FactJobData>(FACTS_QUEUE, {
@@ -64,10 +50,10 @@ export class FactQueue {
         defaultJobOptions: {
           attempts: 10,
           backoff: { type: 'exponential', delay: 500 },
-          // A few completed jobs to look at; the identity that deduplicates lives in the deduplication key.
+          // A few completed jobs to look at; the identities that deduplicate live in their claims.
           removeOnComplete: { count: keepCompleted },
-          // Failed jobs are kept for a week to look into, but never more than this many.
-          removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+          // Failed jobs are kept for a week to look into, but never more than this many (each up to FACTS_PER_JOB facts).
+          removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
         },
       });
       // Failures surface through add(); the event would otherwise crash or spam the process.
@@ -76,15 +62,12 @@ export class FactQueue {
     });
   }
 
-  /**
-   * The queue of partition 0: the only one with FACT_PARTITIONS=1, where every job is a plain
-   * fact (forwarded facts exist only between partitions).
-   */
-  get queue(): Queue<Fact> {
-    return this.queues[0] as unknown as Queue<Fact>;
+  /** The queue of partition 0: the only one with FACT_PARTITIONS=1. */
+  get queue(): Queue<FactJobData> {
+    return this.queues[0] as Queue<FactJobData>;
   }
 
-  /** Job counts summed over the partitions. */
+  /** Job counts summed over the partitions (jobs, not facts: a job carries up to FACTS_PER_JOB). */
   async counts(...states: Parameters<Queue['getJobCounts']>): Promise<Record<string, number>> {
     const all = await Promise.all(this.queues.map((q) => q.getJobCounts(...states)));
     const out: Record<string, number> = {};
@@ -94,7 +77,9 @@ export class FactQueue {
 
   /** Facts waiting for a reducer, over the partitions (what ingest's backpressure bounds: src/facts/backlog.ts). */
   async waiting(): Promise<number> {
-    const counts = await Promise.all(this.queues.map((q) => q.getJobCountByTypes('waiting', 'prioritized')));
+    const counts = await Promise.all(
+      this.queues.map(async (q, p) => waitingFactsOf(this.connection, this.keys, p, await q.getJobCountByTypes('waiting', 'prioritized'))),
+    );
     return counts.reduce((sum, n) => sum + n, 0);
   }
 
@@ -103,32 +88,33 @@ export class FactQueue {
     return this.partitioner.ofFact(fact);
   }
 
-  private pending = new Map<number, { name: string; data: FactJobData; jobId: string; resolve: (id: string) => void; reject: (err: unknown) => void }[]>();
+  private pending = new Map<number, { queued: QueuedFact; resolve: (id: string) => void; reject: (err: unknown) => void }[]>();
   private pendingCount = 0;
   private flushScheduled = false;
 
   /**
-   * Resolves once the job is in Redis; a repeated identity is absorbed by BullMQ. Adds that
-   * arrive in the same turn of the event loop go to Redis together (one round trip per
-   * partition), which is what lets one ingest process keep up with a burst of notifications.
+   * Resolves with the fact's identity once it is in Redis. Facts that arrive in the same turn of
+   * the event loop go to Redis together, one job per partition, which is what lets one ingest
+   * process keep up with a burst of notifications. A repeated identity is a repeat the worker
+   * does not reduce again.
    */
   add(fact: Fact): Promise<string> {
-    return this.enqueue(this.partitionOf(fact), fact.kind, fact, factIdentity(fact, this.releaseIdAnnotations));
+    return this.enqueue(this.partitionOf(fact), { id: factIdentity(fact, this.releaseIdAnnotations), fact });
   }
 
   /** Hands a fact to the partition of `pipeline`, to be reduced there for that pipeline only. */
   forward(fact: Fact, pipeline: string): Promise<string> {
     const to = createHash('sha256').update(pipeline).digest('hex').slice(0, 16);
-    return this.enqueue(this.partitioner.ofPipeline(pipeline), FORWARDED_JOB, { fact, pipeline }, `${factIdentity(fact, this.releaseIdAnnotations)}-to-${to}`);
+    return this.enqueue(this.partitioner.ofPipeline(pipeline), { id: `${factIdentity(fact, this.releaseIdAnnotations)}-to-${to}`, fact, pipeline });
   }
 
-  private enqueue(partition: number, name: string, data: FactJobData, jobId: string): Promise<string> {
+  private enqueue(partition: number, queued: QueuedFact): Promise<string> {
     return new Promise((resolve, reject) => {
       const list = this.pending.get(partition) ?? [];
-      list.push({ name, data, jobId, resolve, reject });
+      list.push({ queued, resolve, reject });
       this.pending.set(partition, list);
       this.pendingCount++;
-      if (this.pendingCount >= 128) this.flush();
+      if (this.pendingCount >= FACTS_PER_JOB) this.flush();
       else if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -143,13 +129,15 @@ export class FactQueue {
     this.pending = new Map();
     this.pendingCount = 0;
     for (const [partition, batch] of batches) {
-      const opts = (jobId: string): JobsOptions => ({ jobId, deduplication: { id: jobId, ttl: FACT_DEDUPE_MS } });
-      (this.queues[partition] as Queue<FactJobData>)
-        .addBulk(batch.map((p) => ({ name: p.name, data: p.data, opts: opts(p.jobId) })))
-        .then(
-          () => batch.forEach((p) => p.resolve(p.jobId)),
-          (err: unknown) => batch.forEach((p) => p.reject(err)),
-        );
+      const data: FactBatch = { facts: batch.map((p) => p.queued) };
+      (this.queues[partition] as Queue<FactJobData>).add(FACT_BATCH_JOB, data).then(
+        () => {
+          // Counted after the add, before anyone is told: a count that misses an add reads low, never high.
+          this.connection.incrby(this.keys.factsWaiting(partition), batch.length).catch(() => undefined);
+          for (const p of batch) p.resolve(p.queued.id);
+        },
+        (err: unknown) => batch.forEach((p) => p.reject(err)),
+      );
     }
   }
 

@@ -8,6 +8,7 @@ export interface Metrics {
   factsRejected: Counter<'source' | 'reason'>;
   /** Fact requests refused with 503 because the queues were past INGEST_MAX_QUEUED_FACTS (also counted in factsRejected as reason behind). */
   factsRefusedBehind: Counter<'source'>;
+  factsRepeated: Counter<'source'>;
   factsReduced: Counter<'source' | 'outcome'>;
   factsUnmatched: Counter<'source'>;
   reducerSeconds: Histogram<'kind'>;
@@ -38,6 +39,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     factsReceived: new Counter({ name: 'glidepath_facts_received_total', help: 'Fact requests received, by source', labelNames: ['source'], registers: [registry] }),
     factsAccepted: new Counter({ name: 'glidepath_facts_accepted_total', help: 'Facts queued (202), by source', labelNames: ['source'], registers: [registry] }),
     factsRejected: new Counter({ name: 'glidepath_facts_rejected_total', help: 'Fact requests refused, by source and reason', labelNames: ['source', 'reason'], registers: [registry] }),
+    factsRepeated: new Counter({ name: 'glidepath_facts_repeated_total', help: 'Facts not reduced because the same observation (its identity) was queued before within 10 minutes, by source: a redelivered notification, or a version heard from the watch and a webhook', labelNames: ['source'], registers: [registry] }),
     factsRefusedBehind: new Counter({ name: 'glidepath_facts_refused_behind_total', help: 'Fact requests refused with 503 and Retry-After because more facts waited in the queues than INGEST_MAX_QUEUED_FACTS, by source', labelNames: ['source'], registers: [registry] }),
     factsReduced: new Counter({ name: 'glidepath_facts_reduced_total', help: 'Facts reduced, by outcome (applied, heartbeat, stale, out-of-order, ignored)', labelNames: ['source', 'outcome'], registers: [registry] }),
     factsUnmatched: new Counter({ name: 'glidepath_facts_unmatched_total', help: 'Facts that matched no pipeline stage', labelNames: ['source'], registers: [registry] }),

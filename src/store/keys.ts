@@ -45,6 +45,15 @@ export interface Keys {
   readonly partitions: number;
   /** BullMQ prefix of the facts queue of one partition (all its keys in one slot). */
   factQueuePrefix(partition: number): string;
+  /**
+   * String with a TTL (FACT_DEDUPE_MS), in the slot of the partition's queue: the batch job that
+   * claimed a fact's identity. A repeat in another job within the TTL is not reduced again.
+   */
+  factSeen(partition: number, identity: string): string;
+  /** Counter, in the slot of the partition's queue: facts added to it and not yet taken by a worker (ingest's backpressure). */
+  factsWaiting(partition: number): string;
+  /** String with a TTL, in the slot of the partition's queue: a batch job was taken once (its facts are off factsWaiting). */
+  factJobTaken(partition: number, jobId: string): string;
   /** BullMQ prefix of the watchdog and Slack queues. */
   queuePrefix(queue: 'watchdog' | 'slack'): string;
   /** String with a short TTL in the slot of a queue (its BullMQ prefix): /readyz writes it to prove the queue's shard takes writes. */
@@ -212,15 +221,19 @@ export function createKeys(prefix: string, options: { partitions?: number } = {}
   /** The pipeline part of a key: tagged in the sharded layout, so a pipeline's keys share one slot. */
   const pl = (pipeline: string) => (sharded ? `{${part(pipeline)}}` : part(pipeline));
   const tags = Array.from({ length: partitions }, (_, p) => partitionTag(p, partitions));
+  const factQueuePrefix = (p: number) => {
+    if (!Number.isInteger(p) || p < 0 || p >= partitions) throw new RangeError(`fact partition ${p} is not one of 0..${partitions - 1}`);
+    if (sharded) return `${prefix}:{${tags[p] as string}}`;
+    return partitions === 1 ? prefix : `${prefix}:p${p}`;
+  };
   return {
     prefix,
     sharded,
     partitions,
-    factQueuePrefix: (p) => {
-      if (!Number.isInteger(p) || p < 0 || p >= partitions) throw new RangeError(`fact partition ${p} is not one of 0..${partitions - 1}`);
-      if (sharded) return `${prefix}:{${tags[p] as string}}`;
-      return partitions === 1 ? prefix : `${prefix}:p${p}`;
-    },
+    factQueuePrefix,
+    factSeen: (p, identity) => `${factQueuePrefix(p)}:fact-seen:${part(identity)}`,
+    factsWaiting: (p) => `${factQueuePrefix(p)}:facts-waiting`,
+    factJobTaken: (p, jobId) => `${factQueuePrefix(p)}:fact-job-taken:${part(jobId)}`,
     queuePrefix: (queue) => (sharded ? `${prefix}:{${queue}}` : prefix),
     writeProbe: (queuePrefix) => `${queuePrefix}:write-probe`,
     layout: () => `${prefix}:layout`,

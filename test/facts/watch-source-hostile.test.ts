@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigFile } from '../../src/config/file.js';
+import { factsOfJob } from '../../src/facts/fact-batches.js';
 import type { Glidepath } from '../../src/glidepath.js';
 import { namespaceManifest, rolloutManifest } from '../../sandbox/kube/builders.js';
 import { ResourceRegistry } from '../../sandbox/kube/resources.js';
@@ -158,7 +159,7 @@ describe('watch source against an API server that ignores labelSelector', () => 
     expect(pagesServed).toBe(pages.length);
     expect(await metricValue(a, 'glidepath_facts_accepted_total', { source: 'watch' })).toBe(1);
     const jobs = await a.facts.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized']);
-    expect(jobs.map((j) => `${j.data.kind} ${'target' in j.data ? j.data.target.name : ''}`)).toEqual(['rollout checkout']);
+    expect(jobs.flatMap((j) => factsOfJob(j)).map(({ fact }) => `${fact.kind} ${'target' in fact ? fact.target.name : ''}`)).toEqual(['rollout checkout']);
     // Refused in one log line with the count, not 20,000 lines.
     const refusedLines = lines.filter((l) => l.msg.startsWith('the API server sent objects outside the watched scope'));
     expect(refusedLines).toHaveLength(1);

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Glidepath } from '../../src/glidepath.js';
+import { factsOfJob } from '../../src/facts/fact-batches.js';
 import { parseConfigFile, type ConfigFile } from '../../src/config/file.js';
 import { namespaceManifest, rolloutManifest } from '../../sandbox/kube/builders.js';
 import { FakeClock } from '../../sandbox/kube/clock.js';
@@ -145,18 +146,20 @@ describe('watch source', () => {
     const kinds = sink.replies.map((r) => `${r.releaseId} ${r.kind}`);
     expect(new Set(kinds).size).toBe(kinds.length);
     expect(kinds.filter((k) => k.startsWith('rel-2'))).toEqual(['rel-2 paused', 'rel-2 resumed', 'rel-2 stage-healthy', 'rel-2 release-complete']);
-    // Every version of the Rollout that both sources saw became one job, not two.
+    // Every version of the Rollout that both sources saw is one identity, reduced once: the second sighting is a repeat.
     await waitFor(async () => (await app.facts.queue.getJobCounts('waiting', 'active', 'delayed')).waiting === 0 || undefined, 'drained');
-    const jobs = await app.facts.queue.getJobs(['completed']);
+    const queued = (await app.facts.queue.getJobs(['completed'])).flatMap((job) => factsOfJob(job));
     const byVersion = new Map<string, Set<string>>();
-    for (const job of jobs) {
-      const fact = job.data;
+    for (const { id, fact } of queued) {
       if (fact.kind !== 'rollout' || fact.event === 'on-glidepath-heartbeat' || fact.event === 'watch-resync') continue;
       const key = fact.rollout.resourceVersion;
-      byVersion.set(key, (byVersion.get(key) ?? new Set()).add(job.id!));
+      byVersion.set(key, (byVersion.get(key) ?? new Set()).add(id));
     }
-    const sources = new Set(jobs.map((j) => j.data.source));
+    const sources = new Set(queued.map((q) => q.fact.source));
     expect(sources.has('watch') && sources.has('rollouts-webhook')).toBe(true);
+    const repeated = (await app.metrics.registry.getSingleMetric('glidepath_facts_repeated_total')?.get())?.values.reduce((sum, v) => sum + v.value, 0);
+    expect(repeated).toBe(queued.length - new Set(queued.map((q) => q.id)).size);
+    expect(repeated).toBeGreaterThan(0);
     for (const [version, ids] of byVersion) expect([version, ids.size]).toEqual([version, 1]);
   }, 60_000);
 

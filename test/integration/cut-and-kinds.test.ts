@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostileExchange, ServedRequest } from '../../sandbox/kube/server.js';
+import { factsOfJob } from '../../src/facts/fact-batches.js';
 import { INGEST_TOKEN, postJson } from '../helpers/glidepath.js';
 import { fixture } from '../helpers/rollout-bodies.js';
 import { startSlackGlidepath, type SlackGlidepath } from '../helpers/slack-glidepath.js';
@@ -138,7 +139,7 @@ describe('a Secret on the Rollouts watch', () => {
     expect(await world.app.store.get('shop', 'rel-secret')).toBeUndefined();
     // Nothing of the Secret was queued: every Rollout fact is of the real cart Rollout.
     const jobs = await world.app.facts.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
-    const rollouts = jobs.map((j) => j.data).filter((f) => f.kind === 'rollout');
+    const rollouts = jobs.flatMap((j) => factsOfJob(j)).map((q) => q.fact).filter((f) => f.kind === 'rollout');
     expect(rollouts.length).toBeGreaterThan(0);
     expect(rollouts.every((f) => f.kind === 'rollout' && f.target.name === 'cart')).toBe(true);
   }, 60_000);

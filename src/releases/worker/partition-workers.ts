@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { FactJobData } from '../../facts/fact-queue.js';
+import type { FactJobData } from '../../facts/fact-batches.js';
 import type { Logger } from '../../obs/logger.js';
+import type { Metrics } from '../../obs/metrics.js';
 import type { Keys } from '../../store/keys.js';
 import { PartitionLeases, type PartitionStatus } from './partition-leases.js';
 import type { FactReducer } from './reducer-worker.js';
@@ -17,6 +18,7 @@ export interface PartitionWorkersOptions {
   connection: Redis;
   keys: Keys;
   reducer: FactReducer;
+  metrics: Metrics;
   concurrency: number;
   logger: Logger;
   leaseMs: number;
@@ -37,7 +39,7 @@ export class PartitionWorkers {
         const concurrency = Math.max(1, Math.ceil(o.concurrency / Math.max(1, this.leases.status().target)));
         // A Worker per holding: its jobs carry the epoch the lease was taken at (the fence).
         const fence = { epoch, holds: () => this.leases.holds(p, epoch) };
-        this.running.set(p, startReducerWorker(o.reducer, { connection: o.connection, prefix: o.keys.factQueuePrefix(p), concurrency, logger: o.logger, partition: p, fence, ...(o.lockDurationMs ? { lockDurationMs: o.lockDurationMs } : {}) }));
+        this.running.set(p, startReducerWorker(o.reducer, { connection: o.connection, keys: o.keys, metrics: o.metrics, concurrency, logger: o.logger, partition: p, fence, ...(o.lockDurationMs ? { lockDurationMs: o.lockDurationMs } : {}) }));
         o.logger.info({ partition: p, replica: replicaId, epoch }, 'fact partition taken');
         this.changed();
       },
