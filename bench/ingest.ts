@@ -21,6 +21,7 @@ const STAGES = ['dev', 'staging', 'canary', 'prod'];
 const ROLLOUTS_PER_STAGE = 25;
 /** BENCH_CPU_PROF=<dir>: each Glidepath process writes a V8 CPU profile there (node --cpu-prof) when it stops. */
 const PROFILE = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+const GP_ARGS = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
 
 const CONFIG = `
 clusters: [{ name: prod, inCluster: true }]
@@ -129,8 +130,8 @@ async function main(): Promise<void> {
     await bWorker.stop();
 
     // Glidepath: ingest process + workers process.
-    const workers = await startChild(ROLE, { ...env, BENCH_ROLE: 'workers' }, PROFILE);
-    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' }, ['--expose-gc', ...PROFILE]);
+    const workers = await startChild(ROLE, { ...env, BENCH_ROLE: 'workers' }, [...GP_ARGS, ...PROFILE]);
+    const ingest = await startChild(ROLE, { ...env, BENCH_ROLE: 'ingest' }, ['--expose-gc', ...GP_ARGS, ...PROFILE]);
     const url = `${ingest.hello.url}/v1/facts/rollouts`;
     // Idle heap matters beyond itself: V8 lets the heap grow to a few times what is live before a
     // full collection, so what a process holds at rest (loaded modules) multiplies its peak under load.

@@ -29,6 +29,7 @@ import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { ClusterClients } from './kube/clusters.js';
+import { limitHeapGrowth } from './obs/heap-growth.js';
 import { checkClustersAtStartup, usesClusters, watchesClusters } from './wiring/cluster-startup.js';
 import { kargoApiEndpoints } from './config/kargo-api.js';
 import type { KargoApiEndpoint } from './kube/kargo-api.js';
@@ -137,6 +138,7 @@ const REQUESTS_GRACE_MS = 10_000;
 
 export async function startGlidepath(options: GlidepathOptions): Promise<Glidepath> {
   const { env } = options;
+  limitHeapGrowth(env.HEAP_GROWTH_PERCENT);
   const roles: ReadonlySet<Role> = new Set(options.roles ?? env.GLIDEPATH_ROLE);
   // Checked before anything starts, where commands run (ingest): a Kargo API URL needs its token, and a token its URL.
   const kargoApis = roles.has('ingest') ? kargoApiEndpoints(options.config, env) : new Map<string, KargoApiEndpoint>();

@@ -31,7 +31,9 @@ export class ReleaseLanes<I, O> {
     if (queued) queued.push(...pending);
     else if (pending.length > 0) {
       this.lanes.set(key, pending);
-      void this.drain(key);
+      // Drained from the next turn of the event loop, not this one: the other facts of the job
+      // (and of jobs taken with it) reach their lanes within this turn and join the first batch.
+      setImmediate(() => void this.drain(key));
     }
     return Promise.all(promises);
   }
