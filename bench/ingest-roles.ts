@@ -1,4 +1,5 @@
 /** The processes of the ingest benchmark: Glidepath ingest, Glidepath workers, and the bare BullMQ baseline. */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parseEnv } from '../src/config/env.js';
@@ -49,7 +50,15 @@ if (role === 'ingest' || role === 'workers') {
     (globalThis as { gc?: () => void }).gc?.();
     return process.memoryUsage();
   };
-  process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : { reduced: await reducedTotal(metrics) }));
+  // 'loop' asks for this process's event-loop delay since the last ask (ms), and starts it again.
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const loopDelay = () => {
+    const out = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+    loop.reset();
+    return out;
+  };
+  process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : m === 'loop' ? { loop: loopDelay() } : { reduced: await reducedTotal(metrics) }));
   process.once('SIGTERM', async () => {
     await app.close();
     process.exit(0);

@@ -155,13 +155,18 @@ async function main(): Promise<void> {
 
     // Latency at a steady offered load.
     const steady = facts(Math.min(FACTS, 5_000), 5_000_000);
+    await ingest.request('loop');
+    await workers.request('loop');
     const open = await openLoop(url, steady, TOKEN, OFFERED_RATE);
+    const loops = { ingest: (await ingest.request('loop')).loop, workers: (await workers.request('loop')).loop };
     const openAccepted = open.statuses.get(202) ?? 0;
     await waitReduced(workers, FACTS + openAccepted);
     const p50 = percentile(open.latenciesMs, 50);
     const p99 = percentile(open.latenciesMs, 99);
     if (openAccepted !== steady.length) console.log(`  at ${OFFERED_RATE}/s: only ${openAccepted} of ${steady.length} accepted: ${JSON.stringify([...open.statuses])}`);
-    console.log(`at ${OFFERED_RATE} facts/s offered: accept p50 ${round(p50, 2)} ms, p99 ${round(p99, 2)} ms`);
+    console.log(`at ${OFFERED_RATE} facts/s offered: accept p50 ${round(p50, 2)} ms, p99 ${round(p99, 2)} ms, max ${round(percentile(open.latenciesMs, 100), 1)} ms`);
+    const delay = (d: { p50: number; p99: number; max: number }) => `p50 ${round(d.p50, 1)} ms, p99 ${round(d.p99, 1)} ms, max ${round(d.max, 1)} ms`;
+    console.log(`  event-loop delay meanwhile: ingest ${delay(loops.ingest)}; workers ${delay(loops.workers)}`);
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
     console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);

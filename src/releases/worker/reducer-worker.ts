@@ -319,6 +319,8 @@ export class FactReducer {
 
   private async dispatch(record: ReleaseRecord, outbox: Effect[]): Promise<void> {
     const thread: ThreadEffect[] = [];
+    // Queued together, so a release that supersedes many targets adds one job of facts, not one each.
+    const superseded: Promise<string>[] = [];
     for (const effect of outbox) {
       switch (effect.type) {
         case 'thread.render':
@@ -337,7 +339,7 @@ export class FactReducer {
           await this.deps.delivery?.note(record.pipeline, record.releaseId, effect);
           break;
         case 'release.supersede':
-          await this.deps.facts.add({
+          superseded.push(this.deps.facts.add({
             kind: 'superseded',
             source: 'internal',
             receivedAt: record.updatedAt,
@@ -346,10 +348,11 @@ export class FactReducer {
             target: effect.target,
             byReleaseId: record.releaseId,
             at: effect.at,
-          });
+          }));
           break;
       }
     }
+    await Promise.all(superseded);
     if (thread.length > 0) await this.deps.threads.send(record, this.deps.promoteFreight ? await this.deps.promoteFreight.enrich(record, thread) : thread);
     await this.deps.store.clearOutbox(record.pipeline, record.releaseId, outbox);
   }
