@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FactClaims, factsOfJob, FACT_BATCH_JOB, FACTS_PER_JOB, type QueuedFact } from '../../src/facts/fact-batches.js';
+import { FactClaims, factsOfJob, FACT_BATCH_JOB, FACTS_PER_JOB, FORWARDED_JOB, type QueuedFact } from '../../src/facts/fact-batches.js';
 import { FactQueue } from '../../src/facts/fact-queue.js';
 import { createKeys } from '../../src/store/keys.js';
 import { dropPrefix, uniquePrefix } from '../helpers/glidepath.js';
@@ -70,6 +70,15 @@ describe('facts travel in batches', () => {
     await claims.claim(0, job);
     await claims.claim(0, job);
     expect(Number(await redis.get(keys.factsWaiting(0)))).toBe(before);
+  });
+
+  it('a job of one fact, as replicas before batches queued it, is still taken whole: BullMQ deduplicated it by job id', async () => {
+    const old = await queue.queue.add('rollout', fact('legacy', 7), { jobId: 'rollout-legacy-7' });
+    const forwarded = await queue.queue.add(FORWARDED_JOB, { fact: fact('legacy', 8), pipeline: 'shop' }, { jobId: 'rollout-legacy-8-to-shop' });
+    const taken = [await claims.claim(0, old), await claims.claim(0, forwarded)];
+    expect(taken.map(({ mine }) => mine.map((q) => [q.id, nameOf(q), q.pipeline]))).toEqual([[['rollout-legacy-7', 'legacy', undefined]], [['rollout-legacy-8-to-shop', 'legacy', 'shop']]]);
+    expect(taken.flatMap((t) => t.repeats)).toHaveLength(0);
+    await Promise.all([old.remove(), forwarded.remove()]);
   });
 
   it(`a burst is cut into jobs of at most ${FACTS_PER_JOB} facts`, async () => {
