@@ -70,7 +70,7 @@ function countRedisCommands(): Record<string, number> {
 
 async function runGlidepath(): Promise<void> {
   const commands = countRedisCommands();
-  const env = parseEnv({ PORT: '0', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: process.env.REDIS_PREFIX!, LOG_LEVEL: 'error', FACT_JOBS_KEEP_COMPLETED: '200000' }); // the bench reads every completed job for its lag
+  const env = parseEnv({ PORT: '0', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: process.env.REDIS_PREFIX!, LOG_LEVEL: 'error', FACT_JOBS_KEEP_COMPLETED: '200000', ...(process.env.REDUCER_CONCURRENCY ? { REDUCER_CONCURRENCY: process.env.REDUCER_CONCURRENCY } : {}) }); // the bench reads every completed job for its lag
   const logger = pino({ level: process.env.LOG_LEVEL ?? 'error' }, pino.destination(2));
   const config = benchConfig(kubeconfigPath);
   const glidepath: Glidepath = await startGlidepath({

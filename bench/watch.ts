@@ -16,7 +16,7 @@
  * phase, 2), BENCH_WATCH_RATE (changes written per second, 0 = as fast as the store takes them),
  * BENCH_WATCH_PROFILE (a directory for a CPU profile of the Glidepath process), BENCH_WATCH_SPLIT=1
  * (the watch source in an ingest process and the reducer in a worker process, as replicas of
- * each role run; default one process with both roles).
+ * each role run; default one process with both roles), REDUCER_CONCURRENCY (the reducer's, as deployed).
  * The last line is one JSON object.
  */
 import { randomUUID } from 'node:crypto';
