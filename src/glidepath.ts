@@ -298,6 +298,7 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     redis: requests,
     workers: allWorkers,
     queues: [...ingestFacts.queues, watchdog.queue],
+    waitingFacts: () => ingestFacts.waiting(),
     metrics,
     metricsToken: env.METRICS_TOKEN,
     stopping: () => stopping,

@@ -164,7 +164,8 @@ export const envSchema = z.object({
   GLIDEPATH_ROLE: roles,
   /**
    * Completed fact jobs kept per partition to look at; deduplication does not depend on them. A
-   * job is a batch of up to 128 facts (~1.3 KB each): 200 jobs are at most ~33 MB of Redis.
+   * job is a batch of up to 128 facts (~1.3 KB each): 200 jobs are at most ~33 MB of Redis per
+   * partition (failed ones are kept up to 200 too, for a week).
    */
   FACT_JOBS_KEEP_COMPLETED: z.coerce.number().int().min(0).max(1_000_000).default(200),
   /**
@@ -197,10 +198,10 @@ export const envSchema = z.object({
   API_READ_TOKEN: optionalToken('API_READ_TOKEN'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
-   * Facts taken from the queue at once per process. Facts of one release wait for each other and
-   * are reduced in one batch (one read, one compare-and-set, one save), so the more are taken, the
-   * larger the batches a backlog makes: bench:watch (100 releases in flight) went from 0.65–0.76×
-   * the informer's rate at 128 to 0.95–0.98× at 1,024.
+   * Facts in hand at once per process, counted as jobs of 16 (a worker holds REDUCER_CONCURRENCY
+   * / 16 jobs; a job carries up to 128 facts, so a backlog can put up to 8x as many in hand).
+   * Facts of one release wait for each other and are reduced in one batch (one read, one
+   * compare-and-set, one save), so the more are taken, the larger the batches a backlog makes.
    */
   REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(1024),
   /**

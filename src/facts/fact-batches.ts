@@ -115,9 +115,17 @@ export class FactClaims {
   }
 }
 
-/** Facts waiting in one partition: its count, and never fewer than one per waiting job (a count that lost an add reads low). */
+/**
+ * Facts waiting in one partition: its count, never fewer than one per waiting job. The count can
+ * drift: low when an add's raise was lost (ingest died between the two) or a job was taken again
+ * after its marker expired; high when a waiting job was removed untaken (a drained queue). With no
+ * job waiting it is set back to 0, so no drift outlives the next time the reducers catch up. That
+ * reset can race an add between the job count and the reset, and then reads low, never high.
+ */
 export async function waitingFactsOf(redis: Redis, keys: Keys, partition: number, waitingJobs: number): Promise<number> {
-  if (waitingJobs === 0) return 0;
-  const counted = Number((await redis.get(keys.factsWaiting(partition))) ?? 0);
-  return Math.max(waitingJobs, counted);
+  const key = keys.factsWaiting(partition);
+  const counted = Number((await redis.get(key)) ?? 0);
+  if (waitingJobs > 0) return Math.max(waitingJobs, counted);
+  if (counted !== 0) await redis.set(key, 0);
+  return 0;
 }

@@ -53,7 +53,7 @@ export class FactQueue {
           // A few completed jobs to look at; the identities that deduplicate live in their claims.
           removeOnComplete: { count: keepCompleted },
           // Failed jobs are kept for a week to look into, but never more than this many (each up to FACTS_PER_JOB facts).
-          removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+          removeOnFail: { age: 7 * 24 * 3600, count: 200 },
         },
       });
       // Failures surface through add(); the event would otherwise crash or spam the process.

@@ -14,6 +14,8 @@ export interface OpsDeps {
   redis: Redis;
   workers: () => Worker[];
   queues: Queue[];
+  /** Facts waiting for a reducer over the partitions (a facts job carries a batch of them). */
+  waitingFacts?: () => Promise<number>;
   metrics: Metrics;
   /** Bearer token for /metrics; without it /metrics is open to whoever reaches the port. */
   metricsToken?: string | undefined;
@@ -91,6 +93,7 @@ export function registerOpsRoutes(router: Router, deps: OpsDeps): void {
         totals.set(queue.name, total);
       }
       for (const [name, counts] of totals) for (const [state, n] of Object.entries(counts)) deps.metrics.queueDepth.set({ queue: name, state }, n);
+      if (deps.waitingFacts) deps.metrics.factsWaiting.set(await deps.waitingFacts());
     }
     sendText(res, 200, await deps.metrics.registry.metrics(), deps.metrics.registry.contentType);
   });

@@ -13,6 +13,7 @@ export interface Metrics {
   factsUnmatched: Counter<'source'>;
   reducerSeconds: Histogram<'kind'>;
   queueDepth: Gauge<'queue' | 'state'>;
+  factsWaiting: Gauge;
   stallAlerts: Counter<'pipeline'>;
   watchEvents: Counter<'cluster' | 'kind' | 'how'>;
   watchRestarts: Counter<'cluster' | 'kind' | 'relist'>;
@@ -44,6 +45,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     factsReduced: new Counter({ name: 'glidepath_facts_reduced_total', help: 'Facts reduced, by outcome (applied, heartbeat, stale, out-of-order, ignored)', labelNames: ['source', 'outcome'], registers: [registry] }),
     factsUnmatched: new Counter({ name: 'glidepath_facts_unmatched_total', help: 'Facts that matched no pipeline stage', labelNames: ['source'], registers: [registry] }),
     reducerSeconds: new Histogram({ name: 'glidepath_reducer_seconds', help: 'Time to reduce one fact, store and dispatch included', labelNames: ['kind'], buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1], registers: [registry] }),
+    factsWaiting: new Gauge({ name: 'glidepath_facts_waiting', help: 'Facts waiting in the facts queues for a reducer, over the partitions, read at scrape time (a job carries up to 128 facts: workers scale on this, not on jobs)', registers: [registry] }),
     queueDepth: new Gauge({ name: 'glidepath_queue_jobs', help: 'Jobs per queue and state, read at scrape time', labelNames: ['queue', 'state'], registers: [registry] }),
     stallAlerts: new Counter({ name: 'glidepath_stall_alerts_total', help: 'Stall alerts raised', labelNames: ['pipeline'], registers: [registry] }),
     watchEvents: new Counter({ name: 'glidepath_watch_objects_total', help: 'Objects seen by the watch source, by cluster, kind and how (list, watch, or deleted: a Kargo Stage that left its watch)', labelNames: ['cluster', 'kind', 'how'], registers: [registry] }),

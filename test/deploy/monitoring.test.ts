@@ -104,7 +104,7 @@ describe('metrics named by deploy/monitoring and the docs, on /metrics of a runn
       ...DOCS.flatMap((doc) => namesIn(read(doc)).map((name) => ({ where: doc, name }))),
     ];
     // The check must have something to check: the alerts' own metrics are among the names found.
-    for (const core of ['glidepath_stall_alerts_total', 'glidepath_slack_oldest_failure_seconds', 'glidepath_watch_lag_seconds_bucket', 'glidepath_watch_lease_held', 'glidepath_queue_jobs']) {
+    for (const core of ['glidepath_stall_alerts_total', 'glidepath_slack_oldest_failure_seconds', 'glidepath_watch_lag_seconds_bucket', 'glidepath_watch_lease_held', 'glidepath_facts_waiting']) {
       expect(named.map((n) => n.name)).toContain(core);
     }
     const missing = named.filter((n) => family(n.name, types) === undefined).map((n) => `${n.where}: ${n.name}`);

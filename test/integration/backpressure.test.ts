@@ -67,8 +67,10 @@ describe('ingest backpressure', () => {
     expect(new Set(ids).size).toBe(accepted.length);
     await waitFor(async () => (await counterTotal(workerMetrics, 'glidepath_facts_reduced_total')) >= accepted.length || undefined, 'every accepted fact to be reduced', 30_000);
     expect(await counterTotal(workerMetrics, 'glidepath_facts_reduced_total')).toBe(accepted.length);
-    const reduced = (await worker.facts.queue.getJobs(['completed'])).flatMap((job) => factsOfJob(job).map((q) => q.id));
-    expect(reduced.sort()).toEqual([...ids].sort());
+    // The count is raised as facts are reduced, a job completes once all of its facts are.
+    const completed = async () => (await worker.facts.queue.getJobs(['completed'])).flatMap((job) => factsOfJob(job).map((q) => q.id)).sort();
+    await waitFor(async () => (await completed()).length === ids.length || undefined, 'the jobs of every accepted fact to complete');
+    expect(await completed()).toEqual([...ids].sort());
 
     // The queue has drained: ingest takes facts again once it reads the depth anew.
     const [later] = distinctFacts(BURST + 1).slice(-1);
