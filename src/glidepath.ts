@@ -248,12 +248,8 @@ export async function startGlidepath(options: GlidepathOptions): Promise<Glidepa
     });
     // One reducer Worker per fact partition this replica holds a lease on (all of them when alone).
     partitions = await PartitionWorkers.start({
-      connection: work,
-      keys,
-      reducer,
-      metrics,
+      connection: work, keys, reducer, metrics, logger,
       concurrency: env.REDUCER_CONCURRENCY,
-      logger,
       leaseMs: env.PARTITION_LEASE_MS,
       lockDurationMs: env.JOB_LOCK_MS,
       onHeldChange: (held) => metrics.partitionsHeld.set(held.length),
