@@ -1,5 +1,5 @@
 /** The processes of the ingest benchmark: Glidepath ingest, Glidepath workers, and the bare BullMQ baseline. */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parseEnv } from '../src/config/env.js';
@@ -53,9 +53,19 @@ if (role === 'ingest' || role === 'workers') {
   // 'loop' asks for this process's event-loop delay since the last ask (ms), and starts it again.
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
+  // And the collector's pauses meanwhile: how many, their total and the longest (ms).
+  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gc.count++;
+      gc.totalMs += e.duration;
+      gc.maxMs = Math.max(gc.maxMs, e.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
   const loopDelay = () => {
-    const out = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+    const out = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, gc: { ...gc } };
     loop.reset();
+    Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
     return out;
   };
   process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : m === 'loop' ? { loop: loopDelay() } : { reduced: await reducedTotal(metrics) }));

@@ -165,7 +165,8 @@ async function main(): Promise<void> {
     const p99 = percentile(open.latenciesMs, 99);
     if (openAccepted !== steady.length) console.log(`  at ${OFFERED_RATE}/s: only ${openAccepted} of ${steady.length} accepted: ${JSON.stringify([...open.statuses])}`);
     console.log(`at ${OFFERED_RATE} facts/s offered: accept p50 ${round(p50, 2)} ms, p99 ${round(p99, 2)} ms, max ${round(percentile(open.latenciesMs, 100), 1)} ms`);
-    const delay = (d: { p50: number; p99: number; max: number }) => `p50 ${round(d.p50, 1)} ms, p99 ${round(d.p99, 1)} ms, max ${round(d.max, 1)} ms`;
+    const delay = (d: { p50: number; p99: number; max: number; gc: { count: number; totalMs: number; maxMs: number } }) =>
+      `p50 ${round(d.p50, 1)} ms, p99 ${round(d.p99, 1)} ms, max ${round(d.max, 1)} ms (GC pauses: ${d.gc.count}, ${round(d.gc.totalMs)} ms in all, longest ${round(d.gc.maxMs, 1)} ms)`;
     console.log(`  event-loop delay meanwhile: ingest ${delay(loops.ingest)}; workers ${delay(loops.workers)}`);
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
