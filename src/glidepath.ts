@@ -29,7 +29,7 @@ import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { ClusterClients } from './kube/clusters.js';
-import { limitHeapGrowth } from './obs/heap-growth.js';
+import { limitHeapGrowth } from './wiring/heap-growth.js';
 import { checkClustersAtStartup, usesClusters, watchesClusters } from './wiring/cluster-startup.js';
 import { kargoApiEndpoints } from './config/kargo-api.js';
 import type { KargoApiEndpoint } from './kube/kargo-api.js';

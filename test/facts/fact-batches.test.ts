@@ -81,6 +81,23 @@ describe('facts travel in batches', () => {
     await Promise.all([old.remove(), forwarded.remove()]);
   });
 
+  it('a count left high by a job removed untaken is set back once no job waits: backpressure does not refuse for facts that are gone', async () => {
+    const own = uniquePrefix();
+    const ownKeys = createKeys(own);
+    const drained = new FactQueue(redis, ownKeys, []);
+    try {
+      await Promise.all([0, 1, 2].map((i) => drained.add(fact(`gone-${i}`, 200 + i))));
+      const [job] = await drained.queue.getJobs(['waiting']);
+      await job!.remove();
+      expect(await drained.waiting()).toBe(0);
+      await Promise.all([0, 1].map((i) => drained.add(fact(`new-${i}`, 300 + i))));
+      expect(await drained.waiting()).toBe(2);
+    } finally {
+      await drained.close();
+      await dropPrefix(own);
+    }
+  });
+
   it(`a burst is cut into jobs of at most ${FACTS_PER_JOB} facts`, async () => {
     const seen = new Set((await waitingJobs()).map((j) => j.id));
     await Promise.all(Array.from({ length: FACTS_PER_JOB * 2 + 3 }, (_, i) => queue.add(fact(`burst-${i}`, 1_000 + i))));

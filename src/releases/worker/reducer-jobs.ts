@@ -1,7 +1,7 @@
 /** The BullMQ Worker of one fact partition: hands each job's facts to the reducer under the partition's fence. */
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { FactClaims, FACTS_PER_JOB, type FactJobData } from '../../facts/fact-batches.js';
+import { FactClaims, type FactJobData } from '../../facts/fact-batches.js';
 import { FACTS_QUEUE } from '../../facts/fact-queue.js';
 import type { Logger } from '../../obs/logger.js';
 import type { Metrics } from '../../obs/metrics.js';
@@ -10,12 +10,15 @@ import { FencedWriteError, type Fence } from '../store/fence.js';
 import type { FactReducer } from './reducer-worker.js';
 
 /**
- * Jobs a Worker holds at once for a given number of facts in hand (REDUCER_CONCURRENCY): a job
- * carries up to FACTS_PER_JOB facts, and a backlog fills them, so a few jobs at a time keep the
- * reducer busy; more than one, so a batch that waits on a slow read does not stop the others.
+ * Facts a job counts for against REDUCER_CONCURRENCY. A job carries up to FACTS_PER_JOB (128)
+ * facts, but only a backlog fills it; a job counted as 16 keeps a few in hand at a time, more than
+ * one, so a batch that waits on a slow read does not stop the others (64 jobs at 1,024).
  */
+const FACTS_COUNTED_PER_JOB = 16;
+
+/** Jobs a Worker holds at once for a given number of facts in hand (REDUCER_CONCURRENCY). */
 export function jobConcurrencyOf(factsInHand: number): number {
-  return Math.max(1, Math.ceil(factsInHand / (FACTS_PER_JOB / 8)));
+  return Math.max(1, Math.ceil(factsInHand / FACTS_COUNTED_PER_JOB));
 }
 
 export function startReducerWorker(
