@@ -54,18 +54,25 @@ if (role === 'ingest' || role === 'workers') {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   // And the collector's pauses meanwhile: how many, their total and the longest (ms).
-  const gc = { count: 0, totalMs: 0, maxMs: 0 };
+  // By kind too (young-generation scavenges, mark-compact finishes, incremental marking), to tell which one stalls.
+  const GC_KINDS: Record<number, string> = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak' };
+  const gc = { count: 0, totalMs: 0, maxMs: 0, byKind: {} as Record<string, { count: number; totalMs: number; maxMs: number }> };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       gc.count++;
       gc.totalMs += e.duration;
       gc.maxMs = Math.max(gc.maxMs, e.duration);
+      const kind = GC_KINDS[((e as { detail?: { kind?: number } }).detail?.kind ?? 0)] ?? 'other';
+      const k = (gc.byKind[kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
+      k.count++;
+      k.totalMs += e.duration;
+      k.maxMs = Math.max(k.maxMs, e.duration);
     }
   }).observe({ entryTypes: ['gc'] });
   const loopDelay = () => {
     const out = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, gc: { ...gc } };
     loop.reset();
-    Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
+    Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0, byKind: {} });
     return out;
   };
   process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : m === 'loop' ? { loop: loopDelay() } : { reduced: await reducedTotal(metrics) }));

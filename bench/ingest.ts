@@ -97,6 +97,7 @@ async function waitReduced(child: Child, target: number): Promise<void> {
 }
 
 
+const cpuUs = (c: NodeJS.CpuUsage) => c.user + c.system;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const memoryMb = (m: NodeJS.MemoryUsage) =>
   Object.fromEntries(Object.entries(m).map(([k, v]) => [k, round(v / 1_048_576)])) as Record<keyof NodeJS.MemoryUsage, number>;
@@ -141,7 +142,9 @@ async function main(): Promise<void> {
     await tallyOf(workers);
     stats = await commandStats(redis);
     const start = performance.now();
+    const generatorCpu = process.cpuUsage();
     const load = await closedLoop(url, bodies, TOKEN, CONCURRENCY);
+    const generatorCpuUs = cpuUs(process.cpuUsage(generatorCpu)) / FACTS;
     await waitReduced(workers, FACTS);
     const e2eSec = (performance.now() - start) / 1000;
     const accepted = load.statuses.get(202) ?? 0;
@@ -149,6 +152,7 @@ async function main(): Promise<void> {
     const acceptedPerSec = FACTS / (load.elapsedMs / 1000);
     const e2eFactsPerSec = FACTS / e2eSec;
     console.log(`glidepath: ${round(acceptedPerSec, 0)} accepted/s, ${round(e2eFactsPerSec, 0)} reduced/s end to end; accept p50 ${round(percentile(load.latenciesMs, 50), 2)} ms, p99 ${round(percentile(load.latenciesMs, 99), 2)} ms (closed loop, ${CONCURRENCY} connections; ${load.refused} answers 503 behind, sent again after Retry-After)`);
+    console.log(`  load generator (this process, on the same cores): CPU ${round(generatorCpuUs, 0)} µs per request`);
     console.log(`  ingest: ${perFact(await tallyOf(ingest), FACTS)}`);
     console.log(`  workers: ${perFact(await tallyOf(workers), FACTS)}`);
     console.log(`  ${statsPerFact(stats, await commandStats(redis), FACTS)}`);
@@ -165,15 +169,19 @@ async function main(): Promise<void> {
     const p99 = percentile(open.latenciesMs, 99);
     if (openAccepted !== steady.length) console.log(`  at ${OFFERED_RATE}/s: only ${openAccepted} of ${steady.length} accepted: ${JSON.stringify([...open.statuses])}`);
     console.log(`at ${OFFERED_RATE} facts/s offered: accept p50 ${round(p50, 2)} ms, p99 ${round(p99, 2)} ms, max ${round(percentile(open.latenciesMs, 100), 1)} ms`);
-    const delay = (d: { p50: number; p99: number; max: number; gc: { count: number; totalMs: number; maxMs: number } }) =>
-      `p50 ${round(d.p50, 1)} ms, p99 ${round(d.p99, 1)} ms, max ${round(d.max, 1)} ms (GC pauses: ${d.gc.count}, ${round(d.gc.totalMs)} ms in all, longest ${round(d.gc.maxMs, 1)} ms)`;
+    type Pauses = { count: number; totalMs: number; maxMs: number };
+    const kinds = (byKind: Record<string, Pauses>) =>
+      Object.entries(byKind).map(([kind, k]) => `${kind} ${k.count}× ${round(k.totalMs)} ms, longest ${round(k.maxMs, 1)}`).join('; ');
+    const delay = (d: { p50: number; p99: number; max: number; gc: Pauses & { byKind: Record<string, Pauses> } }) =>
+      `p50 ${round(d.p50, 1)} ms, p99 ${round(d.p99, 1)} ms, max ${round(d.max, 1)} ms (GC pauses: ${d.gc.count}, ${round(d.gc.totalMs)} ms in all, longest ${round(d.gc.maxMs, 1)} ms: ${kinds(d.gc.byKind)})`;
     console.log(`  event-loop delay meanwhile: ingest ${delay(loops.ingest)}; workers ${delay(loops.workers)}`);
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
     console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);
     const asked = await ingest.request('memory');
     const after = memoryMb(asked.memory);
-    console.log(`ingest's peaks while loaded (sampled every 50 ms): ${Object.entries(memoryMb(asked.peak)).map(([k, v]) => `${k} ${v} MB`).join(', ')}`);
+    const peaks = (peak: NodeJS.MemoryUsage) => Object.entries(memoryMb(peak)).map(([k, v]) => `${k} ${v} MB`).join(', ');
+    console.log(`peaks while loaded (sampled every 50 ms): ingest ${peaks(asked.peak)}; workers ${peaks((await workers.request('memory')).peak)}`);
     console.log(`ingest after the load (after a full collection): heap used ${after.heapUsed} of ${after.heapTotal} MB, external ${after.external} MB, array buffers ${after.arrayBuffers} MB`);
     await ingest.stop();
     await workers.stop();
@@ -193,6 +201,7 @@ async function main(): Promise<void> {
         ingestPeakRssMb: rss.ingest,
         workersPeakRssMb: rss.workers,
         ingestIdleHeapMb: idle.heapUsed,
+        generatorCpuUsPerFact: round(generatorCpuUs, 0),
       }),
     );
   } finally {
