@@ -29,7 +29,7 @@ import { registerOpsRoutes } from './http/ops.js';
 import { Router } from './http/router.js';
 import { createHttpServer, httpLimitsFromEnv, type RawHandler } from './http/server.js';
 import { ClusterClients } from './kube/clusters.js';
-import { limitHeapGrowth } from './wiring/heap-growth.js';
+import { tuneGarbageCollection } from './wiring/garbage-collection.js';
 import { checkClustersAtStartup, usesClusters, watchesClusters } from './wiring/cluster-startup.js';
 import { kargoApiEndpoints } from './config/kargo-api.js';
 import type { KargoApiEndpoint } from './kube/kargo-api.js';
@@ -138,8 +138,8 @@ const REQUESTS_GRACE_MS = 10_000;
 
 export async function startGlidepath(options: GlidepathOptions): Promise<Glidepath> {
   const { env } = options;
-  limitHeapGrowth(env.HEAP_GROWTH_PERCENT);
   const roles: ReadonlySet<Role> = new Set(options.roles ?? env.GLIDEPATH_ROLE);
+  tuneGarbageCollection({ heapGrowthPercent: env.HEAP_GROWTH_PERCENT, ingest: roles.has('ingest') });
   // Checked before anything starts, where commands run (ingest): a Kargo API URL needs its token, and a token its URL.
   const kargoApis = roles.has('ingest') ? kargoApiEndpoints(options.config, env) : new Map<string, KargoApiEndpoint>();
   const logger = options.logger ?? createLogger(env.LOG_LEVEL);

@@ -206,7 +206,7 @@ export const envSchema = z.object({
   REDUCER_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(1024),
   /**
    * How far (%) the JS heap may grow past what was live at the last full collection before V8
-   * collects again (src/wiring/heap-growth.ts); 0: V8's own, up to ~300%. 25 keeps bench:ingest's
+   * collects again (src/wiring/garbage-collection.ts); 0: V8's own, up to ~300%. 25 keeps bench:ingest's
    * peak RSS at ~141 MB (ingest) and ~198 MB (workers) instead of ~227 and ~358 MB.
    */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(25),
