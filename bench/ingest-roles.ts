@@ -35,9 +35,14 @@ setInterval(() => {
   for (const [k, v] of Object.entries(process.memoryUsage())) peakMemory[k] = Math.max(peakMemory[k] ?? 0, v);
 }, 50).unref();
 
+/**
+ * Facts the bench sent (Rollout webhooks) that were reduced. Not the facts Glidepath makes itself
+ * (a release that supersedes another queues one per target it took over), which would end the
+ * wait for the bench's own facts early.
+ */
 async function reducedTotal(metrics: ReturnType<typeof createMetrics>): Promise<number> {
   const json = await metrics.registry.getSingleMetric('glidepath_facts_reduced_total')?.get();
-  return (json?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+  return (json?.values ?? []).filter((v) => v.labels.source === 'rollouts-webhook').reduce((sum, v) => sum + v.value, 0);
 }
 
 if (role === 'ingest' || role === 'workers') {

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../src/store/redis.js';
 import { rolloutBody } from '../test/helpers/rollout-bodies.js';
 import { closedLoop, openLoop, percentile } from './lib/http-load.js';
-import { peakRssMb, startChild, type Child } from './lib/processes.js';
+import { peakRssMb, schedStat, startChild, type Child } from './lib/processes.js';
 
 const FACTS = Number(process.env.BENCH_FACTS ?? 20_000);
 const CONCURRENCY = 64;
@@ -161,7 +161,13 @@ async function main(): Promise<void> {
     const steady = facts(Math.min(FACTS, 5_000), 5_000_000);
     await ingest.request('loop');
     await workers.request('loop');
+    const pids = { ingest: ingest.process.pid, workers: workers.process.pid, 'load generator': process.pid };
+    const scheduledBefore = Object.values(pids).map(schedStat);
     const open = await openLoop(url, steady, TOKEN, OFFERED_RATE);
+    const scheduled = Object.entries(pids).map(([name, pid], i) => {
+      const [now, before] = [schedStat(pid), scheduledBefore[i] ?? { ranMs: 0, waitedMs: 0 }];
+      return `${name} ran ${round(now.ranMs - before.ranMs, 0)} ms, waited ${round(now.waitedMs - before.waitedMs, 0)} ms for a core`;
+    });
     const loops = { ingest: (await ingest.request('loop')).loop, workers: (await workers.request('loop')).loop };
     const openAccepted = open.statuses.get(202) ?? 0;
     await waitReduced(workers, FACTS + openAccepted);
@@ -175,6 +181,9 @@ async function main(): Promise<void> {
     const delay = (d: { p50: number; p99: number; max: number; gc: Pauses & { byKind: Record<string, Pauses> } }) =>
       `p50 ${round(d.p50, 1)} ms, p99 ${round(d.p99, 1)} ms, max ${round(d.max, 1)} ms (GC pauses: ${d.gc.count}, ${round(d.gc.totalMs)} ms in all, longest ${round(d.gc.maxMs, 1)} ms: ${kinds(d.gc.byKind)})`;
     console.log(`  event-loop delay meanwhile: ingest ${delay(loops.ingest)}; workers ${delay(loops.workers)}`);
+    // Each process's main thread: time on a core, and time runnable but waiting for one (/proc/<pid>/schedstat).
+    console.log(`  main threads meanwhile: ${scheduled.join('; ')}`);
+    console.log(`  per fact meanwhile: ingest ${perFact(await tallyOf(ingest), steady.length)}; workers ${perFact(await tallyOf(workers), steady.length)}`);
 
     const rss = { ingest: peakRssMb(ingest.process.pid), workers: peakRssMb(workers.process.pid) };
     console.log(`peak RSS: ingest ${rss.ingest} MB, workers ${rss.workers} MB`);

@@ -13,6 +13,20 @@ export function peakRssMb(pid: number | undefined): number {
   }
 }
 
+/**
+ * A thread's time on a core and time runnable but waiting for one, since it started (ms), from
+ * /proc/<pid>/schedstat (the process's main thread). On a shared machine the wait is what a
+ * latency percentile pays that no code change in the process can take back.
+ */
+export function schedStat(pid: number | undefined): { ranMs: number; waitedMs: number } {
+  try {
+    const [ran, waited] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { ranMs: (ran ?? 0) / 1e6, waitedMs: (waited ?? 0) / 1e6 };
+  } catch {
+    return { ranMs: 0, waitedMs: 0 };
+  }
+}
+
 export interface Child {
   process: ChildProcess;
   /** First message the child sent (e.g. its URL). */
