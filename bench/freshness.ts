@@ -18,6 +18,7 @@ import { checkFreshness, refreshAndWait } from '../src/kube/freshness-reader.js'
 import { ADMIN_RULES, type PolicyRule } from '../sandbox/kube/auth.js';
 import { isoSeconds } from '../sandbox/kube/clock.js';
 import { startStandInCluster } from '../sandbox/kube/stand-in.js';
+import { loadAtStart, loadAverages } from './lib/load.js';
 
 const APPS = Number(process.env.BENCH_APPS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -167,6 +168,8 @@ console.log(
     ratio: Number((freshnessMs / baselineListMs).toFixed(2)),
     refreshRequests,
     minimumRequests,
+    loadStart: loadAtStart,
+    loadEnd: loadAverages(),
   }),
 );
 process.exit(0);

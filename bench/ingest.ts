@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { deleteKeysWithPrefix } from '../src/store/redis.js';
 import { rolloutBody } from '../test/helpers/rollout-bodies.js';
 import { closedLoop, openLoop, percentile } from './lib/http-load.js';
+import { loadAtStart, loadAverages } from './lib/load.js';
 import { peakRssMb, schedStat, startChild, type Child } from './lib/processes.js';
 
 const FACTS = Number(process.env.BENCH_FACTS ?? 20_000);
@@ -211,6 +212,8 @@ async function main(): Promise<void> {
         workersPeakRssMb: rss.workers,
         ingestIdleHeapMb: idle.heapUsed,
         generatorCpuUsPerFact: round(generatorCpuUs, 0),
+        loadStart: loadAtStart,
+        loadEnd: loadAverages(),
       }),
     );
   } finally {

@@ -20,6 +20,7 @@ import { createLogger } from '../src/obs/logger.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { startChild, type Child } from './lib/processes.js';
 import { startRedisNodes, type RedisNodes } from './lib/redis-nodes.js';
+import { loadAtStart, loadAverages } from './lib/load.js';
 
 const PIPELINES = 12;
 const PARTITIONS = 6;
@@ -244,6 +245,8 @@ async function main(): Promise<void> {
       factsPerSecondOneNode: onNode.factsPerSecond,
       casConflictsPer1000OneNode: onNode.conflictsPer1000,
       workerCpuMsPerFact: onCluster.workerCpuMsPerFact,
+      loadStart: loadAtStart,
+      loadEnd: loadAverages(),
     }),
   );
 }

@@ -23,6 +23,7 @@ import type { ButtonValue } from '../src/slack/buttons.js';
 import { renderParent } from '../src/slack/render/parent.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { stormConfig, stormRolloutBody } from './storm-facts.js';
+import { loadAtStart, loadAverages } from './lib/load.js';
 
 const RELEASES = Number(process.env.STORM_RELEASES ?? 50);
 const STAGES = 4;
@@ -191,6 +192,8 @@ async function main(): Promise<void> {
       surfaced429,
       approvalReplyP99S: round(percentile(latencies, 99)),
       convergeS: convergedAt === undefined ? null : round((convergedAt - lastFactAt) / 1000),
+      loadStart: loadAtStart,
+      loadEnd: loadAverages(),
     }),
   );
 }

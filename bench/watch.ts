@@ -30,6 +30,7 @@ import { startStandInCluster } from '../sandbox/kube/stand-in.js';
 import { percentile } from './lib/http-load.js';
 import { startChild, type Child } from './lib/processes.js';
 import { BENCH_CLUSTER, createObjects, writeChange } from './watch-world.js';
+import { loadAtStart, loadAverages } from './lib/load.js';
 
 const OBJECTS = Number(process.env.BENCH_WATCH_OBJECTS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_WATCH_ROUNDS ?? 2);
@@ -209,6 +210,8 @@ try {
     relists,
     redisCommandsPerFact,
     loadAverage: round(loadavg()[0]!, 1),
+    loadStart: loadAtStart,
+    loadEnd: loadAverages(),
   };
 } finally {
   await child?.stop();
