@@ -1,5 +1,5 @@
 /** The processes of the ingest benchmark: Glidepath ingest, Glidepath workers, and the bare BullMQ baseline. */
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parseEnv } from '../src/config/env.js';
@@ -59,8 +59,13 @@ if (role === 'ingest' || role === 'workers') {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   // And the collector's pauses meanwhile: how many, their total and the longest (ms).
-  // By kind too (young-generation scavenges, mark-compact finishes, incremental marking), to tell which one stalls.
-  const GC_KINDS: Record<number, string> = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak' };
+  // By kind too (young-generation scavenges, full mark-compacts, incremental marking steps, weak callbacks), to tell which one stalls.
+  const GC_KINDS: Record<number, string> = {
+    [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+    [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+    [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
+  };
   const gc = { count: 0, totalMs: 0, maxMs: 0, byKind: {} as Record<string, { count: number; totalMs: number; maxMs: number }> };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {

@@ -9,7 +9,6 @@
  * the HTTP edge itself is not in the measured path.
  */
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
 import { pino } from 'pino';
 import type { Histogram } from 'prom-client';
 import { parseEnv } from '../src/config/env.js';
@@ -114,7 +113,7 @@ async function main(): Promise<void> {
   }
   const lastFactAt = Date.now();
   clearInterval(sampler);
-  console.log(`facts added in ${round((lastFactAt - t0) / 1000)} s (worst lag behind schedule ${round(maxLagMs / 1000)} s); largest backlog of unreduced facts: ${maxFactBacklog}; load average ${loadavg().map((l) => round(l, 1)).join(' ')}`);
+  console.log(`facts added in ${round((lastFactAt - t0) / 1000)} s (worst lag behind schedule ${round(maxLagMs / 1000)} s); largest backlog of unreduced facts: ${maxFactBacklog}; load average ${loadAverages().join(' ')}`);
 
   // Converged when no job is pending and every parent shows what its final record renders.
   const states = ['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'] as const;

@@ -20,7 +20,6 @@
  * The last line is one JSON object.
  */
 import { randomUUID } from 'node:crypto';
-import { loadavg } from 'node:os';
 import { Queue } from 'bullmq';
 import { factsOfJob, type FactJobData } from '../src/facts/fact-batches.js';
 import { FACTS_QUEUE } from '../src/facts/fact-queue.js';
@@ -191,7 +190,7 @@ try {
   const commandDiff = Object.entries(commandsAfter).map(([name, n]) => [name, n - (commandsBefore[name] ?? 0)] as const).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]);
   const redisCommandsPerFact = round(commandDiff.reduce((sum, [, n]) => sum + n, 0) / CHANGES, 2);
   console.log(`redis commands per change ${redisCommandsPerFact}: ${commandDiff.map(([name, n]) => `${name} ${round(n / CHANGES, 2)}`).join(', ')}`);
-  console.log(`load average ${loadavg().map((l) => round(l, 1)).join(' ')}`);
+  console.log(`load average ${loadAverages().join(' ')}`);
   result = {
     bench: 'watch',
     rollouts: OBJECTS,
@@ -209,7 +208,6 @@ try {
     split: SPLIT,
     relists,
     redisCommandsPerFact,
-    loadAverage: round(loadavg()[0]!, 1),
     loadStart: loadAtStart,
     loadEnd: loadAverages(),
   };

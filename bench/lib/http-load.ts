@@ -15,7 +15,7 @@ export interface LoadResult {
  * latency is the accepted answer's, counted from the first try.
  */
 export async function closedLoop(url: string, bodies: Buffer[], token: string, concurrency: number): Promise<LoadResult> {
-  const pool = new RawPool(new URL(url), token);
+  const pool = new RawPool(new URL(url), token, concurrency);
   const latenciesMs: number[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
@@ -43,7 +43,7 @@ export async function closedLoop(url: string, bodies: Buffer[], token: string, c
 
 /** Open loop: requests start at a fixed rate whatever the answers do (latency under a given offered load). */
 export async function openLoop(url: string, bodies: Buffer[], token: string, perSecond: number): Promise<LoadResult> {
-  const pool = new RawPool(new URL(url), token);
+  const pool = new RawPool(new URL(url), token, 256);
   const latenciesMs: number[] = [];
   const statuses = new Map<number, number>();
   const started = performance.now();

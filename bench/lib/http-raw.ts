@@ -10,7 +10,7 @@ import { connect, type Socket } from 'node:net';
 
 export interface RawAnswer {
   status: number;
-  /** Seconds, from Retry-After. */
+  /** Seconds, from Retry-After (ingest sends it with a 503 only). */
   retryAfter?: number;
 }
 
@@ -80,17 +80,32 @@ export class RawConnection {
   }
 }
 
-/** Connections to one server, reused most recently freed first, opened when none is free. */
+/**
+ * Connections to one server, reused most recently freed first, opened when none is free, up to
+ * `maxConnections`; past that a request waits for one to come free, as node:http's Agent queues
+ * past maxSockets (a stall must not open more sockets than the server accepts).
+ */
 export class RawPool {
   private readonly free: RawConnection[] = [];
   private readonly all = new Set<RawConnection>();
+  private readonly waiting: (() => void)[] = [];
+  private opening = 0;
   private readonly headStart: string;
 
-  constructor(private readonly url: URL, token: string) {
+  constructor(
+    private readonly url: URL,
+    token: string,
+    private readonly maxConnections = 256,
+  ) {
+    if (!url.port) throw new Error(`the load generator needs a URL with a port, not ${url.href}`);
     this.headStart = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAuthorization: Bearer ${token}\r\nContent-Length: `;
   }
 
-  /** Sent again once on a new connection if the server closed an idle one just as it was reused (a fact's resend is harmless: same identity). */
+  /**
+   * Sent again once, on whichever connection comes next, if the one it went out on closed first
+   * (the server closes idle ones after its keep-alive timeout): a fact sent again is harmless,
+   * it has the same identity.
+   */
   async post(body: Buffer): Promise<RawAnswer> {
     try {
       return await this.postOnce(body);
@@ -100,16 +115,37 @@ export class RawPool {
   }
 
   private async postOnce(body: Buffer): Promise<RawAnswer> {
-    let connection: RawConnection | undefined;
-    while ((connection = this.free.pop()) && !connection.open) this.all.delete(connection);
-    connection ??= await RawConnection.open(this.url.hostname, Number(this.url.port));
-    this.all.add(connection);
+    const connection = await this.take();
     try {
       return await connection.send(`${this.headStart}${body.length}\r\n\r\n`, body);
     } finally {
-      if (connection.open) this.free.push(connection);
-      else this.all.delete(connection);
+      this.give(connection);
     }
+  }
+
+  private async take(): Promise<RawConnection> {
+    for (;;) {
+      let connection: RawConnection | undefined;
+      while ((connection = this.free.pop()) && !connection.open) this.all.delete(connection);
+      if (connection) return connection;
+      if (this.all.size + this.opening < this.maxConnections) {
+        this.opening++;
+        try {
+          connection = await RawConnection.open(this.url.hostname, Number(this.url.port));
+        } finally {
+          this.opening--;
+        }
+        this.all.add(connection);
+        return connection;
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  private give(connection: RawConnection): void {
+    if (connection.open) this.free.push(connection);
+    else this.all.delete(connection);
+    this.waiting.shift()?.();
   }
 
   close(): void {
