@@ -66,23 +66,23 @@ if (role === 'ingest' || role === 'workers') {
     [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
     [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
   };
-  const gc = { count: 0, totalMs: 0, maxMs: 0, byKind: {} as Record<string, { count: number; totalMs: number; maxMs: number }> };
+  type Pauses = { count: number; totalMs: number; maxMs: number };
+  let byKind: Record<string, Pauses> = {};
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      gc.count++;
-      gc.totalMs += e.duration;
-      gc.maxMs = Math.max(gc.maxMs, e.duration);
-      const kind = GC_KINDS[((e as { detail?: { kind?: number } }).detail?.kind ?? 0)] ?? 'other';
-      const k = (gc.byKind[kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
+      const kind = GC_KINDS[(e as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? 'other';
+      const k = (byKind[kind] ??= { count: 0, totalMs: 0, maxMs: 0 });
       k.count++;
       k.totalMs += e.duration;
       k.maxMs = Math.max(k.maxMs, e.duration);
     }
   }).observe({ entryTypes: ['gc'] });
   const loopDelay = () => {
-    const out = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, gc: { ...gc } };
+    const kinds = Object.values(byKind);
+    const gc = { count: kinds.reduce((n, k) => n + k.count, 0), totalMs: kinds.reduce((n, k) => n + k.totalMs, 0), maxMs: Math.max(0, ...kinds.map((k) => k.maxMs)), byKind };
+    const out = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6, gc };
     loop.reset();
-    Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0, byKind: {} });
+    byKind = {};
     return out;
   };
   process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : m === 'loop' ? { loop: loopDelay() } : { reduced: await reducedTotal(metrics) }));

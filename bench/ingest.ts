@@ -11,6 +11,7 @@ import { FACTS_QUEUE } from '../src/facts/fact-queue.js';
 import { createKeys } from '../src/store/keys.js';
 import { deleteKeysWithPrefix } from '../src/store/redis.js';
 import { rolloutBody } from '../test/helpers/rollout-bodies.js';
+import { untilDrained } from './lib/drain.js';
 import { closedLoop, openLoop, percentile } from './lib/http-load.js';
 import { loadAtStart, loadAverages } from './lib/load.js';
 import { peakRssMb, schedStat, startChild, type Child } from './lib/processes.js';
@@ -92,20 +93,6 @@ function statsPerFact(before: Map<string, { calls: number; usec: number }>, afte
   return `redis server: ${round(usec / n, 1)} µs per fact; ${top.join(', ')}`;
 }
 
-/** Until the facts queue holds no job waiting, active or retried later. */
-async function untilNoFactWaits(redis: Redis, prefix: string): Promise<void> {
-  const queue = new Queue(FACTS_QUEUE, { connection: redis, prefix: createKeys(prefix).factQueuePrefix(0) });
-  try {
-    for (;;) {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      if (Object.values(counts).every((n) => n === 0)) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  } finally {
-    await queue.close();
-  }
-}
-
 async function waitReduced(child: Child, target: number): Promise<void> {
   for (;;) {
     const { reduced } = await child.request('count');
@@ -176,7 +163,8 @@ async function main(): Promise<void> {
     console.log(`  ${statsPerFact(stats, await commandStats(redis), FACTS)}`);
 
     // Latency at a steady offered load, once the facts Glidepath queued itself meanwhile (superseded) are reduced too.
-    await untilNoFactWaits(redis, prefix);
+    const factsQueue = new Queue(FACTS_QUEUE, { connection: redis, prefix: createKeys(prefix).factQueuePrefix(0) });
+    await untilDrained(factsQueue, 'the closed loop and the facts it made', 60_000).finally(() => factsQueue.close());
     const steady = facts(Math.min(FACTS, 5_000), 5_000_000);
     await ingest.request('loop');
     await workers.request('loop');
