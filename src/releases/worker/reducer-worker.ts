@@ -33,6 +33,8 @@ import type { AnalysisRunReader } from '../../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from './promote-freight.js';
 import type { ReleaseStore, StoredRelease } from '../store/store.js';
 import { indexesByLane, ReleaseLanes } from './release-lanes.js';
+import { TurnsInOrder, type Turn } from './turns-in-order.js';
+import { appSetOwnerKey } from '../reduce/appset-known.js';
 import type { TargetEntry, TargetIndex } from '../store/target-index.js';
 import type { Watchdog } from './watchdog.js';
 import { ownedTarget, resolveRoutes } from './resolve-routes.js';
@@ -196,15 +198,20 @@ export interface FactResult {
 }
 
 export class FactReducer {
+  /** Children of one ApplicationSet join its rollouts in the order their facts were handed in (turns-in-order.ts). */
+  private readonly placements = new TurnsInOrder();
+
   constructor(private readonly deps: FactReducerDeps) {}
 
-  private async routes(fact: Fact): Promise<ResolvedRoute[]> {
+  private async routes(fact: Fact, placement: Turn): Promise<ResolvedRoute[]> {
     if (fact.kind === 'kargo-stage' || fact.kind === 'kargo-promotion' || fact.kind === 'kargo-freight') return this.kargoRoutes(fact);
     if (fact.kind === 'release' && this.deps.announcedImages) return announcementRoutes(fact, resolveRoutes(this.deps.config, fact), this.deps.announcedImages, this.deps.store, this.deps.appSetRollouts);
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
     const { children, known } = await appSetRouteInputs(this.deps.config, fact, this.deps.targets, this.deps.appSetMemberships);
     const routes = resolveRoutes(this.deps.config, fact, managed, children, {}, known);
-    return fact.kind === 'application' && this.deps.appSetRollouts ? this.deps.appSetRollouts.place(fact, routes) : routes;
+    if (fact.kind !== 'application' || !this.deps.appSetRollouts) return routes;
+    await placement.ready;
+    return this.deps.appSetRollouts.place(fact, routes).finally(() => placement.done());
   }
 
   /** Kargo routes, with the announced release of the Freight's images and the release in flight; a Stage no release can take yet is still known to its stage. */
@@ -217,9 +224,19 @@ export class FactReducer {
   }
 
   async process(queued: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {
+    // Taken before the first await: in the order the facts are handed in.
+    const placement = this.placements.take(queued.kind === 'application' && this.deps.appSetRollouts ? appSetOwnerKey(queued) : undefined);
+    try {
+      return await this.reduceFact(queued, origin, placement);
+    } finally {
+      placement.done();
+    }
+  }
+
+  private async reduceFact(queued: Fact, origin: FactOrigin, placement: Turn): Promise<FactResult> {
     const started = performance.now();
     const fact = this.deps.analysisRuns ? await this.deps.analysisRuns.enrich(queued) : queued;
-    let routes = await this.routes(fact);
+    let routes = await this.routes(fact, placement);
     if (origin.pipeline !== undefined) routes = routes.filter((r) => r.pipeline.name === origin.pipeline);
     if (routes.length === 0) {
       if (origin.pipeline === undefined) this.deps.metrics.factsUnmatched.inc({ source: fact.source });
