@@ -9,6 +9,7 @@
 import { isoSeconds } from '../../sandbox/kube/clock.js';
 import type { KubeObject } from '../../sandbox/kube/object.js';
 import { startWatchedWorld, type WatchedWorld } from './watched-world.js';
+import { waitFor } from './wait.js';
 
 export const NS = 'argocd';
 export const APPSET = 'checkout';
@@ -31,6 +32,13 @@ export async function startScriptedAppSet(options: { channel: string; pipeline: 
     stages: ROWS.map((r, i) => `{ name: ${r}, cluster: prod, applicationSet: { namespace: ${NS}, name: ${APPSET}, step: ${i + 1} } }`),
     ...(options.env ? { env: options.env } : {}),
   });
+  // The story starts once Glidepath watches: a child it first hears mid-change (its Applications
+  // listed after the script moved some of them) is not the settled world the script wrote. Held
+  // lease alone is not enough: the Applications list after the ApplicationSets (list-order.ts).
+  await waitFor(async () => {
+    const counts = w.app.watchSource?.counts('prod');
+    return counts && counts.scopes > 0 && counts.watching === counts.scopes ? counts : undefined;
+  }, 'Glidepath watching every scope of the cluster', 30_000);
   return { w, argo: new ScriptedArgoCd(w, STEPS) };
 }
 

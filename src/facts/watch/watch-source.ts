@@ -269,10 +269,24 @@ class ClusterWatch {
     if (watches.length > 0) this.o.logger.info({ cluster: this.cluster }, 'stopped watching the cluster');
   }
 
-  /** Lists made so far, for tests and benchmarks. */
-  counts(): { lists: number; restarts: number } {
-    return this.watches.reduce((acc, w) => ({ lists: acc.lists + w.counts.lists, restarts: acc.restarts + w.counts.restarts }), { lists: 0, restarts: 0 });
+  /** Lists made so far, and how many of the scopes have listed and opened their watch, for tests and benchmarks. */
+  counts(): WatchCounts {
+    const counts: WatchCounts = { lists: 0, restarts: 0, scopes: this.watches.length, watching: 0 };
+    for (const w of this.watches) {
+      counts.lists += w.counts.lists;
+      counts.restarts += w.counts.restarts;
+      if (w.counts.watches > 0) counts.watching += 1;
+    }
+    return counts;
   }
+}
+
+/** A cluster's watch: lists made, restarts, its scopes, and those that listed and opened a watch at least once. */
+export interface WatchCounts {
+  lists: number;
+  restarts: number;
+  scopes: number;
+  watching: number;
 }
 
 export class WatchSource {
@@ -318,8 +332,8 @@ export class WatchSource {
     return [...this.byCluster].filter(([, w]) => w.lease.isHeld).map(([c]) => c);
   }
 
-  counts(cluster: string): { lists: number; restarts: number } {
-    return this.byCluster.get(cluster)?.counts() ?? { lists: 0, restarts: 0 };
+  counts(cluster: string): WatchCounts {
+    return this.byCluster.get(cluster)?.counts() ?? { lists: 0, restarts: 0, scopes: 0, watching: 0 };
   }
 
   /** Stops watching; `release: false` leaves the leases to expire (as a crashed replica would). */
