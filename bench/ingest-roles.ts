@@ -108,7 +108,7 @@ if (role === 'ingest' || role === 'workers') {
   send({ ready: true });
 } else if (role === 'baseline-producer') {
   const queue = new Queue('baseline', { connection: new Redis(env.REDIS_URL), prefix: env.REDIS_PREFIX, defaultJobOptions: { removeOnComplete: { age: 600, count: 20_000 } } });
-  process.on('message', async (msg: 'redis' | { payloads: unknown[]; concurrency: number }) => {
+  process.on('message', async (msg: 'redis' | { payloads: unknown[]; concurrency: number; round: number }) => {
     if (msg === 'redis') return send({ redis: redisTally() });
     let next = 0;
     const latencies: number[] = [];
@@ -118,7 +118,8 @@ if (role === 'ingest' || role === 'workers') {
         while (next < msg.payloads.length) {
           const i = next++;
           const t = performance.now();
-          await queue.add('fact', msg.payloads[i], { jobId: `b-${i}` });
+          // A job id per round: BullMQ would take a kept job's id again as the same job.
+          await queue.add('fact', msg.payloads[i], { jobId: `b-${msg.round}-${i}` });
           latencies.push(performance.now() - t);
         }
       }),
