@@ -125,11 +125,20 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     await page.locator('#thread .message', { hasText: /approved step 2 of dev\/shop\/checkout-dev: the canary moves on \(by @you\)|Resumed through Glidepath by @you/ }).first().waitFor({ timeout: WAIT });
     await page.locator('#story-bar .story-line', { hasText: 'dev/shop/checkout-dev' }).waitFor({ state: 'detached', timeout: WAIT });
 
-    // The next pauses: Enter in the terminal approves each, as you.
-    for (const rollout of ['prod/shop/checkout-staging', 'prod/shop/checkout-eu']) {
-      await pageWaitsFor(`${rollout} waits for approval`);
+    // The next pauses: Enter in the terminal approves each, as you. Staging and prod-eu pause about
+    // together, in either order, and Enter decides the oldest open one (sandbox/story/decisions.ts):
+    // each Enter is checked against whichever of them it approved.
+    const escaped = (rollout: string) => rollout.replace(/\//g, '\\/');
+    const left = ['prod/shop/checkout-staging', 'prod/shop/checkout-eu'];
+    while (left.length > 0) {
+      await page.locator('#story-bar .story-line', { hasText: new RegExp(`(${left.map(escaped).join('|')}) waits for approval`) }).first().waitFor({ timeout: WAIT });
       pressEnter();
-      await terminal(new RegExp(`approved step 2 of ${rollout.replace(/\//g, '\\/')}: the canary moves on \\(by @you\\)`), `${rollout} approved by you`);
+      const approved = await waitFor(
+        async () => left.find((rollout) => new RegExp(`approved step 2 of ${escaped(rollout)}: the canary moves on \\(by @you\\)`).test(out)),
+        `${left.join(' or ')} approved by you\n--- the terminal:\n${out.slice(-4000)}`,
+        WAIT,
+      );
+      left.splice(left.indexOf(approved), 1);
     }
 
     // Chapter 3: the gated step, typed in the page; refused with the stale list, in the page and the thread.
