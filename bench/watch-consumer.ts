@@ -14,7 +14,6 @@ import { CustomObjectsApi, KubeConfig, makeInformer, type KubernetesListObject, 
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { parseEnv, type Role } from '../src/config/env.js';
-import { watchScopes } from '../src/facts/watch/scopes.js';
 import { startGlidepath, type Glidepath } from '../src/glidepath.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import { benchConfig, BENCH_CLUSTER, WATCHED } from './watch-world.js';
@@ -86,7 +85,7 @@ async function runGlidepath(): Promise<void> {
   send({ ready: true });
   process.on('message', (m: { cmd: string }) => {
     if (m.cmd === 'commands') send({ ...commands });
-    if (m.cmd === 'stats') send({ held: glidepath.watchSource?.held() ?? [], scopes: watchScopes(config, BENCH_CLUSTER).length, counts: glidepath.watchSource?.counts(BENCH_CLUSTER) });
+    if (m.cmd === 'stats') send({ held: glidepath.watchSource?.held() ?? [], counts: glidepath.watchSource?.counts(BENCH_CLUSTER) });
     if (m.cmd === 'stop') void glidepath.close().then(() => send({ stopped: true }));
   });
   process.on('SIGTERM', () => void glidepath.close().finally(() => process.exit(0)));

@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { factsOfJob, type FactJobData } from '../src/facts/fact-batches.js';
 import { FACTS_QUEUE } from '../src/facts/fact-queue.js';
+import type { WatchCounts } from '../src/facts/watch/watch-source.js';
 import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { ADMIN_RULES } from '../sandbox/kube/auth.js';
 import { startStandInCluster } from '../sandbox/kube/stand-in.js';
@@ -157,7 +158,7 @@ try {
   w = await writeChanges(CHANGES);
   await until('Glidepath to reduce every change', () => settled(already + CHANGES));
   const commandsAfter = await commandsOf();
-  const stats = (await child.request({ cmd: 'stats' })) as { scopes: number; counts: { lists: number; restarts: number } };
+  const stats = (await child.request({ cmd: 'stats' })) as { counts: WatchCounts };
   const jobs = await facts.getJobs(['completed', 'failed'], 0, -1);
   const failed = (await facts.getJobCounts('failed')).failed ?? 0;
   const reducedPairs: [string, number][] = [];
@@ -180,7 +181,7 @@ try {
   const lagP99Ms = percentile(reduced.lags, 99);
   const queuedLagP99Ms = percentile(queued.lags, 99);
   // Every scope lists once at the start (the pipeline's two, and the tracked Applications of its Rollout stage).
-  const relists = stats.counts.lists - stats.scopes;
+  const relists = stats.counts.lists - stats.counts.scopes;
   console.log(
     `glidepath: ${reduced.lags.length} watch facts reduced for ${CHANGES} changes (written in ${w.last - w.first} ms), ${failed} failed; ${round(glidepathFactsPerSec)} facts/s; ` +
       `queued ${round(queuedFactsPerSec)}/s, lag to queued p50 ${percentile(queued.lags, 50)} ms p99 ${queuedLagP99Ms} ms; ` +

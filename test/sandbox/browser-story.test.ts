@@ -36,7 +36,15 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
   let page: Page;
 
   /** Waits for the terminal to print what `pattern` looks for. */
-  const terminal = (pattern: RegExp, what: string) => waitFor(async () => pattern.test(out), `${what}\n--- the terminal:\n${out.slice(-4000)}`, WAIT);
+  /** Waits until the terminal shows what `probe` finds; a failure ends with the terminal as it was then. */
+  const inTerminal = async <T>(probe: (text: string) => T | undefined | false, what: string): Promise<T> => {
+    try {
+      return await waitFor(async () => probe(out), what, WAIT);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- the terminal:\n${out.slice(-4000)}`, { cause: err });
+    }
+  };
+  const terminal = (pattern: RegExp, what: string) => inTerminal((text) => pattern.test(text), what);
   /** Waits for the page's line about what the story waits for to name `text`. */
   const pageWaitsFor = (text: string) => page.locator('#story-bar .story-line', { hasText: text }).waitFor({ timeout: WAIT });
   const pressEnter = () => child.stdin.write('\n');
@@ -133,11 +141,7 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     while (left.length > 0) {
       await page.locator('#story-bar .story-line', { hasText: new RegExp(`(${left.map(escaped).join('|')}) waits for approval`) }).first().waitFor({ timeout: WAIT });
       pressEnter();
-      const approved = await waitFor(
-        async () => left.find((rollout) => new RegExp(`approved step 2 of ${escaped(rollout)}: the canary moves on \\(by @you\\)`).test(out)),
-        `${left.join(' or ')} approved by you\n--- the terminal:\n${out.slice(-4000)}`,
-        WAIT,
-      );
+      const approved = await inTerminal((text) => left.find((rollout) => new RegExp(`approved step 2 of ${escaped(rollout)}: the canary moves on \\(by @you\\)`).test(text)), `${left.join(' or ')} approved by you`);
       left.splice(left.indexOf(approved), 1);
     }
 

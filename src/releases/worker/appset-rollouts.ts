@@ -28,12 +28,13 @@
 import type { Redis } from 'ioredis';
 import { type ConfigFile, type PipelineConfig } from '../../config/file.js';
 import { stallAfterMs } from '../../config/durations.js';
-import type { ApplicationFact } from '../../facts/fact.js';
+import type { ApplicationFact, Fact } from '../../facts/fact.js';
 import type { Keys } from '../../store/keys.js';
 import { appSetOwnerKey } from '../reduce/appset-known.js';
 import { appSetKeyOfStage } from '../record/appset-record.js';
 import type { ResolvedRoute } from '../../routing/route-types.js';
 import { revisionReleaseId } from '../../routing/route.js';
+import { TurnsInOrder, type Turn } from './turns-in-order.js';
 
 /** Rollouts kept per ApplicationSet for replays: a fact older than the last few rollouts opens none. */
 export const KEPT_ROLLOUTS = 4;
@@ -132,6 +133,12 @@ export function joinWindowMs(config: ConfigFile, pipeline: PipelineConfig, appSe
 
 export class AppSetRollouts {
   private readonly redis: RedisWithRollouts;
+  /**
+   * A child's rollout depends on the children placed before it, and the worker reduces many facts
+   * at once, each reaching place() after reads of its own length: children of one ApplicationSet
+   * are placed in the order the worker was handed their facts (turns-in-order.ts).
+   */
+  private readonly order = new TurnsInOrder();
 
   constructor(
     redis: Redis,
@@ -144,13 +151,32 @@ export class AppSetRollouts {
   }
 
   /**
+   * The fact's place in line, taken when the worker is handed it (before it awaits anything):
+   * place() waits for it and gives it up. Only a child of an ApplicationSet waits; done() is safe
+   * to call again (the worker calls it whatever became of the fact).
+   */
+  turnOf(fact: Fact): Turn {
+    return this.order.take(fact.kind === 'application' ? appSetOwnerKey(fact) : undefined);
+  }
+
+  /**
    * The child's routes with a revision for a release id (no release id annotation) on stages of
-   * its ApplicationSet go to the rollout it belongs to. They keep their id source (`images`): the
+   * its ApplicationSet go to the rollout it belongs to, once every child of the ApplicationSet
+   * handed in before it has been placed (`turn`). They keep their id source (`images`): the
    * reducer judges each child at its own revisions whatever the release is keyed by, and the
    * release's revision (the latest a child reported) is only a label and the row of a child not
    * heard yet.
    */
-  async place(fact: ApplicationFact, routes: ResolvedRoute[]): Promise<ResolvedRoute[]> {
+  async place(fact: ApplicationFact, routes: ResolvedRoute[], turn: Turn): Promise<ResolvedRoute[]> {
+    await turn.ready;
+    try {
+      return await this.placeNow(fact, routes);
+    } finally {
+      turn.done();
+    }
+  }
+
+  private async placeNow(fact: ApplicationFact, routes: ResolvedRoute[]): Promise<ResolvedRoute[]> {
     const owner = appSetOwnerKey(fact);
     const revisions = fact.application.revisions;
     const first = revisions[0];

@@ -33,8 +33,7 @@ import type { AnalysisRunReader } from '../../kube/analysis-runs.js';
 import type { PromoteFreightResolver } from './promote-freight.js';
 import type { ReleaseStore, StoredRelease } from '../store/store.js';
 import { indexesByLane, ReleaseLanes } from './release-lanes.js';
-import { TurnsInOrder, type Turn } from './turns-in-order.js';
-import { appSetOwnerKey } from '../reduce/appset-known.js';
+import { NO_WAIT, type Turn } from './turns-in-order.js';
 import type { TargetEntry, TargetIndex } from '../store/target-index.js';
 import type { Watchdog } from './watchdog.js';
 import { ownedTarget, resolveRoutes } from './resolve-routes.js';
@@ -198,9 +197,6 @@ export interface FactResult {
 }
 
 export class FactReducer {
-  /** Children of one ApplicationSet join its rollouts in the order their facts were handed in (turns-in-order.ts). */
-  private readonly placements = new TurnsInOrder();
-
   constructor(private readonly deps: FactReducerDeps) {}
 
   private async routes(fact: Fact, placement: Turn): Promise<ResolvedRoute[]> {
@@ -209,9 +205,7 @@ export class FactReducer {
     const managed = fact.kind === 'application' ? await this.deps.targets.routesOfApplication(`${fact.target.cluster}/${fact.target.name}`) : [];
     const { children, known } = await appSetRouteInputs(this.deps.config, fact, this.deps.targets, this.deps.appSetMemberships);
     const routes = resolveRoutes(this.deps.config, fact, managed, children, {}, known);
-    if (fact.kind !== 'application' || !this.deps.appSetRollouts) return routes;
-    await placement.ready;
-    return this.deps.appSetRollouts.place(fact, routes).finally(() => placement.done());
+    return fact.kind === 'application' && this.deps.appSetRollouts ? this.deps.appSetRollouts.place(fact, routes, placement) : routes;
   }
 
   /** Kargo routes, with the announced release of the Freight's images and the release in flight; a Stage no release can take yet is still known to its stage. */
@@ -224,8 +218,8 @@ export class FactReducer {
   }
 
   async process(queued: Fact, origin: FactOrigin = { partition: 0 }): Promise<FactResult> {
-    // Taken before the first await: in the order the facts are handed in.
-    const placement = this.placements.take(queued.kind === 'application' && this.deps.appSetRollouts ? appSetOwnerKey(queued) : undefined);
+    // Taken before the first await: in the order the facts are handed in (appset-rollouts.ts).
+    const placement = this.deps.appSetRollouts?.turnOf(queued) ?? NO_WAIT;
     try {
       return await this.reduceFact(queued, origin, placement);
     } finally {

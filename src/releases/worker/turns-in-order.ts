@@ -16,7 +16,8 @@ export interface Turn {
   done(): void;
 }
 
-const NO_WAIT: Turn = { ready: Promise.resolve(), done: () => {} };
+/** A turn that waits for nothing and holds up no one. */
+export const NO_WAIT: Turn = { ready: Promise.resolve(), done: () => {} };
 
 export class TurnsInOrder {
   /** Per key, the turn last taken: resolved once it and every turn before it are done. */
