@@ -7,7 +7,7 @@
  */
 import { targetKey } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
-import { awaitsPerson, noticeReply, type ReplyEffect } from './notices.js';
+import { awaitsPerson, hasNotice, noticeReply, type ReplyEffect } from './notices.js';
 import { REPLIES_NEEDING_A_PERSON, type Effect, type PauseEnd, type ReleaseRecord, type ReplyDetail, type TargetState } from '../record/record.js';
 import { abortActionKey, findOwnAction, resumeActionKey } from './own-action-keys.js';
 
@@ -82,7 +82,7 @@ function unseenStepsUntil(prev: TargetState, next: TargetState): number | undefi
 /** The settle effect of the reply `prev` was announced with, when that reply went out. */
 function settle(record: ReleaseRecord, stage: string, prev: TargetState, ended: PauseEnd): Effect | undefined {
   const asked = pausedReply(stage, prev);
-  if (!record.notices.includes(asked.id)) return undefined;
+  if (!hasNotice(record, asked.id)) return undefined;
   return { id: `settle:${asked.id}`, type: 'thread.settle', reply: asked, ended };
 }
 
