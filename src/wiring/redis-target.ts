@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Env } from '../config/env.js';
+import { coalesceWrites } from '../store/coalesced-writes.js';
 import { ConfigError } from '../config/errors.js';
 
 export type RedisTarget =
@@ -98,9 +99,9 @@ export function connectTarget(target: RedisTarget, extra: RedisOptions): Redis {
     };
     redis = new Cluster(target.nodes, clusterOptions) as unknown as Redis;
   } else if (target.kind === 'sentinel') {
-    redis = new Redis({ ...target.options, ...extra });
+    redis = coalesceWrites(new Redis({ ...target.options, ...extra }));
   } else {
-    redis = new Redis(target.url, { ...target.options, ...extra });
+    redis = coalesceWrites(new Redis(target.url, { ...target.options, ...extra }));
   }
   // Errors surface through the commands that fail; an unhandled 'error' event would crash the process.
   redis.on('error', () => undefined);
