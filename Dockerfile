@@ -21,4 +21,5 @@ COPY deploy ./deploy
 USER node
 EXPOSE 3000
 HEALTHCHECK CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+# Node flags as `npm start` gives them (package.json; src/wiring/garbage-collection.ts says why).
+CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]

@@ -14,7 +14,7 @@ import { rolloutBody } from '../test/helpers/rollout-bodies.js';
 import { untilDrained } from './lib/drain.js';
 import { closedLoop, openLoop, percentile } from './lib/http-load.js';
 import { loadAtStart, loadAverages } from './lib/load.js';
-import { peakRssMb, schedStat, startChild, type Child } from './lib/processes.js';
+import { peakRssMb, schedStat, startChild, startNodeFlags, type Child } from './lib/processes.js';
 
 const FACTS = Number(process.env.BENCH_FACTS ?? 20_000);
 /**
@@ -35,7 +35,8 @@ const STAGES = ['dev', 'staging', 'canary', 'prod'];
 const ROLLOUTS_PER_STAGE = 25;
 /** BENCH_CPU_PROF=<dir>: each Glidepath process writes a V8 CPU profile there (node --cpu-prof) when it stops. */
 const PROFILE = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-const GP_ARGS = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+/** Glidepath's processes run with `npm start`'s node flags, then BENCH_NODE_ARGS (a later flag wins). */
+const GP_ARGS = [...startNodeFlags(), ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [])];
 
 const CONFIG = `
 clusters: [{ name: prod, inCluster: true }]

@@ -27,6 +27,18 @@ export function schedStat(pid: number | undefined): { ranMs: number; waitedMs: n
   }
 }
 
+/**
+ * The node flags `npm start` runs Glidepath with (package.json's start script; the image's CMD
+ * gives the same, test/deploy/node-flags.test.ts), but for where it reads its .env: a bench's
+ * Glidepath processes run as production does.
+ */
+export function startNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  if (words[0] !== 'node') throw new Error(`package.json's start script does not run node: ${pkg.scripts.start}`);
+  return words.slice(1).filter((w) => w.startsWith('--') && !w.startsWith('--env-file'));
+}
+
 export interface Child {
   process: ChildProcess;
   /** First message the child sent (e.g. its URL). */
