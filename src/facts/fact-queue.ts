@@ -25,14 +25,6 @@ export interface FactPartitioner {
 /** One partition: everything goes to partition 0. */
 const SINGLE_PARTITION: FactPartitioner = { ofFact: () => 0, ofPipeline: () => 0 };
 
-export interface AddOptions {
-  /**
-   * How long the fact may wait for others to share its job (ms; 0: the end of this turn of the
-   * event loop). For facts nobody waits on: what Glidepath queues itself (superseded).
-   */
-  lingerMs?: number;
-}
-
 export class FactQueue {
   /** One queue per partition, in partition order. */
   readonly queues: Queue<FactJobData>[];
@@ -99,8 +91,6 @@ export class FactQueue {
   private pending = new Map<number, { queued: QueuedFact; resolve: (id: string) => void; reject: (err: unknown) => void }[]>();
   private pendingCount = 0;
   private flushScheduled = false;
-  /** The timer of the facts added with a linger (AddOptions), when none is due sooner. */
-  private lingering: { due: number; timer: NodeJS.Timeout } | undefined;
 
   /**
    * Resolves with the fact's identity once it is in Redis. Facts that arrive in the same turn of
@@ -108,8 +98,8 @@ export class FactQueue {
    * process keep up with a burst of notifications. A repeated identity is a repeat the worker
    * does not reduce again.
    */
-  add(fact: Fact, options: AddOptions = {}): Promise<string> {
-    return this.enqueue(this.partitionOf(fact), { id: factIdentity(fact, this.releaseIdAnnotations), fact }, options.lingerMs ?? 0);
+  add(fact: Fact): Promise<string> {
+    return this.enqueue(this.partitionOf(fact), { id: factIdentity(fact, this.releaseIdAnnotations), fact });
   }
 
   /** Hands a fact to the partition of `pipeline`, to be reduced there for that pipeline only. */
@@ -118,33 +108,22 @@ export class FactQueue {
     return this.enqueue(this.partitioner.ofPipeline(pipeline), { id: `${factIdentity(fact, this.releaseIdAnnotations)}-to-${to}`, fact, pipeline });
   }
 
-  private enqueue(partition: number, queued: QueuedFact, lingerMs = 0): Promise<string> {
+  private enqueue(partition: number, queued: QueuedFact): Promise<string> {
     return new Promise((resolve, reject) => {
       const list = this.pending.get(partition) ?? [];
       list.push({ queued, resolve, reject });
       this.pending.set(partition, list);
       this.pendingCount++;
       if (this.pendingCount >= FACTS_PER_JOB) this.flush();
-      else if (lingerMs === 0) {
-        if (!this.flushScheduled) {
-          this.flushScheduled = true;
-          setImmediate(() => this.flush());
-        }
-      } else {
-        // The earliest due flush takes every fact waiting, lingering or not.
-        const due = performance.now() + lingerMs;
-        if (this.lingering === undefined || due < this.lingering.due) {
-          if (this.lingering) clearTimeout(this.lingering.timer);
-          this.lingering = { due, timer: setTimeout(() => this.flush(), lingerMs) };
-        }
+      else if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
       }
     });
   }
 
   private flush(): void {
     this.flushScheduled = false;
-    if (this.lingering) clearTimeout(this.lingering.timer);
-    this.lingering = undefined;
     const batches = this.pending;
     if (this.pendingCount === 0) return;
     this.pending = new Map();
@@ -163,8 +142,6 @@ export class FactQueue {
   }
 
   async close(): Promise<void> {
-    // Facts still lingering go now, before their queues close.
-    this.flush();
     await Promise.all(this.queues.map((q) => q.close()));
   }
 }

@@ -104,27 +104,4 @@ describe('facts travel in batches', () => {
     const sizes = (await waitingJobs()).filter((j) => !seen.has(j.id)).map((j) => factsOfJob(j).length);
     expect(sizes.sort((x, y) => y - x)).toEqual([FACTS_PER_JOB, FACTS_PER_JOB, 3]);
   });
-
-  it('facts added with a linger share a job with those added within it, over several turns; a fact without one takes them along at once', async () => {
-    const seen = new Set((await waitingJobs()).map((j) => j.id));
-    const fresh = async () => (await waitingJobs()).filter((j) => !seen.has(j.id));
-    // Three superseded-like facts in three turns, 1 ms apart: one job, once the linger is over.
-    const lingering: Promise<string>[] = [];
-    for (let i = 0; i < 3; i++) {
-      lingering.push(queue.add(fact(`linger-${i}`, 2_000 + i), { lingerMs: 200 }));
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    expect(await fresh()).toHaveLength(0);
-    await Promise.all(lingering);
-    const [job, ...others] = await fresh();
-    expect(others).toHaveLength(0);
-    expect(factsOfJob(job!).map(nameOf)).toEqual(['linger-0', 'linger-1', 'linger-2']);
-    seen.add(job!.id);
-
-    // A webhook's fact (no linger) does not wait behind them: it goes at the end of its turn, with them.
-    const slow = queue.add(fact('linger-3', 2_003), { lingerMs: 60_000 });
-    await queue.add(fact('webhook', 2_004));
-    await slow;
-    expect((await fresh()).map((j) => factsOfJob(j).map(nameOf))).toEqual([['linger-3', 'webhook']]);
-  });
 });

@@ -188,16 +188,6 @@ export function targetIndexUpdates(
   return { targets, applications, removed };
 }
 
-/**
- * How long a superseded fact may wait for others to share its job: nobody waits on it but the
- * thread of the release that lost the target. A release starting at 1,000 facts/s supersedes the
- * previous one a target a millisecond, and each was a job, a read and a save of the previous
- * record: a burst that took the cores from ingest, the accept latency's worst windows. bench:ingest
- * at 1,000 facts/s, p99 accept, alternating runs (6 Dec 2026): 74-141 ms without a linger, 20-36
- * ms (and one 175 ms) at 10 ms, 19-26 ms at 30 ms.
- */
-export const SUPERSEDED_LINGER_MS = 30;
-
 /** The lane of a route's release (release-lanes.ts). */
 const laneKey = (route: ResolvedRoute): string => `${route.pipeline.name}\n${route.releaseId}`;
 
@@ -340,9 +330,7 @@ export class FactReducer {
 
   private async dispatch(record: ReleaseRecord, outbox: Effect[]): Promise<void> {
     const thread: ThreadEffect[] = [];
-    // Queued together, so a release that supersedes many targets adds one job of facts, not one
-    // each; and when its facts come one at a time (a release starting at 1,000 facts/s), those of
-    // the next SUPERSEDED_LINGER_MS join them.
+    // Queued together, so a release that supersedes many targets adds one job of facts, not one each.
     const superseded: Promise<string>[] = [];
     for (const effect of outbox) {
       switch (effect.type) {
@@ -371,7 +359,7 @@ export class FactReducer {
             target: effect.target,
             byReleaseId: record.releaseId,
             at: effect.at,
-          }, { lingerMs: SUPERSEDED_LINGER_MS }));
+          }));
           break;
       }
     }
