@@ -98,10 +98,8 @@ export function connectTarget(target: RedisTarget, extra: RedisOptions): Redis {
       ...(target.options.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
     };
     redis = new Cluster(target.nodes, clusterOptions) as unknown as Redis;
-  } else if (target.kind === 'sentinel') {
-    redis = coalesceWrites(new Redis({ ...target.options, ...extra }));
   } else {
-    redis = coalesceWrites(new Redis(target.url, { ...target.options, ...extra }));
+    redis = coalesceWrites(target.kind === 'sentinel' ? new Redis({ ...target.options, ...extra }) : new Redis(target.url, { ...target.options, ...extra }));
   }
   // Errors surface through the commands that fail; an unhandled 'error' event would crash the process.
   redis.on('error', () => undefined);

@@ -78,9 +78,13 @@ describe('coalesced Redis writes', () => {
     const redis = connect();
     await redis.ping();
     const id = await redis.client('ID');
+    const streamOf = () => (redis as unknown as { stream: Socket }).stream;
+    const killed = streamOf();
     const killer = connect();
     await killer.client('KILL', 'ID', String(id));
-    await waitFor(async () => (await redis.ping()) === 'PONG' || undefined, 'the client reconnected');
+    // Reconnected: a new socket, and it answers (a ping on the killed one is sent again once it is).
+    await waitFor(async () => (streamOf() !== killed && (await redis.ping()) === 'PONG') || undefined, 'the client reconnected on a new socket');
+    expect(Number(await redis.client('ID'))).not.toBe(Number(id));
     const writes = countWrites(redis);
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => redis.incrby(`${prefix}:after`, i + 1)));
     expect(Math.max(...results)).toBe((100 * 101) / 2);
