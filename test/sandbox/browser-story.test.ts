@@ -148,6 +148,9 @@ describe.skipIf(!HAS_CHROMIUM)(`the sandbox's story waits for the person at its 
     // Chapter 3: the gated step, typed in the page; refused with the stale list, in the page and the thread.
     await pageWaitsFor('prod-us, the gated step, waits for /glidepath approve');
     await page.locator(`[data-channel="${APPSET}"]`).click();
+    // This release's thread, picked as a person would: left to itself the pane follows the latest
+    // activity, and the previous release's parent, re-drawn as its children move on, can take it.
+    await page.locator('#messages .message', { hasText: /checkout:1\.29\.0\b[^)]*\) — checkout-appset/ }).locator('.thread-summary').click({ timeout: WAIT });
     await page.locator('#composer-input').fill('/glidepath approve checkout-appset@prod-us');
     await page.locator('#composer-input').press('Enter');
     const refusal = page.locator('#messages .message', { hasText: 'Not approving step 3 of checkout' });
