@@ -21,5 +21,6 @@ COPY deploy ./deploy
 USER node
 EXPOSE 3000
 HEALTHCHECK CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# Node flags as `npm start` gives them (package.json; src/wiring/garbage-collection.ts says why).
-CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]
+# Node flags as `npm start` gives them (package.json; src/wiring/garbage-collection.ts says why:
+# the young generation's size and one helper thread for the collector).
+CMD ["node", "--max-semi-space-size=8", "--v8-pool-size=1", "dist/src/main.js"]

@@ -28,6 +28,16 @@
  * at 191-196 MB RSS with it and 206-213 MB without, ingest at 127-128 against 145-147, for ~60
  * more scavenges of a few ms in the 5 s at 1,000 facts/s (6 Dec 2026). The command line wins
  * over NODE_OPTIONS: another size is given by the container's command (args in the Deployment).
+ *
+ * The collector's helpers are not set here either: node makes V8's thread pool before any code
+ * runs, four threads by default, and a young collection hands its work to all of them at once.
+ * A process of one JavaScript thread then took more than a core in bursts, on a 2-core machine
+ * taking the core the other role's answer was waiting for, and under a one-core CPU limit (the
+ * Deployments') spending its quota early in the period and waiting out the rest. `npm start` and
+ * the image's CMD give `--v8-pool-size=1`: one helper, so a process takes two cores at most.
+ * bench:ingest, alternating runs (6 Dec 2026): accept p99 at 1,000 facts/s 7.8-25 ms (median
+ * 11.7, five runs) against 11-119 ms (median 41, seven runs); workers' peak RSS 180-184 MB against
+ * 190-197 (three fewer threads, their stacks and malloc arenas); the closed loop's ratio alike.
  */
 import { setFlagsFromString } from 'node:v8';
 

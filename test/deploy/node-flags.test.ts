@@ -1,7 +1,8 @@
 /**
  * The image runs Glidepath with the node flags `npm start` gives it, which are what bench:ingest
- * measures (bench/lib/processes.ts startNodeFlags): the young generation's size is one of them,
- * and V8 reads it only when the process starts (src/wiring/garbage-collection.ts).
+ * measures (bench/lib/processes.ts startNodeFlags): the young generation's size and how many
+ * threads help the collector, which V8 and node set only when the process starts
+ * (src/wiring/garbage-collection.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -28,5 +29,19 @@ describe('node flags', () => {
     expect(youngMb(startNodeFlags())).toBeLessThanOrEqual(16);
     // The same churn without the flags grows past it: the flag, not the churn, holds it there.
     expect(youngMb([])).toBeGreaterThan(16);
+  });
+
+  it("a process started with them gives the collector's work to one helper thread at most (node's own: four)", () => {
+    // Young collections in a loop, then each thread's time on a core (/proc/self/task/*/schedstat,
+    // nanoseconds): how many threads besides the main one worked more than 10 ms (node's other
+    // threads, its signal watcher and the like, run well under a millisecond).
+    const churn = `let keep = []; for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 200000) keep = []; }
+      const fs = require('node:fs');
+      const helpers = fs.readdirSync('/proc/self/task').filter((t) => t !== String(process.pid) && Number(fs.readFileSync('/proc/self/task/' + t + '/schedstat', 'utf8').split(' ')[0]) > 10e6);
+      process.stdout.write(String(helpers.length));`;
+    const busyHelpers = (flags: string[]) => Number(execFileSync(process.execPath, [...flags, '-e', churn], { encoding: 'utf8' }));
+    expect(busyHelpers(startNodeFlags())).toBeLessThanOrEqual(1);
+    // Without the flags the same collections run on several helpers at once.
+    expect(busyHelpers([])).toBeGreaterThan(1);
   });
 });
