@@ -165,6 +165,24 @@ describe('reducer scenarios', () => {
     expect(h.records.size).toBe(1);
   });
 
+  it('drift: a service that joined the release later is checked against its own image, as the first one is', () => {
+    const h = new Harness(testConfig());
+    const worker = { ...rel4, name: 'checkout-worker', uid: 'w1', image: 'registry.example.com/shop/checkout-worker:1.29.0', stableRS: rel4.podHash, phase: 'Healthy' as const };
+    h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 700, stableRS: rel4.podHash, phase: 'Healthy' }), T0));
+    // The release's images were checked against once before the second service joined them.
+    h.apply(rolloutFact(rolloutBody({ ...worker, rv: 701 }), T0 + min));
+    expect(h.record('rel-4')!.images).toEqual(['registry.example.com/shop/checkout-worker:1.29.0', 'registry.example.com/shop/checkout:1.29.0']);
+    expect(h.replies('drift')).toHaveLength(0);
+    h.apply(rolloutFact(rolloutBody({ ...worker, generation: 13, rv: 702, image: 'registry.example.com/shop/checkout-worker:1.28.0' }), T0 + 2 * min));
+    h.apply(rolloutFact(rolloutBody({ ...rel4, generation: 13, rv: 703, stableRS: rel4.podHash, phase: 'Healthy', image: 'registry.example.com/shop/checkout:1.27.0' }), T0 + 3 * min));
+    expect(h.replies('drift').map((r) => r.effect.detail.message)).toEqual([
+      'registry.example.com/shop/checkout-worker:1.28.0 instead of registry.example.com/shop/checkout-worker:1.29.0',
+      'registry.example.com/shop/checkout:1.27.0 instead of registry.example.com/shop/checkout:1.29.0',
+    ]);
+    // A drifted image is not taken for a new service: the release's images stay the two it announced.
+    expect(h.record('rel-4')!.images).toHaveLength(2);
+  });
+
   it('stale: a fact sent before the controller observed the generation changes nothing', () => {
     const h = new Harness(testConfig());
     h.apply(rolloutFact(rolloutBody({ ...rel4, rv: 800, step: 1, phase: 'Paused' }), T0));

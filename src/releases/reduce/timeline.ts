@@ -48,7 +48,7 @@ export function noteRolloutChange(stage: StageState, prev: TargetState | undefin
   let stepsDropped = timeline.stepsDropped ?? 0;
   let holdsDropped = timeline.holdsDropped ?? 0;
   if (next.step !== undefined) {
-    const last = [...steps].reverse().find((s) => s.target === name);
+    const last = steps.findLast((s) => s.target === name);
     if (last?.index !== next.step.index) {
       const step: TimelineStep = { target: name, index: next.step.index, ...(next.step.count !== undefined ? { count: next.step.count } : {}), at: now };
       const appended = appendBounded(steps, step, MAX_TIMELINE_STEPS);
