@@ -5,8 +5,8 @@
  */
 import type { TargetRef } from '../../facts/fact.js';
 import type { ReduceContext } from './context.js';
-import { noticeReply } from './notices.js';
-import { abortedBy, pausedReply, waitsForApproval } from './pause-end.js';
+import { hasNotice, noticeReply } from './notices.js';
+import { abortedBy, pausedKey, pausedReply, waitsForApproval } from './pause-end.js';
 import { judgeStepStage, notReachedHere, ownRevisions } from './derive-appset.js';
 import { adoptKnownAppSets } from './appset-known.js';
 import { placeListedChildren } from './reduce-appset.js';
@@ -108,6 +108,11 @@ export class Notices {
   readonly effects: Effect[] = [];
   constructor(private readonly record: ReleaseRecord) {}
 
+  /** Whether the reply keyed `key` was announced already: a caller may then skip building it. */
+  has(key: string): boolean {
+    return hasNotice(this.record, key);
+  }
+
   reply(key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): void {
     const effect = noticeReply(this.record, key, kind, detail, stage, target);
     if (effect) this.effects.push(effect);
@@ -142,28 +147,30 @@ function mayNotice(t: TargetState): boolean {
  * step, where a child it has not reached has the previous revision's health (notReachedHere).
  */
 function targetNotices(notices: Notices, stage: StageState, t: TargetState, now: number, ctx: ReduceContext, stepStage = false): void {
-  const where = refKey(t.ref);
-  const base: ReplyDetail = { generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message };
+  const base = (): ReplyDetail => ({ generation: t.generation, uid: t.uid, podHash: t.podHash, message: t.message });
   if (t.aborted) {
-    notices.reply(`aborted:${where}:${t.podHash ?? ''}`, 'aborted', { ...base, ...abortedBy(t, ctx) }, stage.name, t.ref);
+    notices.reply(`aborted:${refKey(t.ref)}:${t.podHash ?? ''}`, 'aborted', { ...base(), ...abortedBy(t, ctx) }, stage.name, t.ref);
   } else if (waitsForApproval(t)) {
-    const paused = pausedReply(stage.name, t);
-    notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
+    // Every fact of a release derives each paused target again: an announced pause builds no reply.
+    if (!notices.has(pausedKey(t))) {
+      const paused = pausedReply(stage.name, t);
+      notices.reply(paused.id, 'paused', paused.detail, stage.name, t.ref);
+    }
   } else if ((t.phase === 'Degraded' || t.phase === 'Unknown') && !(stepStage && notReachedHere(t))) {
     // Before the stage was healthy a failure needs a person at once; afterwards a short blip
     // (a pod restarting under autoscaling) is only reported if it lasts.
     const lasting = stage.healthyAt === undefined ? t.phase === 'Degraded' : now - t.phaseSince >= ctx.unhealthyGraceMs;
     // A child of an ApplicationSet step is Degraded once per revision it runs: a flap (Degraded, Progressing, Degraded) is one condition.
     const condition = stage.stepProgress && t.ref.kind === 'Application' ? `at:${ownRevisions(t).join(',')}` : String(t.phaseSince);
-    if (lasting) notices.reply(`degraded:${where}:${t.podHash ?? ''}:${condition}`, 'degraded', base, stage.name, t.ref);
+    if (lasting) notices.reply(`degraded:${refKey(t.ref)}:${t.podHash ?? ''}:${condition}`, 'degraded', base(), stage.name, t.ref);
     // When the grace ends the reply is due even if no fact comes to say so (a steady Degraded sends none).
     else if (stage.healthyAt !== undefined) notices.recheckAt(t.phaseSince + ctx.unhealthyGraceMs);
   }
   if (t.analysis && (t.analysis.status === 'Failed' || t.analysis.status === 'Error')) {
     notices.reply(
-      `analysis-failed:${where}:${t.analysis.name}`,
+      `analysis-failed:${refKey(t.ref)}:${t.analysis.name}`,
       'analysis-failed',
-      { ...base, message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}`, ...(t.analysis.metrics ? { metrics: t.analysis.metrics } : {}) },
+      { ...base(), message: t.analysis.message ?? `analysis ${t.analysis.name} ${t.analysis.status}`, ...(t.analysis.metrics ? { metrics: t.analysis.metrics } : {}) },
       stage.name,
       t.ref,
     );
@@ -171,7 +178,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   const sync = t.sync;
   if (sync && (sync.phase === 'Failed' || sync.phase === 'Error')) {
     notices.reply(
-      `sync-failed:${t.application ?? where}:${sync.finishedAt ?? sync.startedAt ?? ''}`,
+      `sync-failed:${t.application ?? refKey(t.ref)}:${sync.finishedAt ?? sync.startedAt ?? ''}`,
       'sync-failed',
       { message: sync.message, revision: sync.revision, retryCount: sync.retryCount, finishedAt: sync.finishedAt },
       stage.name,
@@ -181,7 +188,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
   if (sync && sync.phase === 'Running' && (sync.retryCount ?? 0) > 0) {
     // Argo CD reports Failed only after its last retry, minutes later: say so at each failed attempt.
     notices.reply(
-      `sync-retrying:${t.application ?? where}:${sync.startedAt ?? ''}:${sync.retryCount}`,
+      `sync-retrying:${t.application ?? refKey(t.ref)}:${sync.startedAt ?? ''}:${sync.retryCount}`,
       'sync-retrying',
       { message: sync.message, revision: sync.revision, retryCount: sync.retryCount, retryLimit: sync.retryLimit },
       stage.name,
@@ -193,7 +200,7 @@ function targetNotices(notices: Notices, stage: StageState, t: TargetState, now:
     const rolloutPaused = (): boolean => activeTargets(stage).some((o) => o.ref.kind === 'Rollout' && o.phase === 'Paused');
     if (runningFor >= ctx.hookPinnedAfterMs && sync.runningHooks.length > 0 && rolloutPaused()) {
       notices.reply(
-        `hook-pinned:${t.application ?? where}:${sync.startedAt}`,
+        `hook-pinned:${t.application ?? refKey(t.ref)}:${sync.startedAt}`,
         'hook-pinned',
         { message: `waiting on ${sync.runningHooks.join(', ')}`, revision: sync.revision },
         stage.name,

@@ -21,6 +21,19 @@ export function waitsForApproval(t: TargetState): boolean {
 }
 
 /** The "paused" reply a target waiting for approval is announced with: one per pod hash and step. */
+/**
+ * Paused-reply keys by target: every fact's derive asks for each paused target's, and a target is
+ * replaced when it changes, never changed in place (target-edit.ts), so its key is built once.
+ */
+const pausedKeys = new WeakMap<TargetState, string>();
+
+/** The key of the paused reply of `t`'s pause: the same pod template at the same step. */
+export function pausedKey(t: TargetState): string {
+  let key = pausedKeys.get(t);
+  if (key === undefined) pausedKeys.set(t, (key = `paused:${refKey(t)}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`));
+  return key;
+}
+
 export function pausedReply(stage: string, t: TargetState): ReplyEffect {
   const detail: ReplyDetail = {
     generation: t.generation,
@@ -33,8 +46,7 @@ export function pausedReply(stage: string, t: TargetState): ReplyEffect {
     // An inconclusive analysis pauses for a person: what it measured is what they judge.
     ...(t.analysis?.status === 'Inconclusive' && t.analysis.metrics ? { metrics: t.analysis.metrics } : {}),
   };
-  const id = `paused:${refKey(t)}:${t.podHash ?? ''}:${t.step?.index ?? 'manual'}`;
-  return { id, type: 'thread.reply', kind: 'paused', stage, target: t.ref, needsPerson: REPLIES_NEEDING_A_PERSON.includes('paused'), detail };
+  return { id: pausedKey(t), type: 'thread.reply', kind: 'paused', stage, target: t.ref, needsPerson: REPLIES_NEEDING_A_PERSON.includes('paused'), detail };
 }
 
 /**
@@ -81,8 +93,8 @@ function unseenStepsUntil(prev: TargetState, next: TargetState): number | undefi
 
 /** The settle effect of the reply `prev` was announced with, when that reply went out. */
 function settle(record: ReleaseRecord, stage: string, prev: TargetState, ended: PauseEnd): Effect | undefined {
+  if (!hasNotice(record, pausedKey(prev))) return undefined;
   const asked = pausedReply(stage, prev);
-  if (!hasNotice(record, asked.id)) return undefined;
   return { id: `settle:${asked.id}`, type: 'thread.settle', reply: asked, ended };
 }
 
@@ -93,7 +105,7 @@ function settle(record: ReleaseRecord, stage: string, prev: TargetState, ended: 
  */
 export function pauseEnded(record: ReleaseRecord, stage: string, prev: TargetState | undefined, next: TargetState, ctx: Pick<ReduceContext, 'ownActions'>): Effect[] {
   if (!prev || !waitsForApproval(prev)) return [];
-  if (waitsForApproval(next) && pausedReply(stage, next).id === pausedReply(stage, prev).id) return [];
+  if (waitsForApproval(next) && pausedKey(next) === pausedKey(prev)) return [];
   let ended: PauseEnd;
   if (next.podHash !== prev.podHash) ended = { how: 'new-version' };
   else if (next.aborted) ended = { how: 'aborted', ...abortedBy(next, ctx) };

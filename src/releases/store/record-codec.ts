@@ -79,13 +79,23 @@ function encodeEntry(entry: TimelineStep | TimelineHold): string {
 }
 
 /** The stage's `x` field and its timeline's slots. */
-function encodeShown(stage: string, timeline: StageTimeline | undefined): [string, string][] {
+/**
+ * A stage's timeline fields, by timeline: timeline.ts replaces a stage's timeline when it changes,
+ * never changes one in place, and every save encodes each stage's (60 slots at most): kept, a
+ * save of an unchanged timeline builds nothing.
+ */
+const shownFields = new WeakMap<StageTimeline, { stage: string; fields: readonly [string, string][] }>();
+
+function encodeShown(stage: string, timeline: StageTimeline | undefined): readonly [string, string][] {
   if (timeline === undefined) return [[shownField(stage), '{}']];
+  const kept = shownFields.get(timeline);
+  if (kept?.stage === stage) return kept.fields;
   const { steps, holds, ...rest } = timeline;
   const slots: TimelineSlots = { steps: steps.length, holds: holds.length, ring: RING };
   const fields: [string, string][] = [[shownField(stage), JSON.stringify({ timeline: rest, slots })]];
   const entries = [...steps, ...holds];
   filledSlots(stage, slots, timeline, RING).forEach((field, i) => fields.push([field, encodeEntry(entries[i] as TimelineStep | TimelineHold)]));
+  shownFields.set(timeline, { stage, fields });
   return fields;
 }
 
@@ -250,6 +260,24 @@ export const isAppSetsField = (field: string): boolean => field === APPSETS_FIEL
 export const isStageField = (field: string, stage: string): boolean =>
   field === pendingField(stage) || field === shownField(stage) || field.startsWith(`${shownField(stage)}\u0000`) || field === othersField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
 
+/**
+ * Encodings of a record's notices and events, by list. The reducer only appends to them and lets
+ * the oldest go once a list is full (notices.ts noticeReply, reduce.ts addEvent), never with
+ * nothing appended, and never appends an entry that is last already (a notice key is appended
+ * once; an event is a new object): the same list, as long and ending in the same entry, holds
+ * what it held when encoded. Up to 500 notice keys were encoded on every save.
+ */
+const growingJson = new WeakMap<readonly unknown[], { length: number; last: unknown; json: string }>();
+
+function encodeGrowing(list: readonly unknown[]): string {
+  const kept = growingJson.get(list);
+  const last = list[list.length - 1];
+  if (kept !== undefined && kept.length === list.length && kept.last === last) return kept.json;
+  const json = JSON.stringify(list);
+  growingJson.set(list, { length: list.length, last, json });
+  return json;
+}
+
 /** The head, notices and events fields, and each stage's timeline and other releases: the small parts of a record, encoded on every save. */
 export function encodeHead(record: ReleaseRecord): [string, string][] {
   const { version: _version, stages, notices, events, appSets: _appSets, ...rest } = record;
@@ -259,8 +287,8 @@ export function encodeHead(record: ReleaseRecord): [string, string][] {
   };
   return [
     [HEAD_FIELD, JSON.stringify(head)],
-    [NOTICES_FIELD, JSON.stringify(notices)],
-    [EVENTS_FIELD, JSON.stringify(events)],
+    [NOTICES_FIELD, encodeGrowing(notices)],
+    [EVENTS_FIELD, encodeGrowing(events)],
     ...stages.flatMap(({ name, timeline, otherReleases }): [string, string][] => [...encodeShown(name, timeline), [othersField(name), encodeOthers(otherReleases)]]),
   ];
 }
