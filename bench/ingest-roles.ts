@@ -86,8 +86,10 @@ if (role === 'ingest' || role === 'workers') {
     return out;
   };
   process.on('message', async (m) => send(m === 'memory' ? { memory: live(), peak: peakMemory } : m === 'redis' ? { redis: redisTally() } : m === 'loop' ? { loop: loopDelay() } : { reduced: await reducedTotal(metrics) }));
+  const allocations = await sampleAllocations();
   process.once('SIGTERM', async () => {
     await app.close();
+    await allocations?.();
     process.exit(0);
   });
   send({ url: app.url });
@@ -133,4 +135,26 @@ if (role === 'ingest' || role === 'workers') {
   send({ ready: true });
 } else {
   throw new Error(`unknown BENCH_ROLE ${role}`);
+}
+
+/**
+ * BENCH_ALLOC_PROF=<dir>: what this process allocates, sampled every 32 KB, the objects young and
+ * full collections took back included (node's --heap-prof keeps only what is live at exit), written
+ * as a .heapprofile there when the process stops (Chrome DevTools, Memory tab, opens it). Returns
+ * the writer, or undefined when not asked.
+ */
+async function sampleAllocations(): Promise<(() => Promise<void>) | undefined> {
+  const dir = process.env.BENCH_ALLOC_PROF;
+  if (!dir) return undefined;
+  const { Session } = await import('node:inspector/promises');
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return async () => {
+    const { profile } = await session.post('HeapProfiler.stopSampling');
+    await mkdir(dir, { recursive: true });
+    await writeFile(`${dir}/${role}-${process.pid}.heapprofile`, JSON.stringify(profile));
+    session.disconnect();
+  };
 }
