@@ -28,7 +28,7 @@ import { connectRedis, deleteKeysWithPrefix } from '../src/store/redis.js';
 import { ADMIN_RULES } from '../sandbox/kube/auth.js';
 import { startStandInCluster } from '../sandbox/kube/stand-in.js';
 import { percentile } from './lib/http-load.js';
-import { startChild, type Child } from './lib/processes.js';
+import { startChild, startNodeFlags, type Child } from './lib/processes.js';
 import { BENCH_CLUSTER, createObjects, writeChange } from './watch-world.js';
 import { loadAtStart, loadAverages } from './lib/load.js';
 
@@ -125,7 +125,8 @@ let result: Record<string, unknown> | undefined;
 let worker: Child | undefined;
 try {
   const glidepathEnv = { BENCH_CONSUMER: 'glidepath', BENCH_KUBECONFIG: kubeconfigPath, REDIS_PREFIX: prefix, REDIS_URL };
-  const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  // Glidepath's processes run with `npm start`'s node flags (its young generation, the collector's one helper), as production does.
+  const nodeArgs = [...startNodeFlags(), ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])];
   if (SPLIT) worker = await startChild(CONSUMER, { ...glidepathEnv, BENCH_ROLES: 'worker' }, nodeArgs);
   child = await startChild(CONSUMER, { ...glidepathEnv, BENCH_ROLES: SPLIT ? 'ingest' : 'ingest,worker' }, nodeArgs);
   // Facts in completed jobs (a job carries a batch of facts), each job counted once, read oldest
