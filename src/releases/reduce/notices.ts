@@ -4,6 +4,7 @@
  */
 import type { TargetRef } from '../../facts/fact.js';
 import { MAX_NOTICES } from './context.js';
+import { pushBounded, writesOf } from '../record/bounded-lists.js';
 import { REPLIES_NEEDING_A_PERSON, type Effect, type ReleaseRecord, type ReplyDetail, type ReplyKind, type TargetState } from '../record/record.js';
 
 export type ReplyEffect = Extract<Effect, { type: 'thread.reply' }>;
@@ -11,15 +12,14 @@ export type ReplyEffect = Extract<Effect, { type: 'thread.reply' }>;
 /**
  * The record's notice keys as a set, kept beside its array: every fact's derive asks about each
  * paused or failing target, and a scan of up to MAX_NOTICES keys per ask was 4% of a worker's
- * time (bench:ingest, 6 Dec 2026). Only noticeReply changes the array, and it keeps the set in
- * step; a set whose array changed length behind it (a record decoded or copied anew has a new
- * array anyway) is built again.
+ * time (bench:ingest, 6 Dec 2026). noticeReply keeps the set in step with its own writes; a set
+ * that missed a write of its array (record/bounded-lists.ts counts them) is built again.
  */
-const noticeSets = new WeakMap<readonly string[], { keys: Set<string>; length: number }>();
+const noticeSets = new WeakMap<readonly string[], { keys: Set<string>; writes: number }>();
 
-function noticeSetOf(notices: readonly string[]): { keys: Set<string>; length: number } {
+function noticeSetOf(notices: readonly string[]): { keys: Set<string>; writes: number } {
   let set = noticeSets.get(notices);
-  if (!set || set.length !== notices.length) noticeSets.set(notices, (set = { keys: new Set(notices), length: notices.length }));
+  if (!set || set.writes !== writesOf(notices)) noticeSets.set(notices, (set = { keys: new Set(notices), writes: writesOf(notices) }));
   return set;
 }
 
@@ -32,10 +32,9 @@ export function hasNotice(record: ReleaseRecord, key: string): boolean {
 export function noticeReply(record: ReleaseRecord, key: string, kind: ReplyKind, detail: ReplyDetail, stage?: string, target?: TargetRef): ReplyEffect | undefined {
   const set = noticeSetOf(record.notices);
   if (set.keys.has(key)) return undefined;
-  record.notices.push(key);
+  for (const dropped of pushBounded(record.notices, key, MAX_NOTICES)) set.keys.delete(dropped);
   set.keys.add(key);
-  if (record.notices.length > MAX_NOTICES) for (const dropped of record.notices.splice(0, record.notices.length - MAX_NOTICES)) set.keys.delete(dropped);
-  set.length = record.notices.length;
+  set.writes = writesOf(record.notices);
   return { id: key, type: 'thread.reply', kind, stage, target, needsPerson: REPLIES_NEEDING_A_PERSON.includes(kind), detail };
 }
 

@@ -13,6 +13,7 @@ import type {
 } from '../../facts/fact.js';
 import { targetKey } from '../../facts/fact.js';
 import { MAX_EVENTS, type ReduceContext } from './context.js';
+import { pushBounded } from '../record/bounded-lists.js';
 import { evaluate, expectsProgress, noticeReply } from './derive.js';
 import { imageDrift, withNewRepositories } from '../record/images.js';
 import { FINISHED_RELEASE_STATUSES, type Effect, type ReleaseEventKind, type ReleaseRecord, type StageState, type TargetState } from '../record/record.js';
@@ -79,8 +80,7 @@ function reduceFact(current: ReleaseRecord | undefined, fact: Fact, options: Red
 const KIT: ReduceKit = { unchanged, openRecord, hear, finish, addEvent };
 
 function addEvent(record: ReleaseRecord, at: number, kind: ReleaseEventKind, detail: string, target?: string): void {
-  record.events.push({ at, kind, detail, target });
-  if (record.events.length > MAX_EVENTS) record.events.splice(0, record.events.length - MAX_EVENTS);
+  pushBounded(record.events, { at, kind, detail, target }, MAX_EVENTS);
 }
 
 function findStage(record: ReleaseRecord, name: string | undefined): StageState | undefined {

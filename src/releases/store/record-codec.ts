@@ -9,6 +9,7 @@ import type { ReleaseRecord, StageState, StageTimeline, TargetState, TimelineHol
 import { MAX_TIMELINE_HOLDS, MAX_TIMELINE_STEPS } from '../reduce/timeline.js';
 import { decodeMembers, encodeMembers } from './appset-membership-codec.js';
 import { targetKeys } from '../record/target-writes.js';
+import { writesOf } from '../record/bounded-lists.js';
 import { decodeChunks, encodeChunksAfter, type Chunked } from './record-chunks.js';
 
 export const HEAD_FIELD = 'head';
@@ -78,7 +79,6 @@ function encodeEntry(entry: TimelineStep | TimelineHold): string {
   return json;
 }
 
-/** The stage's `x` field and its timeline's slots. */
 /**
  * A stage's timeline fields, by timeline: timeline.ts replaces a stage's timeline when it changes,
  * never changes one in place, and every save encodes each stage's (60 slots at most): kept, a
@@ -86,6 +86,7 @@ function encodeEntry(entry: TimelineStep | TimelineHold): string {
  */
 const shownFields = new WeakMap<StageTimeline, { stage: string; fields: readonly [string, string][] }>();
 
+/** The stage's `x` field and its timeline's slots. */
 function encodeShown(stage: string, timeline: StageTimeline | undefined): readonly [string, string][] {
   if (timeline === undefined) return [[shownField(stage), '{}']];
   const kept = shownFields.get(timeline);
@@ -261,20 +262,17 @@ export const isStageField = (field: string, stage: string): boolean =>
   field === pendingField(stage) || field === shownField(stage) || field.startsWith(`${shownField(stage)}\u0000`) || field === othersField(stage) || field.startsWith(`${KEYS_PREFIX}${stage}\u0000`) || field.startsWith(`${TARGET_PREFIX}${stage}\u0000`);
 
 /**
- * Encodings of a record's notices and events, by list. The reducer only appends to them and lets
- * the oldest go once a list is full (notices.ts noticeReply, reduce.ts addEvent), never with
- * nothing appended, and never appends an entry that is last already (a notice key is appended
- * once; an event is a new object): the same list, as long and ending in the same entry, holds
- * what it held when encoded. Up to 500 notice keys were encoded on every save.
+ * Encodings of a record's notices and events, by list, kept while the list has no write since
+ * (record/bounded-lists.ts): up to 500 notice keys were encoded on every save.
  */
-const growingJson = new WeakMap<readonly unknown[], { length: number; last: unknown; json: string }>();
+const boundedJson = new WeakMap<readonly unknown[], { writes: number; json: string }>();
 
-function encodeGrowing(list: readonly unknown[]): string {
-  const kept = growingJson.get(list);
-  const last = list[list.length - 1];
-  if (kept !== undefined && kept.length === list.length && kept.last === last) return kept.json;
+function encodeBounded(list: readonly unknown[]): string {
+  const kept = boundedJson.get(list);
+  const writes = writesOf(list);
+  if (kept?.writes === writes) return kept.json;
   const json = JSON.stringify(list);
-  growingJson.set(list, { length: list.length, last, json });
+  boundedJson.set(list, { writes, json });
   return json;
 }
 
@@ -287,8 +285,8 @@ export function encodeHead(record: ReleaseRecord): [string, string][] {
   };
   return [
     [HEAD_FIELD, JSON.stringify(head)],
-    [NOTICES_FIELD, encodeGrowing(notices)],
-    [EVENTS_FIELD, encodeGrowing(events)],
+    [NOTICES_FIELD, encodeBounded(notices)],
+    [EVENTS_FIELD, encodeBounded(events)],
     ...stages.flatMap(({ name, timeline, otherReleases }): [string, string][] => [...encodeShown(name, timeline), [othersField(name), encodeOthers(otherReleases)]]),
   ];
 }
