@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { startNodeFlags } from '../../bench/lib/processes.js';
 
 const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+/** Enough short-lived garbage for V8 to grow the young generation as far as it may, in many young collections. */
+const CHURN = `let keep = []; for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 200000) keep = []; }`;
 
 describe('node flags', () => {
   it("the image's CMD runs node with npm start's flags", () => {
@@ -22,8 +24,7 @@ describe('node flags', () => {
   });
 
   it('a process started with them grows its young generation to 16 MB at most (V8’s own: 32 MB)', () => {
-    // Enough short-lived garbage for V8 to grow the young generation as far as it may.
-    const churn = `let keep = []; for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 200000) keep = []; }
+    const churn = `${CHURN}
       process.stdout.write(String(require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size));`;
     const youngMb = (flags: string[]) => Number(execFileSync(process.execPath, [...flags, '-e', churn], { encoding: 'utf8' })) / 1_048_576;
     expect(youngMb(startNodeFlags())).toBeLessThanOrEqual(16);
@@ -35,7 +36,7 @@ describe('node flags', () => {
     // Young collections in a loop, then each thread's time on a core (/proc/self/task/*/schedstat,
     // nanoseconds): how many threads besides the main one worked more than 2 ms (node's other
     // threads, its signal watcher and the like, run well under a millisecond).
-    const churn = `let keep = []; for (let i = 0; i < 3e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 200000) keep = []; }
+    const churn = `${CHURN}
       const fs = require('node:fs');
       const helpers = fs.readdirSync('/proc/self/task').filter((t) => t !== String(process.pid) && Number(fs.readFileSync('/proc/self/task/' + t + '/schedstat', 'utf8').split(' ')[0]) > 2e6);
       process.stdout.write(String(helpers.length));`;

@@ -47,7 +47,7 @@ export function imageDrift(expected: readonly string[], observed: readonly strin
 }
 
 /** Adds images of repositories the release did not know yet (a service seen for the first time): `expected` itself when none is new. */
-export function withNewRepositories<T extends readonly string[]>(expected: T, observed: readonly string[]): T | string[] {
+export function withNewRepositories(expected: string[], observed: readonly string[]): string[] {
   const known = byRepository(expected);
   const added = observed.filter((o) => !known.has(parseImageRef(o).repository));
   return added.length === 0 ? expected : [...expected, ...added].sort();

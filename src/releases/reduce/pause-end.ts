@@ -20,7 +20,6 @@ export function waitsForApproval(t: TargetState): boolean {
   return t.supersededBy === undefined && !t.aborted && t.phase === 'Paused' && awaitsPerson(t);
 }
 
-/** The "paused" reply a target waiting for approval is announced with: one per pod hash and step. */
 /**
  * Paused-reply keys by target: every fact's derive asks for each paused target's, and a target is
  * replaced when it changes, never changed in place (target-edit.ts), so its key is built once.
@@ -34,6 +33,7 @@ export function pausedKey(t: TargetState): string {
   return key;
 }
 
+/** The "paused" reply a target waiting for approval is announced with: one per pod hash and step. */
 export function pausedReply(stage: string, t: TargetState): ReplyEffect {
   const detail: ReplyDetail = {
     generation: t.generation,
