@@ -240,7 +240,7 @@ ${STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSe
 
   it('a long list in chunks reads back in order; appending to it changes its last chunks only, removing an entry few chunks', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { maxLength: 600 }), fc.nat(), (names, at) => {
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { maxLength: 600, size: 'max' }), fc.nat(), (names, at) => {
         const fieldsOf = (list: string[]) => new Map(encodeChunks(list, (n) => n).map((json, i) => [`x${i}`, json]));
         const whole = fieldsOf(names);
         expect(decodeChunks<string>(whole, 'x')?.items ?? []).toEqual(names);
@@ -265,7 +265,7 @@ ${STAGES.map((name, i) => `      - { name: ${name}, cluster: prod, applicationSe
       fc.record({ op: fc.constantFrom('remove' as const, 'insert' as const, 'change' as const), at: fc.nat(), name: fc.string({ minLength: 1, maxLength: 8 }) }),
     );
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 600 }), fc.array(edit, { maxLength: 6 }), (names, edits) => {
+      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 8 }), { maxLength: 600, size: 'max' }), fc.array(edit, { maxLength: 6 }), (names, edits) => {
         let items = names.map((name) => ({ name, v: 0 }));
         let chunked = encodeChunksAfter(items, (i) => i.name, undefined);
         for (const e of edits) {
